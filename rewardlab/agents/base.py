@@ -1,0 +1,53 @@
+"""The Agent protocol and the two agents every env supports: random and oracle."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import gymnasium as gym
+import numpy as np
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything that maps an observation and its info to a text action."""
+
+    def act(self, observation: str, info: dict[str, Any]) -> str: ...
+
+    def reset(self) -> None: ...
+
+
+class RandomAgent:
+    """Draws actions from the env's ``sample_action`` (well-formed but random where the env
+    provides one, printable noise otherwise). Seeded, so runs repeat."""
+
+    def __init__(self, env: gym.Env, seed: int | None = None):
+        self.env = env.unwrapped
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        return self.env.sample_action(self.rng)
+
+    def reset(self) -> None:
+        """Keeps the RNG stream: successive episodes get different actions."""
+
+
+class OracleAgent:
+    """Dispatches to the env's own oracle, which reaches ``is_success`` on every shipped task.
+
+    The oracle reads privileged task data (the reference answer) through the env; it exists to
+    prove every task is solvable and full reward is reachable, and to make SFT demonstrations.
+    """
+
+    def __init__(self, env: gym.Env):
+        self.env = env.unwrapped
+        self.oracle = self.env.make_oracle()
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        return self.oracle.act(observation, info)
+
+    def reset(self) -> None:
+        reset = getattr(self.oracle, "reset", None)
+        if reset is not None:
+            reset()

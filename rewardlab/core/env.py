@@ -1,0 +1,220 @@
+"""TextEnv: the contract every RewardLab environment shares.
+
+An episode: ``reset`` picks a task and returns its prompt; each ``step`` takes the agent's text
+and returns an observation. When the episode ends, the env's :class:`~rewardlab.core.Rubric`
+scores the outcome and ``info`` carries the decomposition. Subclasses implement three hooks:
+
+- ``_start(task) -> (observation, info)``: set up the task.
+- ``_act(action) -> Turn``: apply one action (already coerced to ``str``).
+- ``_outcome() -> (outcome, usable)``: the outcome to score when the turn budget
+  (``max_turns``) cuts a multi-turn episode short.
+
+The turn budget is an env argument rather than a registered ``max_episode_steps``: the env
+must score the outcome on the last step, and Gymnasium's ``TimeLimit`` wrapper hides its limit
+from the env. At the budget the step returns ``truncated=True`` together with the scored outcome.
+
+and may override ``_is_success``, ``milestone_names``, ``sample_action`` and ``make_oracle``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from rewardlab.core.rubric import Aggregate, Rubric, RubricResult
+from rewardlab.core.spaces import DEFAULT_MAX_TEXT_LENGTH, TextSpace
+from rewardlab.core.tasks import Task, TaskSet
+from rewardlab.core.text import coerce_action, truncate
+from rewardlab.errors import ConfigError, ResetNeeded, did_you_mean
+
+
+@dataclass
+class Turn:
+    """What a subclass's ``_act`` returns for one action.
+
+    Attributes:
+        observation: Text shown to the agent next.
+        done: The episode ends now and ``outcome`` is scored.
+        outcome: What the rubric's criteria receive when ``done``.
+        usable: False when the output cannot be used at all (the reward is ``invalid_penalty``).
+        action_error: A short message when the action was malformed or invalid.
+        milestones: Milestones reached so far or now; the env reports only the new ones.
+        progress: The env's own potential in [0, 1]; defaults to the fraction of milestones reached.
+        info: Extra, env-specific info keys.
+    """
+
+    observation: str
+    done: bool = False
+    outcome: Any = None
+    usable: bool = True
+    action_error: str | None = None
+    milestones: Iterable[str] = ()
+    progress: float | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+class TextEnv(gym.Env[str, str]):
+    """Base class of every RewardLab env: text in, text out, decomposed outcome reward.
+
+    Arguments common to every env (all keyword-only):
+        reward_weights: ``{component: weight}``; missing components weigh 1 (equal weighting).
+        aggregate: ``"mean"`` (default), ``"geometric"`` or ``"min"``.
+        gates: components that zero the others when below threshold (a list means threshold 1).
+        invalid_penalty: the reward when the output is unusable (default 0).
+        max_turns: steps before the episode is truncated and scored (default: ``default_max_turns``).
+        render_mode: ``None`` or ``"ansi"``.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    system_prompt: ClassVar[str] = ""
+    max_observation_length: ClassVar[int] = DEFAULT_MAX_TEXT_LENGTH
+    default_max_turns: ClassVar[int | None] = None
+
+    def __init__(
+        self,
+        *,
+        tasks: TaskSet,
+        rubric: Rubric,
+        reward_weights: Mapping[str, float] | None = None,
+        aggregate: Aggregate | None = None,
+        gates: Sequence[str] | Mapping[str, float] | None = None,
+        invalid_penalty: float | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
+                + did_you_mean(str(render_mode), self.metadata["render_modes"])
+            )
+        self.render_mode = render_mode
+        self.max_turns = self.default_max_turns if max_turns is None else max_turns
+        if self.max_turns is not None and (not isinstance(self.max_turns, int) or self.max_turns < 1):
+            raise ConfigError(f"max_turns must be a positive int or None, got {self.max_turns!r}")
+        self.tasks = tasks
+        self.rubric = rubric.configure(
+            weights=reward_weights, aggregate=aggregate, gates=gates, invalid_penalty=invalid_penalty
+        )
+        self.reward_component_names: tuple[str, ...] = self.rubric.names
+        self.reward_space = spaces.Box(0.0, 1.0, (len(self.reward_component_names),), dtype=np.float32)
+        self.observation_space = TextSpace(self.max_observation_length)
+        self.action_space = TextSpace(DEFAULT_MAX_TEXT_LENGTH)
+        self.task: Task | None = None
+        self.milestones_reached: list[str] = []
+        self.last_observation = ""
+        self.elapsed_steps = 0
+        self._episode_over = True
+
+    # ------------------------------------------------------------------ hooks
+    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        raise NotImplementedError
+
+    def _act(self, action: str) -> Turn:
+        raise NotImplementedError
+
+    def _outcome(self) -> tuple[Any, bool]:
+        """The outcome to score when the step limit ends the episode: ``(outcome, usable)``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _outcome() to be time-limited")
+
+    def _is_success(self, outcome: Any, result: RubricResult) -> bool:
+        """The strict task criterion; by default every component is 1."""
+        return result.usable and all(v >= 1.0 for v in result.components.values())
+
+    def milestone_names(self) -> tuple[str, ...]:
+        """Milestones of the current task, in their natural order."""
+        return ()
+
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A random action for the random agent; envs override with well-formed random actions."""
+        return self.action_space.sample()
+
+    def make_oracle(self) -> Any:
+        """An agent with ``act(observation, info)`` that reaches ``is_success`` on every task."""
+        raise NotImplementedError(f"{type(self).__name__} has no oracle")
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode. ``options``: ``task_id`` selects a task, ``split`` the split to draw from."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - {"task_id", "split"} - set(self._extra_reset_options())
+        if unknown:
+            raise ConfigError(f"unknown reset options {sorted(unknown)}; allowed: task_id, split")
+        if options.get("task_id") is not None:
+            self.task = self.tasks.get(options["task_id"])
+        else:
+            self.task = self.tasks.sample(self.np_random, options.get("split", "train"))
+        self.milestones_reached = []
+        self.elapsed_steps = 0
+        self._episode_over = False
+        self._reset_options = options
+        observation, extra = self._start(self.task)
+        self.last_observation = truncate(observation, self.max_observation_length)
+        info = {"task_id": self.task.id, "split": self.task.split, "system_prompt": self.system_prompt}
+        info.update(extra)
+        info.update(milestones=[], progress=0.0, action_error=None)
+        return self.last_observation, info
+
+    def _extra_reset_options(self) -> tuple[str, ...]:
+        """Reset options a subclass accepts besides ``task_id`` and ``split``."""
+        return ()
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        if self._episode_over:
+            raise ResetNeeded("call reset() before step(), and again after an episode ends")
+        self.elapsed_steps += 1
+        text, error = coerce_action(action)
+        turn = self._act(text) if error is None else self._reject(error)
+        truncated = not turn.done and self.max_turns is not None and self.elapsed_steps >= self.max_turns
+        if truncated:
+            turn.outcome, turn.usable = self._outcome()
+        info: dict[str, Any] = {"task_id": self.task.id, **turn.info}
+        info["milestones"] = self._record_milestones(turn.milestones)
+        info["progress"] = self._progress(turn.progress)
+        info["action_error"] = turn.action_error
+        reward = 0.0
+        if turn.done or truncated:
+            self._episode_over = True
+            result = self.rubric.score(turn.outcome, usable=turn.usable)
+            reward = result.reward
+            info.update(
+                reward_components=result.components,
+                reward_weights=result.weights,
+                metrics=result.metrics,
+                score=result.score,
+                is_success=bool(self._is_success(turn.outcome, result)),
+            )
+        self.last_observation = truncate(turn.observation, self.max_observation_length)
+        return self.last_observation, float(reward), bool(turn.done), bool(truncated), info
+
+    def _reject(self, error: str) -> Turn:
+        """The turn for an action that is not text at all; single-shot envs override to end scored."""
+        return Turn(observation=f"action_error: {error}", action_error=error)
+
+    def _record_milestones(self, reached: Iterable[str]) -> list[str]:
+        new = [m for m in dict.fromkeys(reached) if m not in self.milestones_reached]
+        self.milestones_reached.extend(new)
+        return new
+
+    def _progress(self, progress: float | None) -> float:
+        if progress is not None:
+            return float(min(1.0, max(0.0, progress)))
+        names = self.milestone_names()
+        if not names:
+            return 0.0
+        return len(set(self.milestones_reached) & set(names)) / len(names)
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        task = self.task.id if self.task else "(no task)"
+        return f"[{type(self).__name__} task={task} step={self.elapsed_steps}]\n{self.last_observation}"
+
+    def close(self) -> None:
+        """Free processes, browsers, containers and temp dirs. Safe to call twice."""
+        super().close()

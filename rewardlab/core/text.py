@@ -1,0 +1,37 @@
+"""Small text helpers shared by envs: truncation to a budget, action coercion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def truncate(text: str, budget: int, *, what: str = "observation") -> str:
+    """Cut ``text`` to at most ``budget`` characters, ending with a note that says so.
+
+    The note counts toward the budget, so ``len(truncate(t, b)) <= b`` for ``b >= 80``.
+    """
+    if len(text) <= budget:
+        return text
+    note = f"\n[{what} truncated: showing {{shown}} of {len(text)} characters]"
+    shown = max(0, budget - len(note.format(shown=budget)))
+    return text[:shown] + note.format(shown=shown)
+
+
+def coerce_action(action: Any) -> tuple[str, str | None]:
+    """Turn whatever an agent sent into text.
+
+    Returns ``(text, error)``: ``bytes`` are decoded as UTF-8 with replacement, ``None`` and
+    other non-strings give ``("", message)``. Lone surrogates are replaced so that the text
+    can always be encoded.
+    """
+    if isinstance(action, str):
+        text = action
+    elif isinstance(action, (bytes, bytearray)):
+        text = bytes(action).decode("utf-8", errors="replace")
+    else:
+        return "", f"action must be a string, got {type(action).__name__}"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", errors="replace").decode("utf-8")
+    return text, None

@@ -1,0 +1,1 @@
+"""One package per task family: env.py, rubric.py, tasks.py + data/, oracle.py."""

@@ -1,0 +1,28 @@
+"""Every RewardLab env id, registered with Gymnasium on ``import rewardlab``.
+
+Entry points are strings so that importing ``rewardlab`` stays cheap: an env's module (and
+its optional dependencies) is imported only when the env is made. Any change to an env's
+rewards or dynamics bumps its version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+ENV_SPECS: dict[str, dict[str, Any]] = {
+    "RewardLab/BPMN-v0": {"entry_point": "rewardlab.envs.bpmn.env:BPMNEnv"},
+}
+
+
+def register_envs() -> None:
+    """Register every id in :data:`ENV_SPECS` (idempotent)."""
+    for env_id, kwargs in ENV_SPECS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, **kwargs)
+
+
+def env_ids() -> list[str]:
+    """All RewardLab env ids, sorted."""
+    return sorted(ENV_SPECS)

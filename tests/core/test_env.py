@@ -1,0 +1,111 @@
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from rewardlab.agents import OracleAgent, RandomAgent
+from rewardlab.core import TextSpace, truncate
+from rewardlab.errors import ConfigError, ResetNeeded, UnknownTaskError
+from rewardlab.evaluation import run_episode, summarize
+from tests.conftest import EchoEnv
+
+
+def test_check_env_passes(echo_env):
+    check_env(echo_env, skip_render_check=True)
+
+
+def test_reset_info_and_task_selection(echo_env):
+    obs, info = echo_env.reset(seed=0, options={"task_id": "t2"})
+    assert obs == "say gamma"
+    assert info == {
+        "task_id": "t2",
+        "split": "train",
+        "system_prompt": "Repeat the target.",
+        "milestones": [],
+        "progress": 0.0,
+        "action_error": None,
+    }
+    _, info = echo_env.reset(seed=1, options={"split": "test"})
+    assert info["split"] == "test"
+    with pytest.raises(UnknownTaskError):
+        echo_env.reset(options={"task_id": "nope"})
+    with pytest.raises(ConfigError, match="unknown reset options"):
+        echo_env.reset(options={"taskid": "t1"})
+
+
+def test_final_step_reports_decomposition(echo_env):
+    echo_env.reset(seed=0, options={"task_id": "t0"})
+    obs, reward, terminated, truncated, info = echo_env.step("draft:alp")
+    assert (reward, terminated, info["milestones"], info["progress"]) == (0.0, False, ["drafted"], 0.5)
+    assert "reward_components" not in info
+    obs, reward, terminated, truncated, info = echo_env.step("alphx")
+    assert terminated and not truncated
+    assert info["reward_components"] == {"exact": 0.0, "length": 1.0}
+    assert reward == pytest.approx(sum(info["reward_weights"][k] * v for k, v in info["reward_components"].items()))
+    assert info["metrics"] == {"length/chars": 0.05}
+    assert info["progress"] == 1.0 and info["is_success"] is False
+    with pytest.raises(ResetNeeded):
+        echo_env.step("again")
+
+
+def test_step_before_reset_raises():
+    with pytest.raises(ResetNeeded):
+        EchoEnv().step("x")
+
+
+def test_reward_weights_kwarg_through_gym_make():
+    gym.register("Test/Echo-v0", entry_point=EchoEnv)
+    env = gym.make("Test/Echo-v0", reward_weights={"exact": 0}, aggregate="min", max_turns=2)
+    env.reset(seed=0, options={"task_id": "t1"})
+    env.step("draft:x")
+    _, reward, terminated, truncated, info = env.step("draft:bet")
+    # the turn budget ends the episode, and the env still scores the outcome
+    assert truncated and not terminated
+    assert info["reward_weights"] == {"exact": 0.0, "length": 1.0}
+    assert reward == pytest.approx(0.75)
+    env.close()
+
+
+def test_non_text_actions_become_action_errors(echo_env):
+    echo_env.reset(seed=0)
+    _, reward, terminated, _, info = echo_env.step(12345)
+    assert info["action_error"] == "action must be a string, got int" and not terminated
+    _, _, terminated, _, info = echo_env.step(b"\xff\xfebytes")
+    assert terminated and info["action_error"] is None
+
+
+def test_oracle_and_random_agents(echo_env):
+    oracle = run_episode(echo_env, OracleAgent(echo_env), seed=0, task_id="t3")
+    assert oracle.is_success and oracle.reward == 1.0
+    random = [run_episode(echo_env, RandomAgent(echo_env, seed=s), seed=s) for s in range(5)]
+    assert summarize(random)["success_rate"] == 0.0
+
+
+def test_determinism(echo_env):
+    def trajectory(seed):
+        obs, _ = echo_env.reset(seed=seed)
+        return obs, echo_env.step("draft:a")[:4], echo_env.step("beta")[:4]
+
+    assert trajectory(7) == trajectory(7)
+
+
+def test_render_and_bad_render_mode():
+    env = EchoEnv(render_mode="ansi")
+    env.reset(seed=0, options={"task_id": "t0"})
+    assert "task=t0" in env.render()
+    with pytest.raises(ConfigError, match="render_mode"):
+        EchoEnv(render_mode="human")
+
+
+def test_text_space_accepts_real_text_and_truncate():
+    space = TextSpace(max_length=50)
+    assert space.contains("naïve 日本語 🤖 \x00\n") and not space.contains("x" * 51) and not space.contains(3)
+    assert space.contains(space.sample())
+    cut = truncate("x" * 1000, 200)
+    assert len(cut) <= 200 and "truncated" in cut and "1000" in cut
+    assert truncate("short", 200) == "short"
+
+
+def test_reward_space_matches_components(echo_env):
+    assert echo_env.reward_space.shape == (2,) and echo_env.reward_component_names == ("exact", "length")
+    assert isinstance(echo_env.reward_space.sample(), np.ndarray)
