@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Evaluate an agent on an env: per-component means with 95% CIs, written as JSON."
+HELP = "Evaluate an agent on an env: per-component means with 95%% CIs, written as JSON."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,53 @@
+import json
+
+import pytest
+
+from rewardlab.cli import build_parser, main
+from rewardlab.cli.eval_command import format_table
+from rewardlab.cli.play_command import read_action
+
+
+def test_every_command_has_help():
+    parser = build_parser()
+    with pytest.raises(SystemExit) as excinfo:
+        parser.parse_args(["--help"])
+    assert excinfo.value.code == 0
+
+
+def test_unknown_command_fails_cleanly(capsys):
+    with pytest.raises(SystemExit) as excinfo:
+        main(["nonsense"])
+    assert excinfo.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_format_table():
+    text = format_table(
+        {"RewardLab/X-v0": {"reward": {"mean": 0.5, "ci95": 0.1}, "success_rate": 0.25, "episodes": 4,
+                            "components": {"format": {"mean": 1.0, "ci95": 0.0}}}}
+    )
+    assert "RewardLab/X-v0  reward 0.500 ± 0.100  success 0.25  (4 episodes)" in text
+    assert "format" in text and "1.000 ± 0.000" in text
+
+
+def test_read_action_multiline(monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("line one\nline two\n.\nnext\n"))
+    assert read_action() == "line one\nline two"
+
+
+def test_list_and_eval_on_registered_envs(tmp_path, capsys):
+    import rewardlab
+
+    env_id = "RewardLab/BPMN-v0"
+    if env_id not in rewardlab.env_ids():
+        pytest.skip("BPMN-v0 not registered")
+    assert main(["list"]) == 0
+    listing = capsys.readouterr().out
+    assert env_id in listing and "validity" in listing
+    out = tmp_path / "eval.json"
+    assert main(["eval", env_id, "--agent", "oracle", "--episodes", "2", "--output", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert results[env_id]["success_rate"] == 1.0
+    assert results[env_id]["components"]["validity"]["mean"] == 1.0
