@@ -41,18 +41,24 @@ def group_index(groups: Sequence[Hashable]) -> tuple[np.ndarray, int]:
     return index, len(labels)
 
 
-def group_mean_std(values: np.ndarray, index: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-rollout group mean and population std of ``values`` (shape ``(n,)`` or ``(n, k)``)."""
-    counts = np.bincount(index, minlength=n_groups).astype(np.float64)
+def group_centred_std(values: np.ndarray, index: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per rollout, ``values - mean_g`` and the group's population std (``values``: ``(n,)`` or ``(n, k)``).
+
+    Values are shifted by their group's first value before summing, so that a group of equal
+    values gets exactly 0 for both (no rounding residue for ``eps`` to blow up).
+    """
+    counts = np.bincount(index, minlength=n_groups).astype(np.float64).reshape((-1,) + (1,) * (values.ndim - 1))
+    first = np.zeros(n_groups, dtype=np.int64)
+    first[index[::-1]] = np.arange(len(index))[::-1]
+    shifted = values - values[first][index]
     shape = (n_groups,) + values.shape[1:]
     sums = np.zeros(shape)
-    np.add.at(sums, index, values)
-    means = sums / counts.reshape((-1,) + (1,) * (values.ndim - 1))
-    centred = values - means[index]
+    np.add.at(sums, index, shifted)
+    shifted_means = (sums / counts)[index]
+    centred = shifted - shifted_means
     squares = np.zeros(shape)
     np.add.at(squares, index, centred**2)
-    stds = np.sqrt(squares / counts.reshape((-1,) + (1,) * (values.ndim - 1)))
-    return means[index], stds[index]
+    return centred, np.sqrt(squares / counts)[index]
 
 
 def _check_batch(n: int, groups: Sequence[Hashable], eps: float) -> None:
@@ -91,9 +97,8 @@ def group_advantages(
     if not np.all(np.isfinite(values)):
         raise ConfigError(f"rewards must be finite, got {values[~np.isfinite(values)][:3].tolist()}")
     index, n_groups = group_index(groups)
-    means, stds = group_mean_std(values, index, n_groups)
-    advantages = values - means
-    return advantages / (stds + eps) if scale else advantages
+    centred, stds = group_centred_std(values, index, n_groups)
+    return centred / (stds + eps) if scale else centred
 
 
 def component_matrix(components: Sequence[Mapping[str, float]]) -> tuple[tuple[str, ...], np.ndarray]:
@@ -150,8 +155,8 @@ def component_group_advantages(
     _check_batch(len(matrix), groups, eps)
     w = normalize_weights(names, weights)
     index, n_groups = group_index(groups)
-    means, stds = group_mean_std(matrix, index, n_groups)
-    normalised = (matrix - means) / (stds + eps)
+    centred, stds = group_centred_std(matrix, index, n_groups)
+    normalised = centred / (stds + eps)
     advantages = normalised @ np.array([w[name] for name in names])
     if batch_normalize:
         advantages = advantages / (advantages.std() + eps)
