@@ -7,7 +7,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS: tuple[str, ...] = ("list", "play", "eval")
+COMMANDS: tuple[str, ...] = ("list", "play", "eval", "bench", "leaderboard", "demo")
 
 
 def build_parser() -> argparse.ArgumentParser:

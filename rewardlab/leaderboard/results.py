@@ -1,0 +1,116 @@
+"""Benchmark results: what a run measured, stamped so that others can compare and reproduce it.
+
+A run's ``results.json``::
+
+    {"run": "...", "created": "ISO time", "commit": "...", "versions": {...},
+     "entries": [{"agent": "oracle", "model": null, "env": "RewardLab/BPMN-v0", "split": "test",
+                  "episodes": 5, "seeds": [0, ...], "task_ids": [...],
+                  "reward": {"mean", "ci95"}, "score": {...}, "success_rate": 1.0,
+                  "components": {"validity": {"mean", "ci95"}, ...}}]}
+
+Two entries of one env are *comparable* when they ran the same seeds on the same tasks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import platform
+import subprocess
+from collections.abc import Iterable, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from rewardlab.evaluation import EpisodeResult, mean_ci95, summarize
+
+VERSIONED_PACKAGES = ("rewardlab", "gymnasium", "numpy", "torch", "transformers", "lxml", "playwright")
+
+
+def package_versions(names: Iterable[str] = VERSIONED_PACKAGES) -> dict[str, str | None]:
+    """Installed versions of the packages that affect results (None when not installed)."""
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def git_commit(path: Path | None = None) -> str | None:
+    """The commit of the RewardLab checkout, or None outside a git work tree."""
+    cwd = path or Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def make_entry(env_id: str, agent: str, model: str | None, split: str, results: Sequence[EpisodeResult]) -> dict:
+    """One leaderboard row: per-component mean and 95% CI, success rate, seeds and tasks."""
+    summary = summarize(list(results))
+    score_mean, score_ci = mean_ci95(r.score for r in results)
+    return {
+        "agent": agent,
+        "model": model,
+        "env": env_id,
+        "split": split,
+        "episodes": summary["episodes"],
+        "seeds": [r.seed for r in results],
+        "task_ids": [r.task_id for r in results],
+        "reward": summary["reward"],
+        "score": {"mean": score_mean, "ci95": score_ci},
+        "success_rate": summary["success_rate"],
+        "components": summary["components"],
+    }
+
+
+def make_run(name: str, entries: list[dict]) -> dict[str, Any]:
+    """A run document around its entries, stamped with time, commit and versions."""
+    return {
+        "run": name,
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "commit": git_commit(),
+        "versions": package_versions(),
+        "entries": entries,
+    }
+
+
+def write_run(run: dict[str, Any], directory: Path) -> Path:
+    """Write ``results.json`` into ``directory`` (created if needed); return its path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "results.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(run, indent=2, allow_nan=True))
+    tmp.replace(path)
+    return path
+
+
+def load_run(path: Path) -> dict[str, Any]:
+    """Read a run from ``results.json`` or from a directory holding one."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.json"
+    return json.loads(path.read_text())
+
+
+def comparability_key(entry: dict) -> tuple:
+    """Entries of one env are comparable iff these match: split, seeds and task ids."""
+    return (entry["split"], tuple(entry["seeds"]), tuple(entry["task_ids"]))
+
+
+def merge_runs(runs: Sequence[dict[str, Any]]) -> list[dict]:
+    """All entries of several runs, each tagged with its run and a ``comparable`` flag.
+
+    Per env, the reference protocol is the one of the first run that has the env; entries run
+    with other seeds or tasks are marked ``comparable = False``.
+    """
+    merged, reference = [], {}
+    for run in runs:
+        for entry in run["entries"]:
+            key = comparability_key(entry)
+            reference.setdefault(entry["env"], key)
+            merged.append({**entry, "run": run["run"], "comparable": key == reference[entry["env"]]})
+    return merged
