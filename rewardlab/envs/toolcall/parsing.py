@@ -1,0 +1,366 @@
+"""Reading tool calls out of agent text: strict JSON with limits, and lenient extraction.
+
+The documented action format is the whole action being JSON, either one call or a list of
+calls to run in parallel::
+
+    {"name": "get_order", "arguments": {"order_id": "O1001"}}
+    [{"name": "get_order", "arguments": {"order_id": "O1001"}}, {"name": "get_order", "arguments": {...}}]
+
+Anything else that contains no tool call is a final answer. Models often wrap calls in prose,
+a Markdown code fence or ``<tool_call>`` tags; :func:`parse_tool_calls` still reads those, but
+marks the result ``strict=False`` so an env can count it against its format component.
+
+Every JSON value goes through :func:`loads_json`, which rejects what Python's ``json`` module
+lets through or crashes on: duplicate object keys, ``NaN``/``Infinity`` (and numbers that
+overflow to them), nesting deeper than ``max_depth`` (checked before parsing, so 10,000-deep
+input never reaches the recursive parser) and text longer than ``max_chars``.
+
+Nothing here raises on agent text: :func:`parse_tool_calls` returns a :class:`ParsedAction`
+whose ``error`` says what was wrong. Only :func:`loads_json` raises, :class:`JSONRejected`.
+
+Example:
+    >>> parse_tool_calls('{"name": "add", "arguments": {"a": 1}}').calls
+    (ToolCall(name='add', arguments={'a': 1}),)
+    >>> parsed = parse_tool_calls('Sure! ```json\\n{"name": "add", "arguments": {}}\\n```')
+    >>> parsed.kind, parsed.strict, parsed.note
+    ('calls', False, 'tool call found inside a code fence')
+    >>> parse_tool_calls('{"name": "add", "arguments": {"a": 1, "a": 2}}').error
+    'invalid JSON: duplicate key "a"'
+    >>> parse_tool_calls("The order has shipped.").answer
+    'The order has shipped.'
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+__all__ = [
+    "JSONRejected",
+    "ParseLimits",
+    "ParsedAction",
+    "ToolCall",
+    "DEFAULT_LIMITS",
+    "loads_json",
+    "nesting_depth",
+    "parse_tool_calls",
+]
+
+CALL_KEYS = frozenset({"name", "arguments"})
+"""The keys of one call in the documented format."""
+
+
+class JSONRejected(ValueError):
+    """Text that is not acceptable JSON: malformed, too deep, too long, non-finite or duplicate keys."""
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    """Limits on agent text, checked before any expensive work.
+
+    Attributes:
+        max_chars: Longest action, in characters, that is parsed at all.
+        max_depth: Deepest nesting of arrays and objects in one JSON value.
+        max_calls: Most calls in one action (a parallel list).
+        max_candidates: Most ``{``/``[`` positions tried when looking for JSON inside prose.
+    """
+
+    max_chars: int = 200_000
+    max_depth: int = 32
+    max_calls: int = 16
+    max_candidates: int = 32
+
+
+DEFAULT_LIMITS = ParseLimits()
+
+
+class ToolCall(NamedTuple):
+    """One call: a tool name and its JSON arguments (an object)."""
+
+    name: str
+    arguments: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "arguments": self.arguments}
+
+
+class ParsedAction(NamedTuple):
+    """What :func:`parse_tool_calls` read from one action.
+
+    An immutable named tuple (cheap to build on every step). Exactly one of three kinds (see
+    :attr:`kind`): ``calls`` (non-empty ``calls``), ``answer`` (``answer`` holds the final
+    message) or ``error`` (``error`` says why the text looked like a tool call but could not be
+    read as one).
+
+    Attributes:
+        calls: The calls, in the order given.
+        answer: The final answer text when the action is not a tool call.
+        error: A short message for a malformed call.
+        strict: The documented format was followed exactly (False for lenient reads and errors).
+        note: What leniency was needed, e.g. ``"tool call found inside a code fence"``.
+        parallel: The calls were given as a list.
+    """
+
+    calls: tuple[ToolCall, ...] = ()
+    answer: str | None = None
+    error: str | None = None
+    strict: bool = True
+    note: str | None = None
+    parallel: bool = False
+
+    @property
+    def kind(self) -> Literal["calls", "answer", "error"]:
+        if self.error is not None:
+            return "error"
+        return "calls" if self.calls else "answer"
+
+
+def _error(message: str) -> ParsedAction:
+    return ParsedAction(error=message, strict=False)
+
+
+# ---------------------------------------------------------------------------- strict JSON
+def _reject_constant(name: str) -> Any:
+    raise JSONRejected(f"invalid JSON: {name} is not allowed (numbers must be finite)")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise JSONRejected(f"invalid JSON: number {text[:40]} overflows to infinity")
+    return value
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise JSONRejected(f"invalid JSON: duplicate key {json.dumps(key)[:80]}")
+            seen.add(key)
+    return result
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_unique_object, parse_constant=_reject_constant, parse_float=_finite_float
+)
+_STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def nesting_depth(text: str) -> int:
+    """The deepest bracket nesting of JSON-like ``text``, ignoring brackets inside strings.
+
+    An upper bound is cheap (the number of opening brackets); the exact count strips string
+    literals first and is only computed when the bound is above the limit.
+    """
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_STRING_LITERAL.sub('""', text)):
+        if bracket in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def _check_depth(text: str, max_depth: int) -> None:
+    if text.count("[") + text.count("{") > max_depth and nesting_depth(text) > max_depth:
+        raise JSONRejected(f"invalid JSON: nested deeper than {max_depth} levels")
+
+
+def _decode(text: str, start: int = 0) -> tuple[Any, int]:
+    """``raw_decode`` with our hooks; JSON syntax errors become :class:`JSONRejected`."""
+    try:
+        return _DECODER.raw_decode(text, start)
+    except JSONRejected:
+        raise
+    except json.JSONDecodeError as exc:
+        raise JSONRejected(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer with more than 4300 digits
+        raise JSONRejected(f"invalid JSON: {str(exc)[:120]}") from None
+
+
+def loads_json(text: str, *, max_depth: int = DEFAULT_LIMITS.max_depth, max_chars: int | None = None) -> Any:
+    """Parse one JSON document strictly.
+
+    Rejects duplicate keys, ``NaN``/``Infinity``/overflowing numbers, nesting deeper than
+    ``max_depth``, text longer than ``max_chars`` (when given) and trailing data.
+
+    Raises:
+        JSONRejected: with a short message saying what was wrong.
+
+    Example:
+        >>> loads_json('{"a": [1, 2.5, "x"]}')
+        {'a': [1, 2.5, 'x']}
+        >>> try:
+        ...     loads_json("[NaN]")
+        ... except JSONRejected as exc:
+        ...     print(exc)
+        invalid JSON: NaN is not allowed (numbers must be finite)
+    """
+    if max_chars is not None and len(text) > max_chars:
+        raise JSONRejected(f"input is {len(text):,} characters; the limit is {max_chars:,}")
+    _check_depth(text, max_depth)
+    stripped = text.strip()
+    value, end = _decode(stripped)
+    if end != len(stripped):
+        raise JSONRejected(f"invalid JSON: extra data after the value at character {end}")
+    return value
+
+
+# ---------------------------------------------------------------------------- call shapes
+def _call_from_json(value: Any, index: int | None) -> tuple[ToolCall | None, str | None, bool]:
+    """Read one call object; returns ``(call, error, strict)``.
+
+    Arguments given as a JSON string (the OpenAI wire format) are accepted leniently.
+    """
+    where = "the call" if index is None else f"call {index}"
+    if not isinstance(value, dict):
+        return None, f"{where} must be a JSON object with 'name' and 'arguments', got {_type_name(value)}", False
+    name = value.get("name")
+    if not isinstance(name, str) or not name:
+        return None, f"{where} needs a 'name' string, got {_short(name)}", False
+    extra = sorted(set(value) - CALL_KEYS)
+    if extra:
+        return None, f"{where} has unexpected keys {extra}; a call has only 'name' and 'arguments'", False
+    arguments = value.get("arguments", {})
+    strict = "arguments" in value
+    if isinstance(arguments, str):
+        try:
+            arguments = loads_json(arguments)
+        except JSONRejected as exc:
+            return None, f"{where}: 'arguments' is a string that is not a JSON object ({exc})", False
+        strict = False
+    if not isinstance(arguments, dict):
+        return None, f"{where}: 'arguments' must be a JSON object, got {_type_name(arguments)}", False
+    return ToolCall(name, arguments), None, strict
+
+
+def _calls_from_json(value: Any, limits: ParseLimits) -> ParsedAction:
+    if isinstance(value, list):
+        if not value:
+            return _error("empty list of calls; give at least one call or answer in plain text")
+        if len(value) > limits.max_calls:
+            return _error(f"{len(value)} calls in one action; the limit is {limits.max_calls}")
+        calls = []
+        strict = True
+        for index, item in enumerate(value):
+            call, error, call_strict = _call_from_json(item, index)
+            if error is not None:
+                return _error(error)
+            calls.append(call)
+            strict = strict and call_strict
+        note = None if strict else "call arguments given as a JSON string or left out"
+        return ParsedAction(calls=tuple(calls), strict=strict, note=note, parallel=True)
+    call, error, strict = _call_from_json(value, None)
+    if error is not None:
+        return _error(error)
+    note = None if strict else "call arguments given as a JSON string or left out"
+    return ParsedAction(calls=(call,), strict=strict, note=note)
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number"
+    )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# ---------------------------------------------------------------------------- lenient extraction
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)```", re.DOTALL)
+_TAGGED = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL | re.IGNORECASE)
+_CALL_HINT = re.compile(r'[{,]\s*"name"\s*:')
+
+
+def _lenient(text: str, limits: ParseLimits) -> ParsedAction | None:
+    """Find calls inside tags, code fences or prose; None when the text holds no call attempt."""
+    tagged = _TAGGED.findall(text)
+    if tagged:
+        return _from_blocks(tagged, "tool call found inside <tool_call> tags", limits)
+    fenced = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("", "json", "tool_call", "jsonc")]
+    fenced = [body for body in fenced if body.lstrip()[:1] in ("{", "[")]
+    if fenced:
+        return _from_blocks(fenced, "tool call found inside a code fence", limits)
+    if not _CALL_HINT.search(text):
+        return None
+    try:
+        _check_depth(text, limits.max_depth)
+    except JSONRejected as exc:
+        return _error(str(exc))
+    first_error = None
+    tried = 0
+    for match in re.finditer(r"[\[{]", text):
+        tried += 1
+        if tried > limits.max_candidates:
+            break
+        try:
+            value, _ = _decode(text, match.start())
+        except JSONRejected as exc:
+            first_error = first_error or str(exc)
+            continue
+        parsed = _calls_from_json(value, limits)
+        if parsed.kind == "calls":
+            return ParsedAction(
+                calls=parsed.calls, strict=False, note="tool call found inside prose", parallel=parsed.parallel
+            )
+    return _error(f"text looks like a tool call but none could be read ({first_error or 'no call'})")
+
+
+def _from_blocks(blocks: list[str], note: str, limits: ParseLimits) -> ParsedAction:
+    calls: list[ToolCall] = []
+    for block in blocks:
+        try:
+            value = loads_json(block, max_depth=limits.max_depth)
+        except JSONRejected as exc:
+            return _error(str(exc))
+        parsed = _calls_from_json(value, limits)
+        if parsed.error is not None:
+            return _error(parsed.error)
+        calls.extend(parsed.calls)
+    if len(calls) > limits.max_calls:
+        return _error(f"{len(calls)} calls in one action; the limit is {limits.max_calls}")
+    return ParsedAction(calls=tuple(calls), strict=False, note=note, parallel=len(calls) > 1)
+
+
+# ---------------------------------------------------------------------------- public entry point
+def parse_tool_calls(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedAction:
+    """Read an agent's action as tool calls or a final answer. Never raises on any ``str``.
+
+    Rules, in order:
+
+    1. Text longer than ``limits.max_chars`` is an error (nothing is parsed).
+    2. Text whose first non-blank character is ``{`` or ``[`` must be the documented format:
+       one call object or a list of them (strict). Malformed JSON is an error.
+    3. Otherwise calls inside ``<tool_call>`` tags, JSON code fences, or prose (an object with a
+       ``"name"`` key) are read leniently (``strict=False`` with a ``note``); a fence or tag
+       that holds malformed JSON is an error.
+    4. Text with no call in it is the final answer (strict).
+
+    Example:
+        >>> parse_tool_calls('[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]').parallel
+        True
+        >>> parse_tool_calls('{"name": "a", "arguments": {"x": NaN}}').kind
+        'error'
+    """
+    if len(text) > limits.max_chars:
+        return _error(f"action is {len(text):,} characters; the limit is {limits.max_chars:,}")
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            value = loads_json(stripped, max_depth=limits.max_depth)
+        except JSONRejected as exc:
+            return _error(str(exc))
+        return _calls_from_json(value, limits)
+    lenient = _lenient(stripped, limits)
+    if lenient is not None:
+        return lenient
+    return ParsedAction(answer=stripped)
