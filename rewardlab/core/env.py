@@ -68,6 +68,10 @@ class TextEnv(gym.Env[str, str]):
         invalid_penalty: the reward when the output is unusable (default 0).
         max_turns: steps before the episode is truncated and scored (default: ``default_max_turns``).
         render_mode: ``None`` or ``"ansi"``.
+
+    The final step's ``info`` adds ``reward_components``, ``reward_weights``, ``metrics``, ``score``,
+    ``usable`` (False when the reward is ``invalid_penalty``: a gate failed or the output was unusable)
+    and ``is_success``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
@@ -187,6 +191,7 @@ class TextEnv(gym.Env[str, str]):
                 reward_weights=result.weights,
                 metrics=result.metrics,
                 score=result.score,
+                usable=result.usable,
                 is_success=bool(self._is_success(turn.outcome, result)),
             )
         self.last_observation = truncate(turn.observation, self.max_observation_length)
