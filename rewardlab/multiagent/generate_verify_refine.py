@@ -48,6 +48,7 @@ from rewardlab.multiagent.text import TextObservation
 AGENTS = ("generator", "verifier", "refiner")
 VERDICT = re.compile(r"VERDICT\s*:\s*(PASS|FAIL)\b", re.IGNORECASE)
 Credit = Literal["joint", "role"]
+MISSING_VERDICT = "no verdict line: end the critique with 'VERDICT: PASS' or 'VERDICT: FAIL'"
 
 
 def parse_verdict(critique: str) -> bool | None:

@@ -22,8 +22,12 @@ def test_ids_splits_and_get():
 
 def test_seeded_draws_repeat_and_respect_split():
     tasks = make_tasks()
-    draw = lambda seed, split="train": [tasks.sample(np.random.default_rng(seed), split).id for _ in range(1)]
-    assert draw(3) == draw(3)
+
+    def draws(seed):
+        rng = np.random.default_rng(seed)
+        return [tasks.sample(rng).id for _ in range(10)]
+
+    assert draws(3) == draws(3) and draws(3) != draws(4)
     assert {tasks.sample(np.random.default_rng(s), "test").id for s in range(50)} <= set(tasks.ids("test"))
     assert len({tasks.sample(np.random.default_rng(s)).id for s in range(200)}) == 8
 
