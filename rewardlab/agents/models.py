@@ -16,6 +16,7 @@ bundled model.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,10 @@ def smollm2_path() -> Path:
     tmp = target.with_name(target.name + f".tmp{os.getpid()}")
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
-    tmp.replace(target) if not target.exists() else None
+    if target.exists():  # another process converted it meanwhile
+        shutil.rmtree(tmp)
+    else:
+        tmp.replace(target)
     return target
 
 

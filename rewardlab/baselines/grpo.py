@@ -1,0 +1,488 @@
+"""GRPO (and GSPO) for a causal LM on any RewardLab env, in one file, CleanRL style.
+
+Algorithm, per update:
+
+1. Draw ``tasks_per_step`` train tasks; play each ``group_size`` times with
+   ``reset(options={"task_id": ...})`` (:func:`rewardlab.baselines.rollout.collect_episodes`;
+   multi-turn episodes are one token sequence with an agent mask).
+2. Advantages from the group-normalised return ``R_i`` of each episode
+   (:func:`rewardlab.wrappers.group_advantages`)::
+
+       A_i = (R_i - mean_g(R)) / (std_g(R) + eps)        (scale_rewards=True; centring only if False)
+
+   or, with ``per_component=True``, GDPO-style per-component normalisation
+   (:func:`rewardlab.wrappers.component_group_advantages`) with the env's rubric weights.
+   ``A_i`` is broadcast to every agent token of episode ``i``.
+3. Clipped surrogate on the agent tokens (observation and prompt tokens are masked out)::
+
+       r_t   = exp(log π(y_t) - log π_old(y_t))                          (importance_sampling="token")
+       r_t   = sg[exp(mean_t(log π - log π_old))] · π(y_t) / sg[π(y_t)]  (="sequence", GSPO)
+       L_t   = -min(r_t A, clip(r_t, 1 - ε_low, 1 + ε_high) A) + β · KL_t
+       KL_t  = exp(log π_ref - log π) - (log π_ref - log π) - 1          (k3 estimator, >= 0, 0 at step 0)
+
+   ``loss_type="token"`` averages L_t over all agent tokens of the batch (DAPO; the default of
+   TRL's GRPOTrainer); ``"sequence"`` averages per sequence, then over sequences (original GRPO).
+   With ``epochs=1`` ``π_old = sg[π]`` (one forward pass per micro-batch, as TRL does).
+4. Gradient accumulation over ``gradient_accumulation_steps`` micro-batches, gradient clipping,
+   AdamW step. The reference is a frozen copy of the initial policy, or, with LoRA, the same
+   model with its adapter disabled.
+
+Logs (per update): ``rewards/mean``, ``rewards/<component>/mean``, ``charts/success_rate``,
+``losses/policy``, ``charts/kl``, ``charts/clip_ratio``, timings and tokens/s, in
+``<output_dir>/metrics.jsonl`` and ``metrics.csv``; ``training_curve.png`` at the end.
+
+Run::
+
+    rewardlab train grpo --env RewardLab/ToolCall-v0 --model smollm2 --steps 50
+    python -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v0 --steps 50
+
+Multi-GPU (not tested here): the update is plain torch, so it runs under accelerate's DDP
+launcher unchanged per process, each process playing its own tasks::
+
+    accelerate launch --multi_gpu --num_processes 4 -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v0
+
+(gradients are not all-reduced by this script; for synchronised multi-GPU training use the
+TRL integration, :mod:`rewardlab.integrations.trl`, whose GRPOTrainer is accelerate-native.)
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from rewardlab.baselines.common import (
+    MetricsLogger,
+    chunks,
+    config_dict,
+    forward_logprobs,
+    frozen_copy,
+    masked_mean,
+    plot_curves,
+    prepare_policy,
+    reference_context,
+    resolve_device,
+    reward_metrics,
+    save_checkpoint,
+    token_batch,
+)
+from rewardlab.baselines.common import check_positive as _check_positive
+from rewardlab.baselines.common import check_range as _check_range
+from rewardlab.baselines.rollout import Episode, collect_episodes, make_envs
+from rewardlab.errors import ConfigError, require
+from rewardlab.wrappers.advantages import component_group_advantages, group_advantages
+
+
+@dataclass
+class GRPOConfig:
+    """Every argument of a GRPO run; the command line is generated from these fields."""
+
+    env_id: str
+    """Env id to train on, e.g. ``RewardLab/ToolCall-v0``."""
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments for ``gym.make`` (reward_weights, aggregate, gates, ...)."""
+    model: str = "smollm2"
+    """``smollm2`` (the bundled SmolLM2-135M-Instruct), an HF model id or a local folder."""
+    steps: int = 50
+    """Number of updates (each: rollouts, then one optimiser step per epoch)."""
+    tasks_per_step: int = 2
+    """Distinct train tasks per update."""
+    group_size: int = 4
+    """Rollouts per task (G); advantages are normalised within each group."""
+    max_new_tokens: int = 128
+    """Most tokens the model may generate per action."""
+    max_episode_tokens: int = 2048
+    """Most tokens per episode (prompt, actions and observations)."""
+    temperature: float = 1.0
+    """Sampling temperature for rollouts (log-probs are taken at this temperature too)."""
+    top_p: float = 1.0
+    """Nucleus sampling threshold for rollouts."""
+    learning_rate: float = 1e-5
+    """AdamW learning rate."""
+    weight_decay: float = 0.0
+    """AdamW weight decay."""
+    beta: float = 0.04
+    """KL coefficient (k3 estimator against the frozen initial policy); 0 disables the reference."""
+    clip_epsilon: float = 0.2
+    """Lower clipping bound: ratios below ``1 - clip_epsilon`` are clipped."""
+    clip_epsilon_high: float | None = None
+    """Upper clipping bound (``1 + clip_epsilon_high``); defaults to ``clip_epsilon`` (DAPO uses 0.28)."""
+    importance_sampling: Literal["token", "sequence"] = "token"
+    """``token``: per-token ratio (GRPO); ``sequence``: length-normalised sequence ratio (GSPO, use small clips)."""
+    loss_type: Literal["token", "sequence"] = "token"
+    """``token``: mean over all agent tokens of the batch (DAPO); ``sequence``: mean of per-sequence means."""
+    epochs: int = 1
+    """Optimisation passes over each batch of rollouts (μ in the GRPO paper)."""
+    gradient_accumulation_steps: int = 1
+    """Micro-batches per optimiser step (the batch is ``tasks_per_step * group_size`` episodes)."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping threshold."""
+    scale_rewards: bool = True
+    """Divide group-centred returns by the group std (GRPO); ``False`` only centres them (Dr. GRPO)."""
+    per_component: bool = False
+    """Normalise each reward component within its group, then weight them (GDPO) instead of the aggregate."""
+    advantage_eps: float = 1e-6
+    """Added to group standard deviations."""
+    lora: bool = False
+    """Train a LoRA adapter (peft) instead of all weights; the reference is then the adapter-free model."""
+    lora_rank: int = 16
+    """LoRA rank."""
+    lora_alpha: float = 32.0
+    """LoRA scaling numerator."""
+    gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass to save memory."""
+    sft_steps: int = 0
+    """SFT warm-start steps on OracleAgent demonstrations before GRPO (0: none)."""
+    sft_learning_rate: float = 5e-5
+    """Learning rate of the SFT warm start."""
+    bf16: bool | None = None
+    """Train in bfloat16; default: on CUDA yes, on CPU no."""
+    device: str = "auto"
+    """``auto``, ``cpu``, ``cuda`` or ``cuda:N``."""
+    seed: int = 0
+    """Seed of torch, the task sampler and the envs."""
+    output_dir: str = "runs/grpo"
+    """Where metrics, the training curve and checkpoints go."""
+    save_every: int = 0
+    """Save a checkpoint every N updates (0: only at the end)."""
+    save_final: bool = True
+    """Save the final model (or adapter) in ``<output_dir>/final``."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.env_id, str) or not self.env_id:
+            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v0', got {self.env_id!r}")
+        _check_positive(self, "steps", "tasks_per_step", "group_size", "max_new_tokens", "max_episode_tokens")
+        _check_positive(self, "learning_rate", "epochs", "gradient_accumulation_steps", "max_grad_norm", "top_p")
+        _check_positive(self, "lora_rank", "lora_alpha", "advantage_eps", "sft_learning_rate")
+        _check_range(self, "temperature", 1e-3, 10.0)
+        _check_range(self, "top_p", 0.0, 1.0)
+        _check_range(self, "beta", 0.0, math.inf)
+        _check_range(self, "clip_epsilon", 0.0, 1.0)
+        _check_range(self, "weight_decay", 0.0, math.inf)
+        if self.clip_epsilon_high is None:
+            self.clip_epsilon_high = self.clip_epsilon
+        _check_range(self, "clip_epsilon_high", 0.0, math.inf)
+        if self.importance_sampling not in ("token", "sequence"):
+            raise ConfigError(f"importance_sampling must be 'token' or 'sequence', got {self.importance_sampling!r}")
+        if self.loss_type not in ("token", "sequence"):
+            raise ConfigError(f"loss_type must be 'token' or 'sequence', got {self.loss_type!r}")
+        if self.group_size < 2:
+            raise ConfigError(f"group_size must be >= 2 (a group of one has advantage 0), got {self.group_size}")
+        if self.gradient_accumulation_steps > self.tasks_per_step * self.group_size:
+            raise ConfigError(
+                f"gradient_accumulation_steps={self.gradient_accumulation_steps} exceeds the batch of "
+                f"tasks_per_step * group_size = {self.tasks_per_step * self.group_size} episodes; lower it"
+            )
+        if self.max_new_tokens >= self.max_episode_tokens:
+            raise ConfigError(
+                f"max_new_tokens={self.max_new_tokens} must be below max_episode_tokens={self.max_episode_tokens}"
+            )
+        for name in ("sft_steps", "save_every"):
+            if (
+                isinstance(getattr(self, name), bool)
+                or not isinstance(getattr(self, name), int)
+                or getattr(self, name) < 0
+            ):
+                raise ConfigError(f"{name} must be an int >= 0, got {getattr(self, name)!r}")
+
+
+# ============================================================================ the algorithm's core
+
+
+def episode_advantages(episodes: Sequence[Episode], config: GRPOConfig, weights: dict[str, float]) -> np.ndarray:
+    """One advantage per episode: group-normalised return, or per-component (GDPO) when configured."""
+    groups = [e.group for e in episodes]
+    if config.per_component:
+        return component_group_advantages(
+            [e.components for e in episodes], groups, weights=weights, eps=config.advantage_eps
+        )
+    return group_advantages([e.reward for e in episodes], groups, scale=config.scale_rewards, eps=config.advantage_eps)
+
+
+def k3_kl(logprobs: Any, ref_logprobs: Any) -> Any:
+    """Per-token k3 estimate of KL(π || π_ref): ``exp(d) - d - 1`` with ``d = log π_ref - log π``."""
+    delta = ref_logprobs - logprobs
+    return delta.exp() - delta - 1.0
+
+
+def grpo_loss(
+    logprobs: Any,
+    old_logprobs: Any,
+    advantages: Any,
+    mask: Any,
+    *,
+    ref_logprobs: Any | None = None,
+    beta: float = 0.0,
+    clip_low: float = 0.2,
+    clip_high: float = 0.2,
+    importance_sampling: str = "token",
+    loss_type: str = "token",
+    normalizer: float | None = None,
+) -> tuple[Any, dict[str, float]]:
+    """The clipped GRPO/GSPO surrogate plus β·k3-KL on the masked (agent) tokens.
+
+    Args:
+        logprobs: ``(B, K)`` log-probs under the current policy (with grad).
+        old_logprobs: ``(B, K)`` log-probs under the sampling policy (no grad).
+        advantages: ``(B,)`` one advantage per sequence.
+        mask: ``(B, K)`` 1 on agent tokens.
+        ref_logprobs: ``(B, K)`` reference log-probs; needed when ``beta > 0``.
+        normalizer: For ``loss_type="token"`` the agent-token count of the whole (accumulated)
+            batch; for ``"sequence"`` its number of sequences. Default: this micro-batch's.
+
+    Returns:
+        ``(loss, stats)``; stats hold ``kl`` and ``clip_ratio`` (fraction of clipped tokens).
+    """
+    torch = require("torch", "train")
+    log_ratio = logprobs - old_logprobs
+    if importance_sampling == "sequence":
+        sequence_log_ratio = masked_mean(log_ratio, mask, dim=1).unsqueeze(1)
+        log_ratio = logprobs - logprobs.detach() + sequence_log_ratio.detach()
+    ratio = torch.exp(log_ratio)
+    adv = advantages.unsqueeze(1)
+    unclipped = ratio * adv
+    clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * adv
+    per_token = -torch.min(unclipped, clipped)
+    kl = torch.zeros_like(per_token)
+    if beta > 0:
+        if ref_logprobs is None:
+            raise ConfigError("beta > 0 needs ref_logprobs")
+        kl = k3_kl(logprobs, ref_logprobs)
+        per_token = per_token + beta * kl
+    if loss_type == "token":
+        loss = (per_token * mask).sum() / (normalizer if normalizer is not None else mask.sum().clamp(min=1.0))
+    else:
+        per_sequence = masked_mean(per_token, mask, dim=1)
+        loss = per_sequence.sum() / (normalizer if normalizer is not None else per_sequence.shape[0])
+    with torch.no_grad():
+        is_clipped = ((ratio < 1.0 - clip_low) & (adv < 0)) | ((ratio > 1.0 + clip_high) & (adv > 0))
+        stats = {
+            "kl": float(masked_mean(kl, mask)),
+            "clip_ratio": float(masked_mean(is_clipped.float(), mask)),
+        }
+    return loss, stats
+
+
+def update(
+    policy: Any,
+    optimizer: Any,
+    episodes: Sequence[Episode],
+    advantages: np.ndarray,
+    config: GRPOConfig,
+    *,
+    reference: Any | None,
+    pad_id: int,
+    device: str,
+) -> dict[str, float]:
+    """``epochs`` optimiser steps on one batch of episodes, accumulating over micro-batches."""
+    torch = require("torch", "train")
+    micro = list(chunks(list(range(len(episodes))), config.gradient_accumulation_steps))
+    batches = [token_batch([episodes[i] for i in idx], pad_id=pad_id, device=device) for idx in micro]
+    adv = [torch.tensor(advantages[idx], dtype=torch.float32, device=device) for idx in micro]
+    normalizer = float(sum(b.mask.sum() for b in batches)) if config.loss_type == "token" else float(len(episodes))
+    normalizer = max(normalizer, 1.0)
+    with torch.no_grad():
+        old = (
+            [forward_logprobs(policy, b, temperature=config.temperature) for b in batches]
+            if config.epochs > 1
+            else None
+        )
+        ref = None
+        if config.beta > 0:
+            model, context = reference_context(policy, reference)
+            with context:
+                ref = [forward_logprobs(model, b, temperature=config.temperature) for b in batches]
+    stats: dict[str, list[float]] = {"loss": [], "kl": [], "clip_ratio": [], "grad_norm": []}
+    policy.train()
+    for _ in range(config.epochs):
+        optimizer.zero_grad(set_to_none=True)
+        epoch_loss = 0.0
+        for j, batch in enumerate(batches):
+            logprobs = forward_logprobs(policy, batch, temperature=config.temperature)
+            loss, s = grpo_loss(
+                logprobs,
+                old[j] if old is not None else logprobs.detach(),
+                adv[j],
+                batch.mask,
+                ref_logprobs=ref[j] if ref is not None else None,
+                beta=config.beta,
+                clip_low=config.clip_epsilon,
+                clip_high=config.clip_epsilon_high,
+                importance_sampling=config.importance_sampling,
+                loss_type=config.loss_type,
+                normalizer=normalizer,
+            )
+            loss.backward()
+            epoch_loss += loss.item()
+            stats["kl"].append(s["kl"])
+            stats["clip_ratio"].append(s["clip_ratio"])
+        grad_norm = torch.nn.utils.clip_grad_norm_(
+            [p for p in policy.parameters() if p.requires_grad], config.max_grad_norm
+        )
+        optimizer.step()
+        stats["loss"].append(epoch_loss)
+        stats["grad_norm"].append(float(grad_norm))
+    return {
+        "losses/policy": float(np.mean(stats["loss"])),
+        "charts/kl": float(np.mean(stats["kl"])),
+        "charts/clip_ratio": float(np.mean(stats["clip_ratio"])),
+        "charts/grad_norm": float(np.mean(stats["grad_norm"])),
+    }
+
+
+# ============================================================================ the loop (boilerplate)
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` returns: the trained model, its tokenizer and one metrics row per update."""
+
+    model: Any
+    tokenizer: Any
+    history: list[dict[str, float]]
+    output_dir: Path
+
+
+def setup(config: Any, model: Any = None, tokenizer: Any = None) -> tuple[Any, Any, Any, str]:
+    """Seed, device, dtype; load the model unless given; LoRA; frozen reference when ``beta > 0``.
+
+    Returns ``(policy, tokenizer, reference, device)``; ``reference`` is None with LoRA (the
+    adapter-free base serves) or when ``beta == 0``.
+    """
+    torch = require("torch", "train")
+    from rewardlab.agents.models import load_model
+
+    torch.manual_seed(config.seed)
+    device = resolve_device(config.device)
+    bf16 = config.bf16 if config.bf16 is not None else device.startswith("cuda")
+    dtype = torch.bfloat16 if bf16 else torch.float32
+    if model is None:
+        model, tokenizer = load_model(config.model, device=device, dtype=dtype)
+    elif tokenizer is None:
+        raise ConfigError("pass the tokenizer together with the model")
+    else:
+        model = model.to(device=device, dtype=dtype)
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    policy = prepare_policy(
+        model,
+        lora=config.lora,
+        lora_rank=config.lora_rank,
+        lora_alpha=config.lora_alpha,
+        gradient_checkpointing=config.gradient_checkpointing,
+    )
+    reference = frozen_copy(model) if getattr(config, "beta", 0.0) > 0 and not config.lora else None
+    return policy, tokenizer, reference, device
+
+
+def train(
+    config: GRPOConfig,
+    *,
+    model: Any = None,
+    tokenizer: Any = None,
+    on_update: Callable[[dict[str, float]], None] | None = None,
+) -> TrainResult:
+    """Run GRPO as configured. ``model``/``tokenizer`` override ``config.model`` (e.g. a tiny test model);
+    ``on_update`` receives each metrics row (the CLI's progress bar)."""
+    torch = require("torch", "train")
+    policy, tokenizer, reference, device = setup(config, model, tokenizer)
+    output_dir = Path(config.output_dir)
+    logger = MetricsLogger(output_dir)
+    batch_size = config.tasks_per_step * config.group_size
+    envs = make_envs(config.env_id, batch_size, config.env_kwargs)
+    try:
+        base = envs[0].unwrapped
+        weights = dict(base.rubric.normalized_weights)
+        train_ids = base.tasks.ids("train")
+        if not train_ids:
+            raise ConfigError(f"{config.env_id} has no train tasks")
+        rng = np.random.default_rng(config.seed)
+        if config.sft_steps:
+            from rewardlab.baselines.sft import SFTConfig, sft_warm_start
+
+            sft_warm_start(
+                policy,
+                tokenizer,
+                envs,
+                SFTConfig(steps=config.sft_steps, learning_rate=config.sft_learning_rate, seed=config.seed),
+                device=device,
+            )
+        optimizer = torch.optim.AdamW(
+            [p for p in policy.parameters() if p.requires_grad],
+            lr=config.learning_rate,
+            weight_decay=config.weight_decay,
+        )
+        for step in range(1, config.steps + 1):
+            tasks = rng.choice(train_ids, size=config.tasks_per_step, replace=len(train_ids) < config.tasks_per_step)
+            task_ids = [str(t) for t in tasks for _ in range(config.group_size)]
+            groups = [f"{t}#{k}" for k, t in enumerate(tasks) for _ in range(config.group_size)]
+            policy.eval()
+            start = time.perf_counter()
+            episodes = collect_episodes(
+                envs,
+                policy,
+                tokenizer,
+                task_ids,
+                max_new_tokens=config.max_new_tokens,
+                temperature=config.temperature,
+                top_p=config.top_p,
+                max_episode_tokens=config.max_episode_tokens,
+                seed=config.seed * 1_000_003 + step * batch_size,
+                groups=groups,
+            )
+            rollout_s = time.perf_counter() - start
+            advantages = episode_advantages(episodes, config, weights)
+            start = time.perf_counter()
+            losses = update(
+                policy,
+                optimizer,
+                episodes,
+                advantages,
+                config,
+                reference=reference,
+                pad_id=tokenizer.pad_token_id,
+                device=device,
+            )
+            update_s = time.perf_counter() - start
+            generated = sum(e.agent_tokens for e in episodes)
+            processed = sum(len(e.token_ids) for e in episodes) * config.epochs
+            row = {
+                "step": step,
+                **reward_metrics(episodes),
+                **losses,
+                "charts/advantage_abs_mean": float(np.abs(advantages).mean()),
+                "time/rollout_s": rollout_s,
+                "time/update_s": update_s,
+                "perf/rollout_tokens_per_s": generated / rollout_s,
+                "perf/update_tokens_per_s": processed / update_s,
+            }
+            logger.log(row)
+            if on_update is not None:
+                on_update(row)
+            if config.save_every and step % config.save_every == 0:
+                save_checkpoint(policy, tokenizer, output_dir / f"checkpoint-{step}", {"step": step})
+        if config.save_final:
+            save_checkpoint(policy, tokenizer, output_dir / "final", {"config": config_dict(config)})
+        plot_curves(logger.rows, output_dir / "training_curve.png", title=f"GRPO on {config.env_id}")
+        return TrainResult(policy, tokenizer, logger.rows, output_dir)
+    finally:
+        for env in envs:
+            env.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    from rewardlab.cli.train_command import parse_config
+
+    config = parse_config(GRPOConfig, argv)
+    train(config)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,331 @@
+"""Multi-turn rollouts of a causal LM in RewardLab envs, as token sequences with agent masks.
+
+An episode becomes one token sequence: the chat-rendered prompt, then for each turn the tokens
+the model generated (``action_mask = 1``) followed by the tokens that render the env's next
+observation (``action_mask = 0``). Generation always continues the exact token sequence that the
+trainer later scores, so the log-probabilities seen in training are those of the sampled tokens
+(no re-tokenisation drift between rollout and update). Losses are taken only where
+``action_mask`` is 1: the agent's tokens, never the prompt or the observations.
+
+Observation tokens come from the chat template: the rendered conversation after the new
+observation minus its longest common prefix with the conversation up to the agent's action.
+The closing of the agent's message (``<|im_end|>`` and the newline after it, for ChatML)
+belongs to the observation part, except the end-of-turn token the model sampled itself.
+
+Envs run behind :class:`~rewardlab.wrappers.ChatHistory`, so ``info["messages"]`` is the chat;
+``info["tools"]`` goes to the chat template when the env has tools.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+
+from rewardlab.wrappers.chat import ChatHistory
+
+MAX_EMPTY_STEPS = 64
+"""Steps of empty actions given to an episode that ran out of token budget before the env ends it."""
+
+
+@dataclass
+class Episode:
+    """One finished episode as a token sequence.
+
+    Attributes:
+        task_id: The task played.
+        group: The label GRPO normalises over (the task id, or task id and repeat).
+        token_ids: Prompt, then alternating agent and observation tokens.
+        action_mask: 1 on agent-generated tokens, 0 elsewhere (same length as ``token_ids``).
+        action_ends: Index in ``token_ids`` of the last token of each action that has tokens.
+        step_rewards: The env's reward after each of those actions (the outcome reward on the last).
+        reward: Sum of the env's rewards over the episode.
+        components: ``info["reward_components"]`` of the final step.
+        is_success: ``info["is_success"]`` of the final step.
+        actions: The decoded actions.
+        clipped_actions: Actions cut by ``max_new_tokens`` before the model ended its turn.
+    """
+
+    task_id: str
+    group: str
+    token_ids: list[int] = field(default_factory=list)
+    action_mask: list[int] = field(default_factory=list)
+    action_ends: list[int] = field(default_factory=list)
+    step_rewards: list[float] = field(default_factory=list)
+    reward: float = 0.0
+    components: dict[str, float] = field(default_factory=dict)
+    is_success: bool = False
+    actions: list[str] = field(default_factory=list)
+    clipped_actions: int = 0
+
+    @property
+    def prompt_length(self) -> int:
+        """Tokens before the first agent token."""
+        return self.action_mask.index(1) if 1 in self.action_mask else len(self.token_ids)
+
+    @property
+    def agent_tokens(self) -> int:
+        return sum(self.action_mask)
+
+    def add(self, tokens: Sequence[int], *, agent: bool) -> None:
+        self.token_ids.extend(int(t) for t in tokens)
+        self.action_mask.extend([int(agent)] * len(tokens))
+
+
+def initial_messages(observation: str, info: dict[str, Any]) -> list[dict[str, str]]:
+    """``info["messages"]`` when the env keeps a chat, else ``[system prompt, user observation]``."""
+    if info.get("messages"):
+        return [dict(m) for m in info["messages"]]
+    messages = [{"role": "system", "content": info["system_prompt"]}] if info.get("system_prompt") else []
+    return [*messages, {"role": "user", "content": observation}]
+
+
+class ChatEncoder:
+    """Turns chat messages into token ids with the tokenizer's chat template, turn by turn."""
+
+    def __init__(self, tokenizer: Any):
+        self.tokenizer = tokenizer
+        self.eos_text = tokenizer.eos_token or ""
+
+    def render(self, messages: list[dict[str, str]], tools: list | None, *, generation_prompt: bool) -> str:
+        kwargs: dict[str, Any] = {"tokenize": False, "add_generation_prompt": generation_prompt}
+        if tools:
+            kwargs["tools"] = tools
+        return self.tokenizer.apply_chat_template(messages, **kwargs)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def prompt(self, messages: list[dict[str, str]], tools: list | None = None) -> list[int]:
+        """Tokens of the conversation so far followed by the assistant header."""
+        return self.encode(self.render(messages, tools, generation_prompt=True))
+
+    def observation(
+        self,
+        before: list[dict[str, str]],
+        action: str,
+        after: list[dict[str, str]],
+        tools: list | None = None,
+        *,
+        ended_turn: bool,
+    ) -> list[int]:
+        """Tokens between the agent's action and the next generation.
+
+        ``before`` is the chat the action answered, ``after`` the chat once the env replied;
+        ``ended_turn`` says whether the sampled tokens already end with the end-of-turn token.
+        """
+        with_action = self.render([*before, {"role": "assistant", "content": action}], tools, generation_prompt=False)
+        header = self.render(before, tools, generation_prompt=True)
+        closing = ""
+        if with_action.startswith(header) and with_action[len(header) :].startswith(action):
+            closing = with_action[len(header) + len(action) :]
+        elif not ended_turn:
+            closing = self.eos_text
+        if ended_turn and closing.startswith(self.eos_text):
+            closing = closing[len(self.eos_text) :]
+        full = self.render(after, tools, generation_prompt=True)
+        shared = os.path.commonprefix([with_action, full])
+        return self.encode(closing + full[len(shared) :])
+
+
+def make_envs(env_id: str, count: int, env_kwargs: dict[str, Any] | None = None) -> list[gym.Env]:
+    """``count`` independent envs of ``env_id``, each behind :class:`ChatHistory`."""
+    return [ChatHistory(gym.make(env_id, **(env_kwargs or {}))) for _ in range(count)]
+
+
+def generate_tokens(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[Sequence[int]],
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    top_p: float = 1.0,
+) -> list[tuple[list[int], bool]]:
+    """Sample one continuation per prompt: ``(tokens, ended_turn)`` each, cut after the first EOS."""
+    import torch
+
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    eos = tokenizer.eos_token_id
+    width = max(len(p) for p in prompts)
+    device = next(model.parameters()).device
+    input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+    attention = torch.zeros((len(prompts), width), dtype=torch.long)
+    for i, prompt in enumerate(prompts):  # left padding: every prompt ends where generation starts
+        input_ids[i, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
+        attention[i, width - len(prompt) :] = 1
+    sampling = {"temperature": temperature, "top_p": top_p, "top_k": 0} if temperature > 0 else {}
+    with torch.no_grad():
+        output = model.generate(
+            input_ids=input_ids.to(device),
+            attention_mask=attention.to(device),
+            max_new_tokens=max_new_tokens,
+            do_sample=temperature > 0,
+            pad_token_id=pad,
+            eos_token_id=eos,
+            **sampling,
+        )
+    results = []
+    for row in output[:, width:].tolist():
+        if eos in row:
+            results.append((row[: row.index(eos) + 1], True))
+        else:
+            results.append((row, False))
+    return results
+
+
+def collect_episodes(
+    envs: Sequence[gym.Env],
+    model: Any,
+    tokenizer: Any,
+    task_ids: Sequence[str],
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    top_p: float = 1.0,
+    max_episode_tokens: int = 4096,
+    seed: int | None = None,
+    groups: Sequence[str] | None = None,
+) -> list[Episode]:
+    """Play one episode per task id, all in lockstep, and return them as token sequences.
+
+    ``envs[i]`` plays ``task_ids[i]`` (pass a task id G times for a GRPO group); generation is
+    batched over the episodes still running. An episode whose tokens would pass
+    ``max_episode_tokens`` stops generating and is given empty actions until the env ends it.
+    """
+    return _run_lockstep(
+        envs,
+        tokenizer,
+        task_ids,
+        seed=seed,
+        groups=groups,
+        max_episode_tokens=max_episode_tokens,
+        max_new_tokens=max_new_tokens,
+        policy=lambda prompts: generate_tokens(
+            model, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p
+        ),
+    )
+
+
+def demonstrations(
+    envs: Sequence[gym.Env],
+    tokenizer: Any,
+    task_ids: Sequence[str],
+    make_agent: Callable[[gym.Env], Any],
+    *,
+    max_episode_tokens: int = 4096,
+    seed: int | None = None,
+) -> list[Episode]:
+    """Episodes whose actions come from ``make_agent(env)`` (e.g. the OracleAgent), tokenised as in
+    :func:`collect_episodes` so that SFT trains exactly the tokens a rollout would sample."""
+    encoder = ChatEncoder(tokenizer)
+    agents = [make_agent(env) for env in envs]
+    state: dict[int, tuple[str, dict[str, Any]]] = {}
+
+    def act(index: int) -> tuple[list[int], bool]:
+        observation, info = state[index]
+        action = agents[index].act(observation, info)
+        tokens = encoder.encode(action) + ([tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else [])
+        return tokens, tokenizer.eos_token_id is not None
+
+    for agent in agents:
+        agent.reset()
+    return _run_lockstep(
+        envs,
+        tokenizer,
+        task_ids,
+        seed=seed,
+        groups=None,
+        max_episode_tokens=max_episode_tokens,
+        max_new_tokens=0,
+        policy=None,
+        act=act,
+        state=state,
+    )
+
+
+def _run_lockstep(
+    envs: Sequence[gym.Env],
+    tokenizer: Any,
+    task_ids: Sequence[str],
+    *,
+    seed: int | None,
+    groups: Sequence[str] | None,
+    max_episode_tokens: int,
+    max_new_tokens: int,
+    policy: Callable[[list[list[int]]], list[tuple[list[int], bool]]] | None,
+    act: Callable[[int], tuple[list[int], bool]] | None = None,
+    state: dict[int, tuple[str, dict[str, Any]]] | None = None,
+) -> list[Episode]:
+    if len(envs) < len(task_ids):
+        raise ValueError(f"{len(task_ids)} episodes need as many envs, got {len(envs)}")
+    encoder = ChatEncoder(tokenizer)
+    state = {} if state is None else state
+    episodes, messages, tools, done = [], [], [], []
+    for i, task_id in enumerate(task_ids):
+        observation, info = envs[i].reset(seed=None if seed is None else seed + i, options={"task_id": task_id})
+        state[i] = (observation, info)
+        episode = Episode(task_id=task_id, group=groups[i] if groups else task_id)
+        messages.append(initial_messages(observation, info))
+        tools.append(info.get("tools"))
+        episode.add(encoder.prompt(messages[i], tools[i]), agent=False)
+        episodes.append(episode)
+        done.append(False)
+    while not all(done):
+        running = [i for i in range(len(episodes)) if not done[i]]
+        fits = [i for i in running if len(episodes[i].token_ids) + max_new_tokens <= max_episode_tokens]
+        if policy is not None:
+            sampled = dict(zip(fits, policy([episodes[i].token_ids for i in fits]), strict=True)) if fits else {}
+        else:
+            sampled = {i: act(i) for i in fits}
+        for i in running:
+            episode = episodes[i]
+            if i not in sampled:
+                _finish_with_empty_actions(envs[i], episode)
+                done[i] = True
+                continue
+            tokens, ended_turn = sampled[i]
+            action = tokenizer.decode(tokens, skip_special_tokens=True)
+            episode.add(tokens, agent=True)
+            if tokens:
+                episode.action_ends.append(len(episode.token_ids) - 1)
+            episode.clipped_actions += int(not ended_turn)
+            episode.actions.append(action)
+            observation, reward, terminated, truncated, info = envs[i].step(action)
+            state[i] = (observation, info)
+            episode.reward += float(reward)
+            if tokens:
+                episode.step_rewards.append(float(reward))
+            if terminated or truncated:
+                _record_outcome(episode, info)
+                done[i] = True
+                continue
+            after = (
+                [dict(m) for m in info["messages"]]
+                if info.get("messages")
+                else [*messages[i], {"role": "assistant", "content": action}, {"role": "user", "content": observation}]
+            )
+            tools[i] = info.get("tools", tools[i])
+            episode.add(encoder.observation(messages[i], action, after, tools[i], ended_turn=ended_turn), agent=False)
+            messages[i] = after
+    return episodes
+
+
+def _record_outcome(episode: Episode, info: dict[str, Any]) -> None:
+    episode.components = {k: float(v) for k, v in info.get("reward_components", {}).items()}
+    episode.is_success = bool(info.get("is_success", False))
+
+
+def _finish_with_empty_actions(env: gym.Env, episode: Episode) -> None:
+    """Out of token budget: send empty actions until the env ends the episode (its turn budget)."""
+    for _ in range(MAX_EMPTY_STEPS):
+        _, reward, terminated, truncated, info = env.step("")
+        episode.reward += float(reward)
+        if terminated or truncated:
+            if episode.step_rewards:
+                episode.step_rewards[-1] += float(reward)
+            _record_outcome(episode, info)
+            return
