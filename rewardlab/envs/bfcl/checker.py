@@ -1,0 +1,457 @@
+"""BFCL's AST checker, compiled once per task and reporting every error, not just the first.
+
+This re-implements ``bfcl_eval.eval_checker.ast_eval.ast_checker`` for Python-language
+categories: its verdict is the same (``tests/envs/test_bfcl_agreement.py`` checks this against
+the real checker), but
+
+- the possible answers are compiled once per task into :class:`CallSpec` objects (standardised
+  strings, hashable option sets, the "type of the possible answer" used by BFCL's variable rule),
+  so checking an answer does no regex work on the answers and no repeated lookups, and
+- every call and parameter is checked, and each error is recorded under one of BFCL's error
+  kinds, so an env can give partial credit per kind while the verdict stays BFCL's.
+
+BFCL's rules, as implemented by its checker (and mirrored here, quirks included):
+
+- The number of calls must equal the number of expected calls (``wrong_count``).
+- Expected calls are matched to the output in order: each expected call takes the first
+  still-unmatched output call that passes every check (``parallel`` categories accept any
+  order; with one expected call this is the ``simple``/``multiple`` rule).
+- A call passes when its function name is the expected one (``wrong_func_name``), every
+  required parameter is present (``missing_required``), every given parameter is documented
+  and has possible answers (``unexpected_param``), has the documented type (``type_error``;
+  an integer is accepted for a ``float``; a value of the possible answers' own type is accepted
+  as a "variable"), and has one of the possible values (``value_error``; strings and strings in
+  lists are compared after removing ``" ,./-_*^"``, lower-casing and turning ``'`` into ``"``),
+  and no parameter without ``""`` among its possible answers is left out (``missing_optional``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+PYTHON_TYPES: dict[str, type] = {
+    "string": str,
+    "integer": int,
+    "float": float,
+    "boolean": bool,
+    "array": list,
+    "tuple": list,
+    "dict": dict,
+    "any": str,
+}
+"""BFCL's Python type names (``PYTHON_TYPE_MAPPING``) and the JSON value types they accept."""
+
+NESTED_TYPES = frozenset({"array", "tuple"})
+"""Types whose items BFCL checks one level deep."""
+
+ERROR_KINDS: tuple[str, ...] = (
+    "wrong_count",
+    "wrong_func_name",
+    "missing_required",
+    "unexpected_param",
+    "missing_optional",
+    "type_error",
+    "value_error",
+)
+"""BFCL's error kinds, in the order its checker tests them."""
+
+_STANDARDIZE_DROP = str.maketrans("", "", " ,./-_*^")
+
+
+def standardize_string(text: str) -> str:
+    """BFCL's ``standardize_string``: drop ``" ,./-_*^"``, lower-case, ``'`` -> ``"``.
+
+    Example:
+        >>> standardize_string("New York, NY")
+        'newyorkny'
+    """
+    return text.translate(_STANDARDIZE_DROP).lower().replace("'", '"')
+
+
+def _standardize_items(option: Any) -> list[Any] | None:
+    """A possible list answer with its strings standardised, as BFCL's ``list_checker`` builds it."""
+    if not isinstance(option, (list, tuple, str, dict)):
+        return None
+    return [standardize_string(item) if type(item) is str else item for item in option]
+
+
+def _first_answer_type(options: Sequence[Any]) -> type | None:
+    """BFCL's ``get_possible_answer_type``: the type of the first option that is not ``""``."""
+    for option in options:
+        if option != "":
+            return type(option)
+    return None
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class DictAnswer:
+    """One possible dictionary value: ``{key: standardised options}`` and its keys that may be omitted."""
+
+    options: dict[str, list[Any]]
+    required: frozenset[str]
+
+    @classmethod
+    def compile(cls, answer: Mapping[str, Any]) -> DictAnswer:
+        options = {
+            key: [standardize_string(o) if type(o) is str else o for o in values] for key, values in answer.items()
+        }
+        required = frozenset(key for key, values in answer.items() if "" not in values)
+        return cls(options, required)
+
+    def matches(self, value: Any) -> bool:
+        """BFCL's ``dict_checker`` for this one possible answer."""
+        if type(value) is not dict:
+            return False
+        for key, item in value.items():
+            allowed = self.options.get(key)
+            if allowed is None:
+                return False
+            if type(item) is str:
+                item = standardize_string(item)
+            if item not in allowed:
+                return False
+        return self.required.issubset(value)
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSpec:
+    """One documented parameter with its possible answers, compiled for checking.
+
+    Attributes:
+        name: The parameter name.
+        type_name: BFCL's type name from the function description (``"string"``, ``"array"`` ...).
+        expected: The Python type of a correct value, or None when BFCL does not know the type.
+        nested: The item type of an ``array``/``tuple``, else None.
+        options: The possible answers as given (``""`` means "may be omitted").
+        optional: ``""`` is among the options.
+        answer_type: The type of the first non-empty option (BFCL's "variable" rule).
+        value_set: The hashable options, for fast membership.
+        strings: The standardised string options.
+        lists: The possible list answers with standardised strings.
+        dicts: The possible dictionary answers (for ``dict`` values).
+        dict_lists: The possible lists of dictionaries (for ``array`` of ``dict``), None for ``""``.
+    """
+
+    name: str
+    type_name: str
+    expected: type | None
+    nested: type | None
+    options: tuple[Any, ...]
+    optional: bool
+    answer_type: type | None
+    value_set: frozenset[Any]
+    strings: frozenset[str]
+    lists: tuple[list[Any], ...]
+    dicts: tuple[DictAnswer, ...]
+    dict_lists: tuple[tuple[DictAnswer | None, ...] | None, ...]
+    inner_answer_types: tuple[type | None | bool, ...] = field(default=())
+
+    @classmethod
+    def compile(cls, name: str, details: Mapping[str, Any] | None, options: Sequence[Any]) -> ParamSpec:
+        options = tuple(options)
+        type_name = str(details.get("type")) if isinstance(details, Mapping) else ""
+        expected = PYTHON_TYPES.get(type_name)
+        nested = None
+        if type_name in NESTED_TYPES:
+            items = details.get("items") if isinstance(details, Mapping) else None
+            nested = PYTHON_TYPES.get(str(items.get("type"))) if isinstance(items, Mapping) else None
+            if nested is None:
+                expected = None  # BFCL cannot check an array without a known item type
+        dicts = tuple(DictAnswer.compile(o) for o in options if type(o) is dict)
+        dict_lists: list[tuple[DictAnswer | None, ...] | None] = []
+        for option in options:
+            if option == "":
+                dict_lists.append(None)
+            elif type(option) is list:
+                dict_lists.append(tuple(DictAnswer.compile(d) if type(d) is dict else None for d in option))
+        # For the item check of arrays: per option, False when it is not a list (any items pass),
+        # else the type of its first non-empty item (None when it has none).
+        inner = tuple(_first_answer_type(o) if type(o) is list else False for o in options)
+        return cls(
+            name=name,
+            type_name=type_name,
+            expected=expected,
+            nested=nested,
+            options=options,
+            optional="" in options,
+            answer_type=_first_answer_type(options),
+            value_set=frozenset(o for o in options if _hashable(o)),
+            strings=frozenset(standardize_string(o) for o in options if type(o) is str),
+            lists=tuple(s for s in map(_standardize_items, options) if s is not None),
+            dicts=dicts,
+            dict_lists=tuple(dict_lists),
+            inner_answer_types=inner,
+        )
+
+    # ------------------------------------------------------------------ checks
+    def check(self, value: Any) -> str | None:
+        """``None`` when ``value`` passes, else ``"type_error"`` or ``"value_error"``."""
+        expected = self.expected
+        if expected is None:
+            return "type_error"
+        if expected is float and type(value) is int:
+            try:
+                value = float(value)
+            except OverflowError:
+                return "type_error"
+        answer_type = self.answer_type
+        is_variable = answer_type is not None and answer_type is not expected
+        value_type = type(value)
+        if value_type is expected:
+            if self.nested is not None and not self._items_ok(value):
+                return "type_error"
+        elif answer_type is not None and value_type is answer_type:
+            is_variable = True
+        else:
+            return "type_error"
+        if not is_variable:
+            if expected is dict:
+                return None if any(d.matches(value) for d in self.dicts) else "value_error"
+            if expected is list and self.nested is dict:
+                return None if self._dict_list_ok(value) else "value_error"
+            if expected is str:
+                return None if standardize_string(value) in self.strings else "value_error"
+            if expected is list:
+                standard = [standardize_string(v) if type(v) is str else v for v in value]
+                return None if standard in self.lists else "value_error"
+        if _hashable(value):
+            return None if value in self.value_set else "value_error"
+        return None if value in self.options else "value_error"
+
+    def _items_ok(self, value: list[Any]) -> bool:
+        """BFCL's one-level item check: some option is not a list, or every item fits a list option."""
+        nested = self.nested
+        for inner_type in self.inner_answer_types:
+            if inner_type is False:
+                return True
+            if all(type(v) is nested or (inner_type is not None and type(v) is inner_type) for v in value):
+                return True
+        return False
+
+    def _dict_list_ok(self, value: list[Any]) -> bool:
+        """BFCL's ``list_dict_checker``: same length and each dictionary matches in order."""
+        for answer in self.dict_lists:
+            if answer is None:
+                if not value:
+                    return True
+                continue
+            if len(answer) == len(value) and all(
+                d is not None and d.matches(v) for d, v in zip(answer, value, strict=True)
+            ):
+                return True
+        return False
+
+
+class CallCheck(NamedTuple):
+    """The errors of one output call against one expected call (empty ``errors`` = it matches)."""
+
+    errors: tuple[tuple[str, str], ...]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return frozenset(kind for kind, _ in self.errors)
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpec:
+    """One expected call: the function's documentation and the possible answers, compiled.
+
+    Attributes:
+        name: The function name the output must use (from the function description).
+        properties: The documented parameter names.
+        required: The parameters the description marks required.
+        params: Compiled possible answers, for parameters both documented and answered.
+        answered: Every parameter that has possible answers (documented or not).
+        must_give: Answered parameters without ``""`` among their options.
+        answer: The raw possible answers ``{param: [options]}`` (for the oracle).
+    """
+
+    name: str
+    properties: frozenset[str]
+    required: tuple[str, ...]
+    params: dict[str, ParamSpec]
+    answered: frozenset[str]
+    must_give: tuple[str, ...]
+    answer: dict[str, list[Any]]
+
+    @classmethod
+    def compile(cls, description: Mapping[str, Any] | None, answer: Mapping[str, Sequence[Any]]) -> CallSpec:
+        description = description or {}
+        parameters = description.get("parameters") or {}
+        properties = parameters.get("properties") or {}
+        params = {
+            name: ParamSpec.compile(name, properties[name], options)
+            for name, options in answer.items()
+            if name in properties
+        }
+        return cls(
+            name=str(description.get("name", "")),
+            properties=frozenset(properties),
+            required=tuple(parameters.get("required") or ()),
+            params=params,
+            answered=frozenset(answer),
+            must_give=tuple(name for name, options in answer.items() if "" not in options),
+            answer={name: list(options) for name, options in answer.items()},
+        )
+
+    def check(self, name: str, arguments: Mapping[str, Any]) -> CallCheck:
+        """Every BFCL error of the call ``name(**arguments)`` against this expected call."""
+        if name != self.name:
+            return CallCheck((("wrong_func_name", f"expected function {self.name!r}, got {name!r}"),))
+        errors: list[tuple[str, str]] = []
+        for param in self.required:
+            if param not in arguments:
+                errors.append(("missing_required", f"missing required parameter {param!r}"))
+        params = self.params
+        for param, value in arguments.items():
+            spec = params.get(param)
+            if spec is None:
+                errors.append(("unexpected_param", f"unexpected parameter {param!r}"))
+                continue
+            kind = spec.check(value)
+            if kind == "type_error":
+                errors.append((kind, f"parameter {param!r} must be of type {spec.type_name}, got {_json_type(value)}"))
+            elif kind is not None:
+                errors.append((kind, f"parameter {param!r} has a wrong value: {_short(value)}"))
+        for param in self.must_give:
+            if param not in arguments and param not in self.required:
+                errors.append(("missing_optional", f"parameter {param!r} must be given for this request"))
+        return CallCheck(tuple(errors))
+
+
+class Verdict(NamedTuple):
+    """The result of checking a whole answer.
+
+    Attributes:
+        valid: BFCL's verdict.
+        expected: Number of expected calls.
+        given: Number of calls in the answer.
+        pairs: For each expected call, the check of the output call matched to it (None if none).
+        errors: Every error, as ``(kind, message)``, in checking order.
+    """
+
+    valid: bool
+    expected: int
+    given: int
+    pairs: tuple[CallCheck | None, ...]
+    errors: tuple[tuple[str, str], ...]
+
+
+def expected_calls(
+    functions: Sequence[Mapping[str, Any]], ground_truth: Sequence[Mapping[str, Any]], *, simple: bool
+) -> list[tuple[Mapping[str, Any] | None, Mapping[str, Sequence[Any]]]]:
+    """``(function description, possible answers)`` per expected call, found as BFCL finds them.
+
+    ``simple``: the category is neither ``parallel`` nor ``multiple``, where BFCL checks against
+    the first function description whatever the answer's name; otherwise the first description
+    with the answer's name (None if there is none).
+    """
+    by_name: dict[Any, Mapping[str, Any]] = {}
+    for function in functions:
+        by_name.setdefault(function.get("name"), function)
+    pairs = []
+    for expected in ground_truth:
+        for name, answer in expected.items():
+            pairs.append((functions[0] if simple and functions else by_name.get(name), answer))
+    return pairs
+
+
+def satisfiable(
+    functions: Sequence[Mapping[str, Any]], ground_truth: Sequence[Mapping[str, Any]], *, simple: bool
+) -> bool:
+    """Whether any answer can pass BFCL's checker. It cannot when an expected call's function is
+    not described, a parameter has no possible answer (``[]``), a parameter that must be given is
+    not documented (giving it is "unexpected"), or a required parameter has no possible answers."""
+    for description, answer in expected_calls(functions, ground_truth, simple=simple):
+        if description is None:
+            return False
+        parameters = description.get("parameters") or {}
+        properties = parameters.get("properties") or {}
+        for param, options in answer.items():
+            if not options or (param not in properties and "" not in options):
+                return False
+        if any(param not in answer for param in parameters.get("required") or ()):
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerSpec:
+    """All expected calls of one task, compiled; ``check`` gives BFCL's verdict and every error."""
+
+    calls: tuple[CallSpec, ...]
+
+    @classmethod
+    def compile(
+        cls, functions: Sequence[Mapping[str, Any]], ground_truth: Sequence[Mapping[str, Any]], *, simple: bool
+    ) -> AnswerSpec:
+        """Compile a BFCL entry (``simple``: see :func:`expected_calls`)."""
+        return cls(tuple(CallSpec.compile(d, a) for d, a in expected_calls(functions, ground_truth, simple=simple)))
+
+    def check(self, calls: Sequence[tuple[str, Mapping[str, Any]]]) -> Verdict:
+        """Check ``[(name, arguments), ...]``: BFCL's verdict plus a best-effort pairing for partial credit.
+
+        First pass (BFCL's): each expected call, in order, takes the first unmatched output call
+        that passes. Second pass (ours, for credit only): expected calls left over take the
+        remaining output call with the same name and the fewest errors.
+        """
+        expected, given = len(self.calls), len(calls)
+        errors: list[tuple[str, str]] = []
+        if expected != given:
+            errors.append(("wrong_count", f"expected {expected} call(s), got {given}"))
+        pairs: list[CallCheck | None] = [None] * expected
+        free = list(range(given))
+        checks: dict[tuple[int, int], CallCheck] = {}
+        for i, spec in enumerate(self.calls):
+            for j in free:
+                result = spec.check(*calls[j])
+                checks[i, j] = result
+                if result.valid:
+                    pairs[i] = result
+                    free.remove(j)
+                    break
+        valid = expected == given and all(p is not None for p in pairs)
+        for i, spec in enumerate(self.calls):
+            if pairs[i] is not None:
+                continue
+            best = None
+            for j in free:
+                result = checks.get((i, j)) or spec.check(*calls[j])
+                if result.kinds != {"wrong_func_name"} and (best is None or len(result.errors) < len(best[1].errors)):
+                    best = (j, result)
+            if best is None:
+                errors.append(("wrong_func_name", f"no call to {spec.name!r}"))
+                continue
+            free.remove(best[0])
+            pairs[i] = best[1]
+            errors.extend(best[1].errors)
+        return Verdict(valid, expected, given, tuple(pairs), tuple(errors))
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "float"}.get(
+        type(value), "null" if value is None else type(value).__name__
+    )
+
+
+_SHORT = re.compile(r"\s+")
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = _SHORT.sub(" ", repr(value))
+    return text if len(text) <= limit else text[: limit - 3] + "..."

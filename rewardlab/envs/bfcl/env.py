@@ -1,0 +1,239 @@
+"""RewardLab/BFCL-v0: the Berkeley Function Calling Leaderboard as a single-shot text env.
+
+## Description
+
+Each task is one entry of BFCL (read from the installed ``bfcl-eval`` package): a user request
+and the functions on offer. The agent answers with function calls as JSON, or in plain text
+when no function fits. The answer is scored by BFCL's AST checker: the calls are matched
+against BFCL's possible answers, and every kind of error BFCL distinguishes (wrong count,
+wrong function, missing or unexpected parameter, wrong type, wrong value) lowers its own
+reward component.
+
+Categories (``categories=`` selects some; default all): ``simple_python``, ``multiple``,
+``parallel``, ``parallel_multiple``, ``live_simple``, ``live_multiple``, ``live_parallel``,
+``live_parallel_multiple`` (calls are expected) and ``irrelevance``, ``live_irrelevance``
+(no function fits: the right answer calls none). Entries that no answer can pass are left out
+(two ``live_simple`` entries whose possible answers for a required parameter are empty).
+
+## Spaces
+
+- Observation: text (:class:`~rewardlab.core.TextSpace`): the conversation, then the functions
+  as BFCL documents them (JSON). ``info["tools"]`` has them as OpenAI function-calling tools.
+- Action: text. The documented format is the whole action being JSON: one call
+  ``{"name": "math.factorial", "arguments": {"number": 5}}`` or a list of calls
+  ``[{...}, {...}]``; or plain text without a call. Calls inside prose, a code fence or
+  ``<tool_call>`` tags are still read, but count against ``format``.
+
+## Rewards
+
+Six components in [0, 1], equal default weights (1/6 each), mean aggregate, no gates; with
+``n*`` expected calls, ``n`` given and ``m = max(n, n*)`` (all 1 when ``m = 0``):
+
+| component    | formula                                                       |
+|--------------|---------------------------------------------------------------|
+| `format`     | 1 if bare JSON calls or plain text, else 0 (malformed JSON, prose, fences, JSON-string arguments) |
+| `count`      | min(n, n*) / m                                                |
+| `function`   | expected calls paired with a call to the right function / m   |
+| `parameters` | pairs with no missing, unexpected or left-out parameter / m   |
+| `types`      | pairs with no wrongly typed value / m                         |
+| `values`     | pairs with every value among the possible answers / m         |
+
+``info["is_success"]`` is BFCL's verdict: for call categories ``ast_checker`` passes on the
+calls read; for irrelevance, no call was read (BFCL's rule: text, or a call that cannot be
+decoded, is a pass). Gate on ``format`` (``gates=["format"]``) to pay ``invalid_penalty``
+for malformed output. ``info["bfcl_errors"]`` lists ``{"kind", "message"}`` for every error
+found (kinds: ``checker.ERROR_KINDS``).
+
+## Starting State
+
+A task drawn from the train split with ``np_random`` (or ``options={"task_id"|"split"}``).
+The split is a stable hash of BFCL's id (about 20% test).
+
+## Episode End
+
+After one step (the answer is scored). Non-text actions end the episode scored as malformed.
+
+## Arguments
+
+- ``categories``: BFCL categories to load (default: all ten above).
+- ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``render_mode``: see
+  :class:`~rewardlab.core.TextEnv`. (``max_turns`` is accepted for uniformity; it has no
+  effect on a single-shot episode.)
+
+Needs ``pip install 'rewardlab[bfcl]'`` (the ``bfcl-eval`` package), else
+:class:`~rewardlab.errors.MissingDependencyError`.
+
+## Version History
+
+- v0: initial version (bfcl-eval data v4; AST categories and irrelevance).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from rewardlab.core.env import TextEnv, Turn
+from rewardlab.core.rubric import Aggregate
+from rewardlab.core.tasks import Task
+from rewardlab.envs.bfcl.checker import AnswerSpec, Verdict
+from rewardlab.envs.bfcl.loader import is_simple, load_tasks, validate_categories
+from rewardlab.envs.bfcl.oracle import BFCLOracle
+from rewardlab.envs.bfcl.rubric import BFCLOutcome, bfcl_rubric
+from rewardlab.envs.bfcl.tools import openai_tools
+from rewardlab.envs.toolcall.parsing import ParseLimits, parse_tool_calls
+
+PARSE_LIMITS = ParseLimits(max_chars=200_000, max_depth=32, max_calls=16)
+"""What an answer may be: 200,000 characters, JSON nested 32 deep, 16 calls."""
+
+
+class BFCLEnv(TextEnv):
+    """BFCL function-calling tasks scored by BFCL's AST checker; see the module docstring."""
+
+    system_prompt: ClassVar[str] = (
+        "You are an expert in composing function calls. You are given a request and a set of "
+        "functions. To call functions, reply with only JSON: one call as "
+        '{"name": "<function>", "arguments": {"<parameter>": <value>}}, or a JSON list of such '
+        "calls to make several at once. Use only the functions offered and their documented "
+        "parameters and types. If none of the functions fits the request, reply in plain text "
+        "without calling any function."
+    )
+
+    def __init__(
+        self,
+        *,
+        categories: Sequence[str] | None = None,
+        reward_weights: Mapping[str, float] | None = None,
+        aggregate: Aggregate | None = None,
+        gates: Sequence[str] | Mapping[str, float] | None = None,
+        invalid_penalty: float | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+    ):
+        self.categories = validate_categories(categories)
+        super().__init__(
+            tasks=load_tasks(self.categories),
+            rubric=bfcl_rubric(),
+            reward_weights=reward_weights,
+            aggregate=aggregate,
+            gates=gates,
+            invalid_penalty=invalid_penalty,
+            max_turns=max_turns,
+            render_mode=render_mode,
+        )
+        self._specs: dict[str, AnswerSpec] = {}
+        self._spec: AnswerSpec | None = None
+        self._function_names: frozenset[str] = frozenset()
+
+    def answer_spec(self, task: Task) -> AnswerSpec:
+        """The compiled possible answers of ``task`` (compiled once, then cached)."""
+        spec = self._specs.get(task.id)
+        if spec is None:
+            simple = is_simple(task.data["category"])
+            spec = AnswerSpec.compile(task.data["functions"], task.data["ground_truth"], simple=simple)
+            self._specs[task.id] = spec
+        return spec
+
+    # ------------------------------------------------------------------ hooks
+    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        self._spec = self.answer_spec(task)
+        self._function_names = frozenset(f.get("name") for f in task.data["functions"])
+        return task.prompt, {"tools": openai_tools(task.data["functions"]), "category": task.data["category"]}
+
+    def _act(self, action: str) -> Turn:
+        return self.score_answer(action)
+
+    def _reject(self, error: str) -> Turn:
+        return self._finish(BFCLOutcome(False, error, False, 0, self._spec.check(())), error)
+
+    def _outcome(self) -> tuple[Any, bool]:  # single-shot: every step ends the episode
+        return BFCLOutcome(False, "no answer", False, 0, self._spec.check(())), True
+
+    def _is_success(self, outcome: BFCLOutcome, result: Any) -> bool:
+        """BFCL's verdict (for irrelevance tasks: no call was read)."""
+        return outcome.verdict.valid
+
+    # ------------------------------------------------------------------ scoring
+    def score_answer(self, action: str) -> Turn:
+        """Parse ``action``, check it with BFCL's rules and build the final turn. Never raises."""
+        parsed = parse_tool_calls(action, PARSE_LIMITS)
+        calls = [(call.name, call.arguments) for call in parsed.calls]
+        unknown = sorted({name for name, _ in calls if name not in self._function_names})
+        outcome = BFCLOutcome(
+            strict=parsed.strict,
+            parse_error=parsed.error,
+            lenient=bool(parsed.calls) and not parsed.strict,
+            unknown_calls=sum(1 for name, _ in calls if name not in self._function_names),
+            verdict=self._spec.check(calls),
+        )
+        if parsed.error is not None:
+            error = parsed.error
+        elif unknown:
+            error = f"unknown function(s) {unknown}; offered: {sorted(self._function_names)}"
+        elif outcome.lenient:
+            error = f"{parsed.note}; the documented format is the whole action being JSON"
+        else:
+            error = None
+        return self._finish(outcome, error)
+
+    def _finish(self, outcome: BFCLOutcome, error: str | None) -> Turn:
+        verdict = outcome.verdict
+        errors = [{"kind": kind, "message": message} for kind, message in verdict.errors]
+        return Turn(
+            observation=_report(outcome, error, verdict),
+            done=True,
+            outcome=outcome,
+            action_error=error,
+            info={"bfcl_errors": errors},
+        )
+
+    # ------------------------------------------------------------------ agents
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A random answer: plain text (1 in 5) or 1-2 calls to offered (or made-up) functions
+        with a random subset of documented parameters set to random JSON values."""
+        if self.task is None or rng.random() < 0.2:
+            return "I cannot help with that."
+        functions = list(self.task.data["functions"])
+        calls = []
+        for _ in range(int(rng.integers(1, 3))):
+            if not functions or rng.random() < 0.1:
+                function = {"name": "made_up_function"}
+            else:
+                function = functions[int(rng.integers(len(functions)))]
+            name = function.get("name", "")
+            properties = list((function.get("parameters") or {}).get("properties") or {})
+            arguments = {p: _random_value(rng) for p in properties if rng.random() < 0.6}
+            calls.append({"name": name, "arguments": arguments})
+        return json.dumps(calls[0] if len(calls) == 1 else calls)
+
+    def make_oracle(self) -> BFCLOracle:
+        return BFCLOracle(self)
+
+
+def _random_value(rng: np.random.Generator) -> Any:
+    kind = int(rng.integers(6))
+    if kind == 0:
+        return int(rng.integers(-100, 100))
+    if kind == 1:
+        return round(float(rng.normal(0, 50)), 2)
+    if kind == 2:
+        return bool(rng.integers(2))
+    if kind == 3:
+        return ["a", "b"][: int(rng.integers(3))]
+    if kind == 4:
+        return {"key": "value"}
+    return "".join(rng.choice(list("abcdefgh ")) for _ in range(int(rng.integers(1, 12))))
+
+
+def _report(outcome: BFCLOutcome, error: str | None, verdict: Verdict) -> str:
+    """The final observation: the verdict and what was wrong."""
+    lines = [f"BFCL verdict: {'pass' if verdict.valid else 'fail'}"]
+    if error is not None:
+        lines.append(f"action_error: {error}")
+    lines.extend(f"- {kind}: {message}" for kind, message in verdict.errors[:20])
+    if len(verdict.errors) > 20:
+        lines.append(f"- ... and {len(verdict.errors) - 20} more")
+    return "\n".join(lines)

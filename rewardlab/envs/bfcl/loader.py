@@ -1,0 +1,154 @@
+"""BFCL tasks, read lazily from the data files shipped in the installed ``bfcl-eval`` package.
+
+Nothing is copied into RewardLab: the questions, function descriptions and possible answers
+are read from ``bfcl_eval/data/`` the first time an env needs them (and cached per process).
+Each BFCL entry that some answer can pass (:func:`~rewardlab.envs.bfcl.checker.satisfiable`)
+becomes one :class:`~rewardlab.core.Task` whose id is BFCL's own id
+(``simple_python_12``, ``live_multiple_3-1-0`` ...). The split is a stable hash of the id:
+``test`` when ``sha256(id) mod 5 == 0`` (about 20%), else ``train``, so it never depends on
+file order, category selection or the Python hash seed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rewardlab.core.tasks import Task, TaskSet
+from rewardlab.envs.bfcl.checker import satisfiable
+from rewardlab.errors import ConfigError, did_you_mean, require
+
+EXTRA = "bfcl"
+"""The RewardLab extra that installs ``bfcl-eval``."""
+
+AST_CATEGORIES: tuple[str, ...] = (
+    "simple_python",
+    "multiple",
+    "parallel",
+    "parallel_multiple",
+    "live_simple",
+    "live_multiple",
+    "live_parallel",
+    "live_parallel_multiple",
+)
+"""Categories scored by matching the calls' AST against possible answers."""
+
+IRRELEVANCE_CATEGORIES: tuple[str, ...] = ("irrelevance", "live_irrelevance")
+"""Categories where no function fits and the right answer calls none."""
+
+CATEGORIES: tuple[str, ...] = AST_CATEGORIES + IRRELEVANCE_CATEGORIES
+"""Every category this env serves, in load order."""
+
+TEST_MODULUS = 5
+"""One task in ``TEST_MODULUS`` (by hash of its id) is in the test split."""
+
+
+def split_of(task_id: str) -> str:
+    """``"test"`` or ``"train"`` from a stable hash of the id.
+
+    Example:
+        >>> split_of("simple_python_0"), split_of("simple_python_0") == split_of("simple_python_0")
+        ('train', True)
+    """
+    digest = hashlib.sha256(task_id.encode("utf-8")).digest()
+    return "test" if int.from_bytes(digest[:8], "big") % TEST_MODULUS == 0 else "train"
+
+
+def is_simple(category: str) -> bool:
+    """BFCL's checker treats categories named neither ``parallel`` nor ``multiple`` as simple."""
+    return "parallel" not in category and "multiple" not in category
+
+
+def data_dir() -> Path:
+    """The ``data`` folder of the installed ``bfcl_eval`` package.
+
+    Raises:
+        MissingDependencyError: when ``bfcl-eval`` is not installed (extra ``bfcl``).
+    """
+    package = require("bfcl_eval", EXTRA)
+    return Path(package.__file__).parent / "data"
+
+
+def _category_file(folder: Path, category: str) -> Path:
+    """``BFCL_v<N>_<category>.json`` with the highest version present."""
+    pattern = re.compile(rf"BFCL_v(\d+)_{re.escape(category)}\.json")
+    versions = {int(m.group(1)): path for path in folder.iterdir() if (m := pattern.fullmatch(path.name))}
+    if not versions:
+        raise ConfigError(f"bfcl-eval has no data file for category {category!r} under {folder}")
+    return versions[max(versions)]
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def render_prompt(messages: Sequence[Mapping[str, Any]], functions: Sequence[Mapping[str, Any]]) -> str:
+    """The observation of a task: the conversation, then the functions as BFCL documents them."""
+    if len(messages) == 1 and messages[0].get("role") == "user":
+        conversation = str(messages[0].get("content", ""))
+    else:
+        conversation = "\n\n".join(f"[{m.get('role', 'user')}] {m.get('content', '')}" for m in messages)
+    listing = json.dumps(list(functions), ensure_ascii=False, indent=1)
+    return f"{conversation}\n\nAvailable functions:\n{listing}"
+
+
+def validate_categories(categories: Sequence[str] | None) -> tuple[str, ...]:
+    """The categories to load, checked; ``None`` means all of :data:`CATEGORIES`."""
+    if categories is None:
+        return CATEGORIES
+    if isinstance(categories, str) or not isinstance(categories, Sequence):
+        raise ConfigError(f"categories must be a list of names from {list(CATEGORIES)}, got {categories!r}")
+    chosen = tuple(dict.fromkeys(categories))
+    if not chosen:
+        raise ConfigError(f"categories is empty; choose from {list(CATEGORIES)}")
+    for category in chosen:
+        if category not in CATEGORIES:
+            raise ConfigError(
+                f"unknown BFCL category {category!r}; allowed: {list(CATEGORIES)}." + did_you_mean(category, CATEGORIES)
+            )
+    return chosen
+
+
+@functools.lru_cache(maxsize=8)
+def load_tasks(categories: tuple[str, ...] = CATEGORIES) -> TaskSet:
+    """The tasks of ``categories`` (cached per process; the TaskSet is read-only).
+
+    ``Task.data`` holds ``category``, ``functions`` (BFCL's function descriptions),
+    ``ground_truth`` (BFCL's possible answers; ``[]`` for irrelevance) and ``messages``.
+    """
+    folder = data_dir()
+    tasks = []
+    for category in validate_categories(categories):
+        entries = _read_jsonl(_category_file(folder, category))
+        answers: dict[str, list[Any]] = {}
+        if category not in IRRELEVANCE_CATEGORIES:
+            answer_file = _category_file(folder / "possible_answer", category)
+            answers = {row["id"]: row["ground_truth"] for row in _read_jsonl(answer_file)}
+        for entry in entries:
+            task_id = entry["id"]
+            if category not in IRRELEVANCE_CATEGORIES and task_id not in answers:
+                raise ConfigError(f"bfcl-eval has no possible answer for {task_id!r}")
+            if not satisfiable(entry["function"], answers.get(task_id, []), simple=is_simple(category)):
+                continue
+            messages = entry["question"][0]
+            functions = entry["function"]
+            tasks.append(
+                Task(
+                    id=task_id,
+                    split=split_of(task_id),
+                    prompt=render_prompt(messages, functions),
+                    data={
+                        "category": category,
+                        "functions": functions,
+                        "ground_truth": answers.get(task_id, []),
+                        "messages": messages,
+                    },
+                )
+            )
+    return TaskSet(tasks)
