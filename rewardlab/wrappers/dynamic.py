@@ -1,0 +1,126 @@
+"""DynamicRubric: weight each component by how much it currently discriminates between rollouts of one task."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from rewardlab.core.rubric import aggregate
+from rewardlab.errors import ConfigError
+from rewardlab.wrappers.advantages import component_matrix, group_centred_std, group_index
+from rewardlab.wrappers.reweight import component_names, env_rubric, replace_outcome
+
+
+def check_floor(floor: float, n_components: int) -> None:
+    """Raise ConfigError unless ``0 < floor <= 1/K``."""
+    if not (isinstance(floor, (int, float)) and 0 < floor <= 1 / n_components):
+        raise ConfigError(
+            f"floor must be in (0, 1/K] = (0, {1 / n_components:.4g}] for K={n_components}, got {floor!r}"
+        )
+
+
+def discrimination_weights(
+    components: Sequence[Mapping[str, float]], groups: Sequence[Hashable], *, floor: float = 0.05
+) -> dict[str, float]:
+    """Component weights proportional to within-group variance, with a floor (POW3R-style).
+
+    With ``v_k`` the mean, over groups of at least two rollouts, of component ``k``'s
+    population variance within the group, and ``K`` components::
+
+        w_k = floor + (1 − K·floor) · v_k / Σ_j v_j        (w_k = 1/K when Σ_j v_j = 0)
+
+    so weights sum to 1, every weight is at least ``floor`` (no component is ever dropped) and
+    a component that separates good from bad rollouts of the same task gets more weight than
+    one that every rollout of a task agrees on.
+
+    Example:
+        >>> rows = [{"a": 1.0, "b": 1.0}, {"a": 0.0, "b": 1.0}, {"a": 1.0, "b": 0.5}, {"a": 1.0, "b": 0.5}]
+        >>> discrimination_weights(rows, [0, 0, 1, 1], floor=0.1)
+        {'a': 0.9, 'b': 0.1}
+    """
+    names, matrix = component_matrix(components)
+    check_floor(floor, len(names))
+    if len(groups) != len(matrix):
+        raise ConfigError(f"got {len(matrix)} rollouts but {len(groups)} group labels")
+    index, n_groups = group_index(groups)
+    centred, _ = group_centred_std(matrix, index, n_groups)
+    counts = np.bincount(index, minlength=n_groups)
+    sums = np.zeros((n_groups, len(names)))
+    np.add.at(sums, index, centred**2)
+    multi = counts >= 2
+    variances = (sums[multi] / counts[multi, None]).mean(axis=0) if multi.any() else np.zeros(len(names))
+    total = float(variances.sum())
+    if total <= 0:
+        return {name: 1.0 / len(names) for name in names}
+    return {name: floor + (1 - len(names) * floor) * float(v) / total for name, v in zip(names, variances, strict=True)}
+
+
+class DynamicRubric(gym.Wrapper[str, str, str, str]):
+    """Reweight the outcome reward by each component's current within-task discrimination.
+
+    The wrapper keeps the components of the last ``window`` finished episodes, grouped by
+    ``task_id``, and weights ``w`` from :func:`discrimination_weights` on them. On the final
+    step of an episode, with the weights computed *before* this episode::
+
+        R_new = Σ_k w_k · c_k
+        r'    = r − info["score"] + R_new          (what wrappers below added to r is kept)
+
+    then the episode joins the window and the weights are recomputed. Episodes the env scored
+    unusable keep their ``invalid_penalty``. Until some task has two episodes in the window the
+    weights are equal. Each sub-env of a vector env keeps its own window; for one set of
+    weights over a whole GRPO batch, call :func:`discrimination_weights` on the batch instead.
+    ``info["dynamic_rubric"] = {"reward": R_new, "env_reward": R_env, "weights": w}`` on the final step.
+
+    Args:
+        env: A RewardLab env.
+        floor: The minimum weight of each component, in (0, 1/K].
+        window: How many recent episodes the weights are computed from (>= 2).
+
+    Attributes:
+        weights: The current weights. history: ``(task_id, components)`` of recent episodes.
+
+    Example:
+        >>> from tests.conftest import EchoEnv
+        >>> env = DynamicRubric(EchoEnv(), floor=0.1)
+        >>> for answer in ["alpha", "alphx", "alp"]:
+        ...     _ = env.reset(seed=0, options={"task_id": "t0"})
+        ...     _ = env.step(answer)
+        >>> {k: round(v, 3) for k, v in env.weights.items()}   # "exact" separates more
+        {'exact': 0.79, 'length': 0.21}
+
+    Version History:
+        v0: initial version.
+    """
+
+    def __init__(self, env: gym.Env[str, str], *, floor: float = 0.05, window: int = 64):
+        super().__init__(env)
+        names = component_names(env)
+        check_floor(floor, len(names))
+        if not (isinstance(window, int) and window >= 2):
+            raise ConfigError(f"window must be an int >= 2, got {window!r}")
+        self.floor = float(floor)
+        self.window = window
+        self.names = names
+        self.weights: dict[str, float] = {name: 1.0 / len(names) for name in names}
+        self.history: deque[tuple[Hashable, dict[str, float]]] = deque(maxlen=window)
+        self.env_invalid_penalty = float(getattr(env_rubric(env), "invalid_penalty", 0.0))
+
+    def outcome_reward(self, components: Mapping[str, float]) -> tuple[float, str | None]:
+        """``(R_new, None)`` under the current weights."""
+        return aggregate(components, self.weights, "mean"), None
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        components = info.get("reward_components")
+        if components is not None:
+            weights = self.weights
+            reward, new, env_reward, _ = replace_outcome(reward, info, self.outcome_reward, self.env_invalid_penalty)
+            info["dynamic_rubric"] = {"reward": new, "env_reward": env_reward, "weights": weights}
+            self.history.append((info.get("task_id"), dict(components)))
+            groups, rows = zip(*self.history, strict=True)
+            self.weights = discrimination_weights(rows, groups, floor=self.floor)
+        return observation, reward, terminated, truncated, info

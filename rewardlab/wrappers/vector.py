@@ -1,0 +1,100 @@
+"""VectorReward: the reward-component vector as the reward (the MO-Gymnasium convention)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector.utils import batch_space
+
+from rewardlab.errors import ConfigError
+from rewardlab.wrappers.reweight import component_names
+
+
+class VectorReward(gym.Wrapper[str, str, str, str]):
+    """Return the reward components as a vector, in ``reward_component_names`` order.
+
+    ``reward_t`` is a ``float32`` array of ``reward_space.shape == (K,)``::
+
+        reward_t = [c_1, ..., c_K]    on the final step (info["reward_components"])
+        reward_t = [0, ..., 0]        on every other step
+
+    The env's scalar reward is kept in ``info["scalar_reward"]``. An unusable episode's vector
+    is its components as reported (the gated ones zeroed); its ``invalid_penalty`` is only in
+    the scalar. Put VectorReward outermost: wrappers above it would see an array reward.
+    For ``gym.make_vec`` use :class:`BatchVectorReward` on the vector env instead: Gymnasium's
+    vector envs keep one float per sub-env (SyncVectorEnv writes into a float buffer and both
+    fill in ``0.0`` on autoreset steps), so a per-env vector reward cannot pass through them.
+
+    Attributes:
+        reward_space: ``Box(0, 1, (K,))``. reward_component_names: the order of the vector.
+
+    Example:
+        >>> from tests.conftest import EchoEnv
+        >>> env = VectorReward(EchoEnv())
+        >>> _ = env.reset(seed=0, options={"task_id": "t0"})
+        >>> _, reward, *_, info = env.step("alphx")
+        >>> reward, info["scalar_reward"]
+        (array([0., 1.], dtype=float32), 0.5)
+
+    Version History:
+        v0: initial version.
+    """
+
+    def __init__(self, env: gym.Env[str, str]):
+        super().__init__(env)
+        self.reward_component_names = component_names(env)
+        self.reward_space = env.get_wrapper_attr("reward_space")
+        self._zeros = np.zeros(len(self.reward_component_names), dtype=np.float32)
+
+    def step(self, action: str) -> tuple[str, np.ndarray, bool, bool, dict[str, Any]]:  # type: ignore[override]
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        components = info.get("reward_components")
+        if components is None:
+            vector = self._zeros.copy()
+        else:
+            vector = np.array([components[name] for name in self.reward_component_names], dtype=np.float32)
+        info["scalar_reward"] = reward
+        return observation, vector, terminated, truncated, info
+
+
+class BatchVectorReward(VectorWrapper):
+    """:class:`VectorReward` for a vector env: rewards of shape ``(num_envs, K)``.
+
+    Row ``i`` is sub-env ``i``'s components on its final step (``infos["reward_components"]``
+    with its ``_reward_components`` mask) and zeros otherwise, autoreset steps included. The
+    scalar rewards are kept in ``infos["scalar_reward"]``.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> from tests.conftest import EchoEnv
+        >>> envs = BatchVectorReward(gym.vector.SyncVectorEnv([EchoEnv, EchoEnv]))
+        >>> _ = envs.reset(seed=0, options={"task_id": "t0"})
+        >>> envs.step(["alpha", "draft:al"])[1]
+        array([[1., 1.],
+               [0., 0.]], dtype=float32)
+
+    Version History:
+        v0: initial version.
+    """
+
+    def __init__(self, env: VectorEnv):
+        super().__init__(env)
+        names = env.get_attr("reward_component_names")
+        if not names or any(tuple(n) != tuple(names[0]) for n in names):
+            raise ConfigError(f"every sub-env must report the same reward_component_names, got {names}")
+        self.reward_component_names = tuple(names[0])
+        self.single_reward_space = env.get_attr("reward_space")[0]
+        self.reward_space = batch_space(self.single_reward_space, env.num_envs)
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        observations, rewards, terminations, truncations, infos = self.env.step(actions)
+        matrix = np.zeros((self.num_envs, len(self.reward_component_names)), dtype=np.float32)
+        if "reward_components" in infos:
+            mask = np.asarray(infos["_reward_components"], dtype=bool)
+            for j, name in enumerate(self.reward_component_names):
+                matrix[mask, j] = np.asarray(infos["reward_components"][name], dtype=np.float32)[mask]
+        infos["scalar_reward"] = rewards
+        return observations, matrix, terminations, truncations, infos
