@@ -52,8 +52,8 @@ def split_of(task_id: str) -> str:
     """``"test"`` or ``"train"`` from a stable hash of the id.
 
     Example:
-        >>> split_of("simple_python_0"), split_of("simple_python_0") == split_of("simple_python_0")
-        ('train', True)
+        >>> split_of("simple_python_0"), split_of("simple_python_1")
+        ('test', 'train')
     """
     digest = hashlib.sha256(task_id.encode("utf-8")).digest()
     return "test" if int.from_bytes(digest[:8], "big") % TEST_MODULUS == 0 else "train"
