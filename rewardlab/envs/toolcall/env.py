@@ -1,0 +1,266 @@
+"""RewardLab/ToolCall-v0: multi-turn tool use in simulated, stateful worlds."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from rewardlab.core.env import TextEnv, Turn
+from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.core.tasks import Task, TaskSet
+from rewardlab.envs.toolcall.parsing import ParseLimits, parse_tool_calls
+from rewardlab.envs.toolcall.rubric import ToolCallOutcome, make_rubric
+from rewardlab.envs.toolcall.tasks import (
+    effect_reached,
+    expected_state,
+    initial_world,
+    load_tasks,
+    min_calls,
+    min_turns,
+)
+from rewardlab.envs.toolcall.worlds import WORLDS, World, make_world
+from rewardlab.errors import ConfigError, did_you_mean
+
+FORMAT = (
+    'To call a tool, reply with only JSON: {"name": "<tool>", "arguments": {...}}, or a JSON list of such '
+    "calls to run them in parallel. Tool results come back as JSON. Any reply that is not a tool call is "
+    "your final answer to the user and ends the conversation."
+)
+
+
+class ToolCallEnv(TextEnv):
+    """Multi-turn tool use in simulated, stateful worlds (retail, bank, calendar, travel).
+
+    ## Description
+
+    The agent serves a user request by calling tools of an in-memory world (a database with
+    Python tool implementations and OpenAI function-calling schemas), then answers. Tasks are
+    chains of 1-6 dependent calls, parallel calls, tasks where a tool refuses and the agent must
+    recover, and irrelevance tasks where no tool fits and the right move is to answer or refuse.
+    Scoring is grounded in schemas and the final world state, not in one reference
+    trajectory, so any valid order of calls earns full credit.
+
+    ## Spaces
+
+    Actions and observations are text (:class:`~rewardlab.core.TextSpace`). An action is a tool
+    call ``{"name": ..., "arguments": {...}}``, a JSON list of calls (run in order, each its own
+    transaction), or anything else: the final answer. Calls found inside prose, code fences or
+    ``<tool_call>`` tags are run but count against ``format``. The observation after calls is
+    JSON: ``{"name", "result"}`` or ``{"name", "error"}`` per call (a list for parallel calls).
+    ``info["tools"]`` (on reset) holds the OpenAI schemas, ``info["system_prompt"]`` the domain
+    role and the action format; after calls, ``info["call_results"]`` lists each call's kind
+    (``ok``, ``unknown_tool``, ``schema``, ``tool_error`` or ``crash``).
+
+    ## Rewards
+
+    Six components in [0, 1], equal default weights (1/6 each), mean aggregate; see
+    :mod:`rewardlab.envs.toolcall.rubric` for the formulas:
+    ``format`` (documented format followed), ``schema`` (known tool, schema-valid arguments),
+    ``execution`` (valid calls that ran without error, tolerating the refusals the task is built
+    around), ``state`` (final database equals the hidden expected one, 0 or 1), ``answer``
+    (required outputs in the final answer), ``efficiency`` (calls and turns versus the reference).
+    Milestones are the task's required effects on the world (e.g. ``order O1003 cancelled``),
+    reported when they first hold, in any order. ``is_success`` = ``state`` and ``answer`` both 1.
+
+    ## Starting State
+
+    A task (train split by default, ``options={"task_id": ...}`` to choose) and a fresh world
+    generated from the task's seed. The observation is the user's request.
+
+    ## Episode End
+
+    Terminates on the final answer. Truncates after ``max_turns`` steps (default 16) and is
+    scored with no answer. Bad input never raises: unparseable JSON, duplicate keys, NaN, deep
+    nesting, oversized actions, unknown tools, wrong argument types and tools that raise give an
+    error observation and ``info["action_error"]``, and change nothing in the world.
+
+    ## Arguments
+
+    - ``domains``: restrict tasks to these domains (default: all four).
+    - ``max_action_chars``: longest action parsed (default 200,000 characters).
+    - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
+      ``render_mode``: as for every RewardLab env.
+
+    ## Version History
+
+    - v0: initial release (4 domains, 200 generated + hand-written tasks).
+    """
+
+    system_prompt = FORMAT
+    default_max_turns = 16
+
+    def __init__(
+        self,
+        *,
+        domains: Sequence[str] | None = None,
+        max_action_chars: int = 200_000,
+        reward_weights: Mapping[str, float] | None = None,
+        aggregate: Aggregate | None = None,
+        gates: Sequence[str] | Mapping[str, float] | None = None,
+        invalid_penalty: float | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+    ):
+        if isinstance(domains, str):
+            domains = [domains]
+        for domain in domains or ():
+            if domain not in WORLDS:
+                raise ConfigError(
+                    f"unknown domain {domain!r}; domains are {sorted(WORLDS)}." + did_you_mean(domain, WORLDS)
+                )
+        if not isinstance(max_action_chars, int) or max_action_chars < 1:
+            raise ConfigError(f"max_action_chars must be a positive int, got {max_action_chars!r}")
+        tasks = load_tasks()
+        if domains:
+            tasks = TaskSet(t for t in tasks if t.data["domain"] in set(domains))
+        self.domains = tuple(domains or WORLDS)
+        self.limits = ParseLimits(max_chars=max_action_chars)
+        super().__init__(
+            tasks=tasks,
+            rubric=make_rubric(),
+            reward_weights=reward_weights,
+            aggregate=aggregate,
+            gates=gates,
+            invalid_penalty=invalid_penalty,
+            max_turns=max_turns,
+            render_mode=render_mode,
+        )
+        self.world: World | None = None
+        self.outcome: ToolCallOutcome | None = None
+        self._expected: dict[str, dict[str, Any]] = {}
+        self._sample_pools: dict[str, dict[str, list[Any]]] = {}
+
+    # ------------------------------------------------------------------ episode
+    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        self.world = initial_world(task)
+        self.outcome = ToolCallOutcome(
+            answer_required=task.data["answer_required"],
+            effects_total=len(task.data["effects"]),
+            min_calls=min_calls(task),
+            min_turns=min_turns(task),
+            tolerated_errors=int(task.data["tolerated_errors"]),
+        )
+        self._pending_effects = list(task.data["effects"])
+        system_prompt = f"{self.world.description}\n\n{FORMAT}"
+        return task.prompt, {"system_prompt": system_prompt, "tools": self.world.tools(), "domain": self.world.domain}
+
+    def milestone_names(self) -> tuple[str, ...]:
+        return tuple(e["name"] for e in self.task.data["effects"]) if self.task else ()
+
+    def _act(self, action: str) -> Turn:
+        outcome = self.outcome
+        outcome.actions += 1
+        parsed = parse_tool_calls(action, self.limits)
+        if parsed.strict:
+            outcome.strict_actions += 1
+        if parsed.error is not None:
+            return Turn(observation=f"error: {parsed.error}\n{FORMAT}", action_error=parsed.error)
+        if not parsed.calls:
+            outcome.answer = parsed.answer
+            return Turn(observation="(conversation ended)", done=True, outcome=self._finish())
+        results, kinds, errors = [], [], []
+        for call in parsed.calls:
+            result = self.world.call(call.name, call.arguments)
+            kinds.append(result.kind)
+            outcome.calls += 1
+            if result.schema_valid:
+                outcome.schema_valid += 1
+            if result.kind == "ok":
+                outcome.executed += 1
+                results.append({"name": call.name, "result": result.output})
+                continue
+            if result.kind == "tool_error":
+                outcome.refusals += 1
+            else:
+                errors.append(result.error)
+            results.append({"name": call.name, "error": result.error})
+        observation = json.dumps(results if parsed.parallel else results[0], ensure_ascii=False)
+        return Turn(
+            observation=observation,
+            action_error="; ".join(errors) if errors else None,
+            milestones=self._reached_effects(),
+            info={"call_results": kinds},
+        )
+
+    def _reached_effects(self) -> list[str]:
+        reached = [e for e in self._pending_effects if effect_reached(self.world, e)]
+        if reached:
+            self._pending_effects = [e for e in self._pending_effects if e not in reached]
+        return [e["name"] for e in reached]
+
+    def _finish(self) -> ToolCallOutcome:
+        outcome = self.outcome
+        expected = self._expected.get(self.task.id)
+        if expected is None:
+            expected = self._expected[self.task.id] = expected_state(self.task)
+        outcome.state_matches = self.world.state() == expected
+        outcome.effects_reached = sum(effect_reached(self.world, e) for e in self.task.data["effects"])
+        return outcome
+
+    def _outcome(self) -> tuple[ToolCallOutcome, bool]:
+        return self._finish(), True
+
+    def _is_success(self, outcome: ToolCallOutcome, result: RubricResult) -> bool:
+        return result.components["state"] >= 1.0 and result.components["answer"] >= 1.0
+
+    # ------------------------------------------------------------------ agents
+    def make_oracle(self) -> Any:
+        from rewardlab.envs.toolcall.oracle import ToolCallOracle
+
+        return ToolCallOracle(self)
+
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A random, well-formed action: one call (sometimes two in parallel) of a random tool with
+        arguments drawn from its schema and from ids and values present in the world, or (one time
+        in eight) a short final answer."""
+        world = self.world or make_world(self.domains[0])
+        if rng.random() < 0.125:
+            return str(rng.choice(["Done.", "I cannot help with that.", "The total is 42.", "It is pending."]))
+        pool = self._pool(world)
+        specs = list(world.tool_specs.values())
+        calls = []
+        for _ in range(2 if rng.random() < 0.2 else 1):
+            spec = specs[int(rng.integers(len(specs)))]
+            arguments = {
+                name: _sample_value(name, schema, pool, rng) for name, schema in spec.parameters["properties"].items()
+            }
+            calls.append({"name": spec.name, "arguments": arguments})
+        return json.dumps(calls if len(calls) > 1 else calls[0])
+
+    def _pool(self, world: World) -> dict[str, list[Any]]:
+        pool = self._sample_pools.get(world.domain)
+        if pool is None:
+            ids = sorted({key for rows in world.db.values() for key in rows})
+            strings = sorted(
+                {v for rows in world.db.values() for r in rows.values() for v in r.values() if isinstance(v, str)}
+            )
+            pool = self._sample_pools[world.domain] = {"ids": ids, "strings": strings[:500]}
+        return pool
+
+    def render(self) -> str | None:
+        text = super().render()
+        if text is None or self.outcome is None:
+            return text
+        o = self.outcome
+        return f"{text}\n[calls={o.calls} valid={o.schema_valid} ok={o.executed} milestones={self.milestones_reached}]"
+
+
+def _sample_value(name: str, schema: Mapping[str, Any], pool: Mapping[str, list[Any]], rng: np.random.Generator) -> Any:
+    kind = schema.get("type")
+    if "enum" in schema:
+        return str(rng.choice(schema["enum"]))
+    if kind == "integer":
+        return int(rng.integers(schema.get("minimum", 1), schema.get("maximum", 10) + 1))
+    if kind == "number":
+        return round(float(rng.uniform(1, 500)), 2)
+    if kind == "array":
+        return [_sample_value(name, schema["items"], pool, rng) for _ in range(int(rng.integers(1, 3)))]
+    if "pattern" in schema:
+        if "d{4}" in schema["pattern"]:
+            return f"2025-0{int(rng.integers(3, 5))}-{int(rng.integers(1, 15)):02d}"
+        return f"{int(rng.integers(8, 18)):02d}:{int(rng.choice([0, 30])):02d}"
+    values = pool["ids"] if name.endswith("_id") else pool["strings"]
+    return str(values[int(rng.integers(len(values)))])[: schema.get("maxLength", 200)]

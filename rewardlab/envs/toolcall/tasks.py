@@ -1,0 +1,90 @@
+"""ToolCall tasks: the TaskSet, required effects (milestones) and the hidden expected state.
+
+Tasks ship as JSONL in ``data/``: ``generated.jsonl`` (written by
+``python -m rewardlab.envs.toolcall.templates`` from seeded templates) and ``handwritten.jsonl``.
+Each row holds, besides ``id``, ``split`` and ``prompt`` (privileged, never shown to the agent):
+
+===================  ========================================================================
+``domain``           the world (``retail``, ``bank``, ``calendar``, ``travel``)
+``world_seed``       the seed its tables are generated from
+``kind``             ``chain``, ``parallel``, ``error`` (a tool refusal must be handled) or
+                     ``irrelevance`` (no tool is needed: answer or refuse)
+``template``         the generating template, or ``handwritten``
+``solution``         reference turns: each a list of calls ``{"name", "arguments"}`` run together
+``final_answer``     the reference final message
+``answer_required``  required outputs; each a list of alternatives, a string (case-insensitive
+                     substring) or a number (any number in the answer within 0.01)
+``effects``          required effects on the world, the milestones (see :func:`effect_reached`)
+``tolerated_errors`` tool refusals the reference solution itself runs into
+===================  ========================================================================
+
+The expected final state is the state after replaying ``solution`` on a fresh world
+(:func:`expected_state`); derived counts: ``min_calls`` (calls in the solution) and ``min_turns``
+(its turns plus the final answer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from rewardlab.core.tasks import Task, TaskSet
+from rewardlab.envs.toolcall.worlds import CallResult, World, make_world
+
+DATA_DIR = Path(__file__).parent / "data"
+GENERATED_FILE = DATA_DIR / "generated.jsonl"
+HANDWRITTEN_FILE = DATA_DIR / "handwritten.jsonl"
+KINDS: tuple[str, ...] = ("chain", "parallel", "error", "irrelevance")
+
+
+@lru_cache(maxsize=1)
+def load_tasks() -> TaskSet:
+    """Every shipped task: generated then hand-written."""
+    return TaskSet.from_jsonl(GENERATED_FILE, HANDWRITTEN_FILE)
+
+
+def initial_world(task: Task) -> World:
+    """A fresh world for the task."""
+    return make_world(task.data["domain"], int(task.data["world_seed"]))
+
+
+def replay(world: World, solution: Iterable[Sequence[Mapping[str, Any]]]) -> list[CallResult]:
+    """Run the reference turns on ``world``; returns every call's result in order."""
+    return [world.call(call["name"], call.get("arguments", {})) for turn in solution for call in turn]
+
+
+def expected_state(task: Task) -> dict[str, Any]:
+    """The hidden expected final state: the state after the reference solution."""
+    world = initial_world(task)
+    replay(world, task.data["solution"])
+    return world.state()
+
+
+def min_calls(task: Task) -> int:
+    """Calls in the reference solution (the minimum the efficiency component compares with)."""
+    return sum(len(turn) for turn in task.data["solution"])
+
+
+def min_turns(task: Task) -> int:
+    """Turns of the reference solution plus the final answer."""
+    return len(task.data["solution"]) + 1
+
+
+def effect_reached(world: World, effect: Mapping[str, Any]) -> bool:
+    """Whether one required effect holds in ``world`` now.
+
+    Forms: ``{"table", "key", "fields": {...}}`` (the record has these field values),
+    ``{"table", "key", "absent": true}`` (the record is gone) and ``{"table", "created": {...}}``
+    (a record created during the episode has these field values).
+    """
+    rows = world.db[effect["table"]]
+    if "created" in effect:
+        initial = world.initial_keys.get(effect["table"], frozenset())
+        want = effect["created"].items()
+        return any(key not in initial and all(row.get(k) == v for k, v in want) for key, row in rows.items())
+    record = rows.get(effect["key"])
+    if effect.get("absent"):
+        return record is None
+    return record is not None and all(record.get(k) == v for k, v in effect["fields"].items())
