@@ -14,6 +14,7 @@ import gymnasium as gym
 ENV_SPECS: dict[str, dict[str, Any]] = {
     "RewardLab/BPMN-v0": {"entry_point": "rewardlab.envs.bpmn.env:BPMNEnv"},
     "RewardLab/BFCL-v0": {"entry_point": "rewardlab.envs.bfcl.env:BFCLEnv"},
+    "RewardLab/ToolCall-v0": {"entry_point": "rewardlab.envs.toolcall.env:ToolCallEnv"},
 }
 
 
