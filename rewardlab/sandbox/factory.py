@@ -25,7 +25,9 @@ def make_sandbox(backend: Backend = "auto", *, limits: Limits | None = None, ima
         'local'
     """
     if backend not in BACKENDS:
-        raise ConfigError(f"sandbox backend must be one of {BACKENDS}, got {backend!r}" + did_you_mean(backend, BACKENDS))
+        raise ConfigError(
+            f"sandbox backend must be one of {BACKENDS}, got {backend!r}" + did_you_mean(backend, BACKENDS)
+        )
     if backend == "local":
         return LocalSandbox(limits=limits)
     problem = docker_engine_error()

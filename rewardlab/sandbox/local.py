@@ -157,7 +157,9 @@ class LocalSandbox:
         run_as: int | None = NOBODY,
     ):
         if isolation not in ISOLATIONS:
-            raise ConfigError(f"isolation must be one of {ISOLATIONS}, got {isolation!r}" + did_you_mean(isolation, ISOLATIONS))
+            raise ConfigError(
+                f"isolation must be one of {ISOLATIONS}, got {isolation!r}" + did_you_mean(isolation, ISOLATIONS)
+            )
         available = isolation_modes()
         if isolation == "auto":
             isolation = available[0]  # type: ignore[assignment]

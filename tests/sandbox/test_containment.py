@@ -163,7 +163,9 @@ def test_writing_outside_the_workdir_does_not_reach_the_host(sandbox, no_leftove
     outside = tmp_path / "outside"
     outside.mkdir()
     outside.chmod(0o777)
-    targets = [str(outside / "pwned.txt"), "/etc/pwned.txt", "/usr/pwned.txt", "/pwned.txt", "../pwned.txt"]
+    name = f"rewardlab-escape-{uuid.uuid4().hex}.txt"
+    host_targets = [outside / name, Path("/etc") / name, Path("/usr") / name, Path("/") / name, tmp_path / name]
+    targets = [str(p) for p in host_targets[:-1]] + [f"../{name}"]
     code = f"""
         for target in {targets!r}:
             try:
@@ -179,11 +181,13 @@ def test_writing_outside_the_workdir_does_not_reach_the_host(sandbox, no_leftove
     workdir = tmp_path / "work"
     workdir.mkdir()
     kwargs = {"workdir": workdir} if sandbox.backend == "local" else {"files": {}}
-    result = run_py(sandbox, code, timeout=10, **kwargs)
-    assert "wrote inside" in result.stdout
-    for target in (outside / "pwned.txt", Path("/etc/pwned.txt"), Path("/usr/pwned.txt"), Path("/pwned.txt")):
-        assert not target.exists()
-    assert not (tmp_path / "pwned.txt").exists()
+    try:
+        result = run_py(sandbox, code, timeout=10, **kwargs)
+        assert "wrote inside" in result.stdout
+        assert [p for p in host_targets if p.exists()] == []
+    finally:
+        for path in host_targets:
+            path.unlink(missing_ok=True)
     if sandbox.backend == "local":
         assert (workdir / "inside.txt").read_text() == "ok"
 
