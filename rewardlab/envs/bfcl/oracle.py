@@ -24,7 +24,8 @@ def _first_of_dict(answer: Any) -> Any:
     return {key: options[0] for key, options in answer.items() if options and options[0] != ""}
 
 
-def _value(spec: ParamSpec | None, option: Any) -> Any:
+def answer_value(spec: ParamSpec | None, option: Any) -> Any:
+    """A parameter value made from one possible answer (dictionaries take their keys' first options)."""
     if spec is None:
         return option
     if spec.expected is dict and spec.answer_type is dict:
@@ -55,7 +56,7 @@ def first_possible_answer(call: CallSpec) -> dict[str, Any]:
             if param not in call.required:
                 continue
             option = next((o for o in options if o != ""), "")
-        arguments[param] = _value(call.params.get(param), option)
+        arguments[param] = answer_value(call.params.get(param), option)
     return {"name": call.name, "arguments": arguments}
 
 
