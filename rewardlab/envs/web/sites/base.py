@@ -1,0 +1,119 @@
+"""A tiny server-side web framework for the package's own sites.
+
+Each :class:`Site` is mounted under ``/<name>/`` by :class:`~rewardlab.envs.web.sites.server.SiteServer`,
+renders plain HTML (no JavaScript), follows the POST-redirect-GET pattern (every POST answers
+``303 See Other``), and keeps its state in Python objects that a task's hidden check reads.
+``reset()`` restores the initial state, so every episode starts from the same data.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+STYLE = (
+    "body{font-family:sans-serif;max-width:60em;margin:1em auto}nav a{margin-right:1em}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px}.flash{background:#efe}"
+)
+
+
+def esc(value: object) -> str:
+    """HTML-escape any value (quotes too)."""
+    return html.escape(str(value), quote=True)
+
+
+@dataclass
+class Request:
+    """One HTTP request as a site sees it; ``path`` is relative to the site's mount point."""
+
+    method: str
+    path: str
+    query: Mapping[str, list[str]]
+    form: Mapping[str, list[str]]
+    cookies: Mapping[str, str]
+
+    def arg(self, name: str, default: str = "") -> str:
+        """The first value of ``name`` in the form (POST) or the query string, stripped."""
+        values = self.form.get(name) or self.query.get(name)
+        return values[0].replace("\r\n", "\n").strip() if values else default
+
+
+@dataclass
+class Response:
+    """What a site returns. ``stream`` (if set) yields body chunks written without holding the site lock."""
+
+    body: str = ""
+    status: int = 200
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    stream: Callable[[], Iterator[bytes]] | None = None
+
+
+def redirect(location: str, status: int = 303) -> Response:
+    return Response(status=status, headers=[("Location", location)])
+
+
+def not_found(what: str = "page") -> Response:
+    return Response(page("Not found", f"<h1>Not found</h1><p>No such {esc(what)}.</p>"), status=404)
+
+
+def page(title: str, body: str, nav: str = "") -> str:
+    """A complete HTML document with the shared style sheet inlined (one request per page)."""
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{esc(title)}</title>"
+        f"<style>{STYLE}</style></head><body>{nav}<main>{body}</main></body></html>"
+    )
+
+
+def labelled_input(name: str, label: str, value: str = "", kind: str = "text") -> str:
+    """``<label for>`` + ``<input>``: the label text becomes the textbox's accessible name."""
+    return (
+        f"<p><label for='{esc(name)}'>{esc(label)}</label> "
+        f"<input type='{kind}' id='{esc(name)}' name='{esc(name)}' value='{esc(value)}'></p>"
+    )
+
+
+def labelled_select(name: str, label: str, options: list[tuple[str, str]], selected: str = "") -> str:
+    """A ``<select>`` of ``(value, text)`` options with ``selected`` preselected."""
+    opts = "".join(
+        f"<option value='{esc(v)}'{' selected' if v == selected else ''}>{esc(t)}</option>" for v, t in options
+    )
+    return (
+        f"<p><label for='{esc(name)}'>{esc(label)}</label> "
+        f"<select id='{esc(name)}' name='{esc(name)}'>{opts}</select></p>"
+    )
+
+
+def labelled_textarea(name: str, label: str, value: str = "") -> str:
+    return (
+        f"<p><label for='{esc(name)}'>{esc(label)}</label> "
+        f"<textarea id='{esc(name)}' name='{esc(name)}' rows='4' cols='50'>{esc(value)}</textarea></p>"
+    )
+
+
+class Site:
+    """Base class of a mounted site: ``name`` is the mount point, ``handle`` answers requests.
+
+    Subclasses define ``reset()`` (restore initial state), ``handle(request)`` and ``checks``:
+    named predicates over the server-side state that tasks use as hidden success checks and
+    milestones (``check(name, **args) -> bool``).
+    """
+
+    name: str = ""
+    title: str = ""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        raise NotImplementedError
+
+    def handle(self, request: Request) -> Response:
+        raise NotImplementedError
+
+    def checks(self) -> Mapping[str, Callable[..., bool]]:
+        return {}
+
+    def check(self, name: str, args: Mapping[str, Any]) -> bool:
+        return bool(self.checks()[name](**args))
