@@ -1,0 +1,216 @@
+"""RewardLab/BPMN-v0: from a process description to a BPMN 2.0 model, with validator feedback.
+
+## Description
+
+The agent reads a natural-language description of a business process and answers with one
+BPMN 2.0 XML document. If the answer is not valid BPMN (not well-formed XML, not a BPMN
+``definitions`` root, not valid against the OMG BPMN 2.0 XSD, or without flow nodes), the next
+observation reports what the validator found and the agent may repair it, up to
+``max_attempts`` answers. The decomposed reward follows the quality perspectives of the BPMN
+reward-design study: validity as a gate, then syntactic, pragmatic and semantic quality.
+
+## Spaces
+
+- Observation: :class:`~rewardlab.core.TextSpace` — the task prompt, then validator reports.
+- Action: :class:`~rewardlab.core.TextSpace` — the answer. A bare XML document is expected; an
+  answer wrapped in a markdown code fence or prose is extracted leniently (reported in
+  ``action_error`` and in ``validity/bare_answer``).
+
+## Rewards
+
+Paid once, when the episode ends; each component is in [0, 1] and, by default, weighs 1/4
+(equal weighting), aggregated by the weighted mean. Formulas: :mod:`rewardlab.envs.bpmn.rubric`.
+
+=============  ==============================================================  =======  =====
+component      definition                                                      weight   range
+=============  ==============================================================  =======  =====
+``validity``   (well-formed + BPMN root + XSD-valid + has flow nodes) / 4;      1/4      [0, 1]
+               a gate: below 1 the others are 0 and the reward is
+               ``invalid_penalty`` (default 0)
+``syntactic``  mean of 24 modelling rules (``syntactic/<rule>``)                1/4      [0, 1]
+``pragmatic``  mean of 14 understandability metrics (``pragmatic/<metric>``)    1/4      [0, 1]
+``semantic``   mean of node-matching F1, succession F1, behavioural profile     1/4      [0, 1]
+               similarity and element coverage vs. the reference
+               (``semantic/<metric>``)
+=============  ==============================================================  =======  =====
+
+``info["metrics"]`` holds 62 sub-metrics (5 validity, 24 syntactic, 14 pragmatic, 19 semantic).
+``info["is_success"]``: valid, ``semantic ≥ 0.9`` and ``syntactic ≥ min(0.9, the reference's
+syntactic score)``. Process signals: milestones ``well_formed``, ``bpmn_root``,
+``schema_valid`` (the best answer so far); ``progress`` is the fraction reached.
+
+## Starting State
+
+A task drawn from the train split with the env's ``np_random`` (or chosen with
+``options={"task_id": ...}`` / ``options={"split": "test"}``): 62 tasks, 41 generated of
+difficulty 1–5 (sequences to pools with message flows) and the 21 OMG BPMN MIWG reference
+models; 47 train, 15 test.
+
+## Episode End
+
+Terminated after a usable (valid) answer, or after ``max_attempts`` answers (the last one is
+scored). With ``max_turns`` below ``max_attempts`` the episode is truncated and the last answer
+is scored. Non-text actions count as empty answers.
+
+## Arguments
+
+- ``max_attempts`` (int, default 3): answers allowed; 1 makes the env single-shot.
+- ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
+  ``render_mode``: see :class:`~rewardlab.core.TextEnv`.
+
+## Version History
+
+- v0: initial release.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from rewardlab.core.env import TextEnv, Turn
+from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.core.tasks import Task
+from rewardlab.envs.bpmn.oracle import BPMNOracle
+from rewardlab.envs.bpmn.parse import BPMN_NS
+from rewardlab.envs.bpmn.rubric import BPMNOutcome, bpmn_rubric, is_success
+from rewardlab.envs.bpmn.tasks import load_tasks, reference_xml
+from rewardlab.errors import ConfigError
+
+MILESTONES: tuple[str, ...] = ("well_formed", "bpmn_root", "schema_valid")
+
+_SAMPLE_VERBS = ("Check", "Approve", "Send", "Review", "Record", "Ship", "Notify", "Prepare", "Archive", "Pay")
+_SAMPLE_OBJECTS = ("order", "invoice", "request", "claim", "document", "payment", "customer", "report", "goods")
+
+
+class BPMNEnv(TextEnv):
+    """Text → BPMN 2.0 XML with multi-turn repair; see the module docstring for the spec sheet."""
+
+    system_prompt: ClassVar[str] = (
+        "You are an expert business process modeller. Answer with a single BPMN 2.0 XML document "
+        "(a <definitions> element in the namespace http://www.omg.org/spec/BPMN/20100524/MODEL) and "
+        "nothing else. If the validator reports errors, answer with the corrected document."
+    )
+
+    def __init__(
+        self,
+        *,
+        max_attempts: int = 3,
+        reward_weights: Mapping[str, float] | None = None,
+        aggregate: Aggregate | None = None,
+        gates: Sequence[str] | Mapping[str, float] | None = None,
+        invalid_penalty: float | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+    ):
+        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+            raise ConfigError(f"max_attempts must be an int >= 1 (1 = single-shot), got {max_attempts!r}")
+        self.max_attempts = max_attempts
+        super().__init__(
+            tasks=load_tasks(),
+            rubric=bpmn_rubric(),
+            reward_weights=reward_weights,
+            aggregate=aggregate,
+            gates=gates,
+            invalid_penalty=invalid_penalty,
+            max_turns=max_turns,
+            render_mode=render_mode,
+        )
+        self.attempt = 0
+        self.last_outcome: BPMNOutcome | None = None
+
+    # ------------------------------------------------------------------ TextEnv hooks
+    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        self.attempt = 0
+        self.last_outcome = None
+        tries = "one answer" if self.max_attempts == 1 else f"up to {self.max_attempts} answers"
+        observation = f"{task.prompt}\n\nYou have {tries}; invalid answers are reported back to you."
+        return observation, {"max_attempts": self.max_attempts, "difficulty": task.data.get("difficulty")}
+
+    def _act(self, action: str) -> Turn:
+        return self._attempt(action, None)
+
+    def _reject(self, error: str) -> Turn:
+        """A non-text action is an empty answer that uses up an attempt."""
+        return self._attempt("", error)
+
+    def _attempt(self, answer: str, rejected: str | None) -> Turn:
+        self.attempt += 1
+        outcome = BPMNOutcome(answer, reference_xml(self.task))
+        self.last_outcome = outcome
+        parsed = outcome.parsed
+        reached = [
+            name
+            for name, ok in zip(MILESTONES, (parsed.well_formed, parsed.bpmn_root, parsed.schema_valid), strict=True)
+            if ok
+        ]
+        error = rejected or outcome.error
+        if outcome.usable and parsed.extracted_from is not None:
+            error = f"the XML was extracted from {parsed.extracted_from}; answer with the XML document only"
+        info = {"attempt": self.attempt}
+        if outcome.usable:
+            observation = "The model is valid BPMN 2.0 and has been submitted for scoring."
+            return Turn(observation, done=True, outcome=outcome, action_error=error, milestones=reached, info=info)
+        if self.attempt >= self.max_attempts:
+            observation = f"Attempt {self.attempt} of {self.max_attempts} is not valid BPMN: {error}. No attempts left."
+            return Turn(observation, done=True, outcome=outcome, action_error=error, milestones=reached, info=info)
+        return Turn(self._feedback(outcome, error), action_error=error, milestones=reached, info=info)
+
+    def _feedback(self, outcome: BPMNOutcome, error: str) -> str:
+        lines = [f"Attempt {self.attempt} of {self.max_attempts} is not valid BPMN: {error}."]
+        if len(outcome.parsed.schema_errors) > 1:
+            lines.append("Schema errors:")
+            lines.extend(f"- {message}" for message in outcome.parsed.schema_errors)
+        lines.append(f"Send the corrected BPMN 2.0 XML document (attempt {self.attempt + 1} of {self.max_attempts}).")
+        return "\n".join(lines)
+
+    def _outcome(self) -> tuple[BPMNOutcome, bool]:
+        outcome = self.last_outcome or BPMNOutcome("", reference_xml(self.task))
+        return outcome, True
+
+    def _is_success(self, outcome: BPMNOutcome, result: RubricResult) -> bool:
+        return is_success(outcome, result)
+
+    def milestone_names(self) -> tuple[str, ...]:
+        return MILESTONES
+
+    def make_oracle(self) -> BPMNOracle:
+        return BPMNOracle(self)
+
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A random BPMN-looking answer: random labels and flows, sometimes broken on purpose.
+
+        About 20% of the samples are schema-valid models with random labels and random flows;
+        the rest are cut short, use the wrong namespace or contain an unknown element, so a
+        random agent scores low but not always zero.
+        """
+        count = int(rng.integers(1, 8))
+        nodes = [("startEvent", "start", "Start")]
+        for i in range(count):
+            kind = str(rng.choice(["task", "userTask", "serviceTask", "exclusiveGateway", "parallelGateway"]))
+            label = (
+                f"{rng.choice(_SAMPLE_VERBS)} {rng.choice(_SAMPLE_OBJECTS)}" if kind.endswith(("ask", "task")) else ""
+            )
+            nodes.append((kind, f"n{i}", label))
+        nodes.append(("endEvent", "end", "End"))
+        pairs = [(0, int(rng.integers(1, count + 2)))]
+        for source in range(1, count + 1):
+            pairs += [(source, int(target)) for target in rng.integers(1, count + 2, size=int(rng.integers(0, 3)))]
+        body = [f'<{kind} id="{node_id}" name="{label}"/>' for kind, node_id, label in nodes]
+        body += [
+            f'<sequenceFlow id="f{k}" sourceRef="{nodes[a][1]}" targetRef="{nodes[b][1]}"/>'
+            for k, (a, b) in enumerate(pairs)
+        ]
+        defect = rng.random()
+        namespace = "http://example.com/not-bpmn" if 0.2 <= defect < 0.35 else BPMN_NS
+        if 0.35 <= defect < 0.6:
+            body.append("<annotation>extra</annotation>")
+        xml = (
+            f'<definitions xmlns="{namespace}" id="d" targetNamespace="http://example.com">'
+            f'<process id="p">{"".join(body)}</process></definitions>'
+        )
+        if defect >= 0.6:
+            xml = xml[: int(rng.integers(1, len(xml)))]
+        return xml

@@ -1,0 +1,433 @@
+"""The BPMN process graph behind an XML document, and the reachability every metric shares.
+
+:func:`extract_model` reads a parsed ``<definitions>`` element into a :class:`BPMNModel`: flow
+nodes (activities, events, gateways) with their container, pool and lane; sequence flows;
+message flows; participants; lanes; artifacts; and the diagram-interchange (DI) shapes. It
+reads whatever is there and never raises, so it also serves schema-invalid tool exports.
+
+The control-flow graph used for reachability has one edge per resolved sequence flow, plus:
+an edge from an activity to each boundary event attached to it; an edge from a sub-process to
+each source node inside it (nodes without incoming flows) and from each sink node inside it to
+the sub-process's successors. Reachability is strict (``a ⇝ a`` only on a cycle) and computed once
+per model with networkx's condensation into strongly connected components and bitsets
+(linear in the graph size).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+from lxml import etree
+
+from rewardlab.envs.bpmn.parse import BPMN_NS, BPMNDI_NS, DC_NS
+
+MAX_LABEL_CHARS = 200
+"""Labels are cut to this many characters before any metric looks at them."""
+MAX_FLOW_NODES = 3000
+"""Flow nodes read per model; the rest are ignored (and the syntactic rules notice the dangling flows)."""
+
+ACTIVITIES = frozenset(
+    {
+        "task",
+        "userTask",
+        "serviceTask",
+        "sendTask",
+        "receiveTask",
+        "manualTask",
+        "businessRuleTask",
+        "scriptTask",
+        "callActivity",
+        "subProcess",
+        "adHocSubProcess",
+        "transaction",
+    }
+)
+CONTAINERS = frozenset({"subProcess", "adHocSubProcess", "transaction"})
+EVENTS = frozenset(
+    {
+        "startEvent",
+        "endEvent",
+        "intermediateCatchEvent",
+        "intermediateThrowEvent",
+        "boundaryEvent",
+        "implicitThrowEvent",
+    }
+)
+GATEWAYS = frozenset({"exclusiveGateway", "parallelGateway", "inclusiveGateway", "eventBasedGateway", "complexGateway"})
+ARTIFACTS = frozenset({"dataObject", "dataObjectReference", "dataStoreReference", "dataStore", "textAnnotation"})
+
+_NS = f"{{{BPMN_NS}}}"
+_CUT = len(_NS)
+
+
+def _local(element: etree._Element) -> str | None:
+    tag = element.tag
+    if isinstance(tag, str) and tag.startswith(_NS):
+        return tag[_CUT:]
+    return None
+
+
+def clean_label(text: str | None) -> str:
+    """A label with whitespace (including encoded newlines) collapsed, cut to :data:`MAX_LABEL_CHARS`."""
+    if not text:
+        return ""
+    return " ".join(text[: MAX_LABEL_CHARS * 2].split())[:MAX_LABEL_CHARS]
+
+
+@dataclass
+class Node:
+    """One flow node.
+
+    Attributes:
+        id: The ``id`` attribute.
+        kind: The BPMN element name (``task``, ``exclusiveGateway``, ``boundaryEvent`` ...).
+        category: ``"activity"``, ``"event"`` or ``"gateway"``.
+        name: The cleaned ``name`` attribute.
+        container: Id of the enclosing process or sub-process.
+        process: Id of the enclosing top-level process.
+        trigger: For events, the event definition (``message``, ``timer`` ...) or ``"none"``.
+        attached_to: For boundary events, the ``attachedToRef``.
+        default_flow: For gateways and activities, the ``default`` flow id.
+        triggered_by_event: For sub-processes, whether it is an event sub-process.
+    """
+
+    id: str
+    kind: str
+    category: str
+    name: str
+    container: str
+    process: str
+    trigger: str = ""
+    attached_to: str = ""
+    default_flow: str = ""
+    triggered_by_event: bool = False
+
+    @property
+    def signature(self) -> str:
+        """Kind plus trigger (``startEvent:message``), used to compare element types."""
+        return f"{self.kind}:{self.trigger}" if self.category == "event" else self.kind
+
+
+@dataclass
+class Flow:
+    """A sequence flow (or a message flow, whose ``container`` is the collaboration)."""
+
+    id: str
+    source: str
+    target: str
+    name: str
+    container: str
+    conditional: bool = False
+
+
+@dataclass
+class BPMNModel:
+    """Everything the metrics read from one ``<definitions>`` document."""
+
+    nodes: dict[str, Node] = field(default_factory=dict)
+    flows: list[Flow] = field(default_factory=list)
+    message_flows: list[Flow] = field(default_factory=list)
+    processes: list[str] = field(default_factory=list)
+    participants: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Participant id -> (name, processRef)."""
+    lanes: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    """Lane id -> (name, flowNodeRefs)."""
+    artifacts: dict[str, int] = field(default_factory=dict)
+    shapes: set[str] = field(default_factory=set)
+    """``bpmnElement`` of every BPMNShape."""
+    edges: set[str] = field(default_factory=set)
+    """``bpmnElement`` of every BPMNEdge."""
+    bounds: list[tuple[str, tuple[float, ...]]] = field(default_factory=list)
+    """(flow node id, (x, y, width, height)) of the shapes of flow nodes."""
+    truncated: bool = False
+
+    @cached_property
+    def graph(self) -> ControlFlow:
+        """The control-flow graph and its reachability (computed on first use)."""
+        return ControlFlow(self)
+
+    def pool_of(self, node_id: str) -> str:
+        """The participant (pool) whose process holds ``node_id``, or the process id when there is none."""
+        node = self.nodes.get(node_id)
+        if node is None:
+            return node_id if node_id in self.participants else ""
+        return self._pool_by_process.get(node.process, node.process)
+
+    @cached_property
+    def _pool_by_process(self) -> dict[str, str]:
+        return {process: pid for pid, (_, process) in self.participants.items() if process}
+
+
+def extract_model(root: etree._Element) -> BPMNModel:
+    """Read the BPMN content of a ``<definitions>`` element (any namespace prefix). Never raises."""
+    model = BPMNModel()
+    for child in root:
+        tag = _local(child)
+        if tag == "process":
+            pid = child.get("id") or f"process-{len(model.processes)}"
+            model.processes.append(pid)
+            _read_container(child, pid, pid, model)
+        elif tag == "collaboration":
+            _read_collaboration(child, model)
+    for shape in root.iter(f"{{{BPMNDI_NS}}}BPMNShape", f"{{{BPMNDI_NS}}}BPMNEdge"):
+        ref = shape.get("bpmnElement") or ""
+        if shape.tag.endswith("Edge"):
+            model.edges.add(ref)
+            continue
+        model.shapes.add(ref)
+        if ref in model.nodes:
+            box = shape.find(f"{{{DC_NS}}}Bounds")
+            if box is not None:
+                try:
+                    model.bounds.append((ref, tuple(float(box.get(k, "0")) for k in ("x", "y", "width", "height"))))
+                except ValueError:
+                    continue
+    return model
+
+
+def _trigger(element: etree._Element) -> str:
+    for child in element:
+        tag = _local(child)
+        if tag and tag.endswith("EventDefinition"):
+            return tag[: -len("EventDefinition")]
+        if tag == "eventDefinitionRef":
+            return "reference"
+    return "none"
+
+
+def _read_container(container: etree._Element, container_id: str, process: str, model: BPMNModel) -> None:
+    for child in container:
+        tag = _local(child)
+        if tag is None:
+            continue
+        if tag == "sequenceFlow":
+            conditional = any(_local(c) == "conditionExpression" for c in child)
+            model.flows.append(
+                Flow(
+                    child.get("id") or "",
+                    child.get("sourceRef") or "",
+                    child.get("targetRef") or "",
+                    clean_label(child.get("name")),
+                    container_id,
+                    conditional,
+                )
+            )
+        elif tag in ACTIVITIES or tag in EVENTS or tag in GATEWAYS:
+            if len(model.nodes) >= MAX_FLOW_NODES:
+                model.truncated = True
+                continue
+            category = "activity" if tag in ACTIVITIES else "event" if tag in EVENTS else "gateway"
+            node = Node(
+                id=child.get("id") or f"{container_id}/{tag}-{len(model.nodes)}",
+                kind=tag,
+                category=category,
+                name=clean_label(child.get("name")),
+                container=container_id,
+                process=process,
+                trigger=_trigger(child) if category == "event" else "",
+                attached_to=child.get("attachedToRef") or "",
+                default_flow=child.get("default") or "",
+                triggered_by_event=child.get("triggeredByEvent") == "true",
+            )
+            model.nodes[node.id] = node
+            if tag in CONTAINERS:
+                _read_container(child, node.id, process, model)
+        elif tag == "laneSet":
+            _read_lanes(child, model)
+        elif tag in ARTIFACTS:
+            model.artifacts[tag] = model.artifacts.get(tag, 0) + 1
+
+
+def _read_lanes(lane_set: etree._Element, model: BPMNModel) -> None:
+    for lane in lane_set:
+        if _local(lane) != "lane":
+            continue
+        refs = tuple((ref.text or "").strip() for ref in lane if _local(ref) == "flowNodeRef")
+        model.lanes[lane.get("id") or f"lane-{len(model.lanes)}"] = (clean_label(lane.get("name")), refs)
+        for child in lane:
+            if _local(child) == "childLaneSet":
+                _read_lanes(child, model)
+
+
+def _read_collaboration(collaboration: etree._Element, model: BPMNModel) -> None:
+    cid = collaboration.get("id") or "collaboration"
+    for child in collaboration:
+        tag = _local(child)
+        if tag == "participant":
+            pid = child.get("id") or f"participant-{len(model.participants)}"
+            model.participants[pid] = (clean_label(child.get("name")), child.get("processRef") or "")
+        elif tag == "messageFlow":
+            model.message_flows.append(
+                Flow(
+                    child.get("id") or "",
+                    child.get("sourceRef") or "",
+                    child.get("targetRef") or "",
+                    clean_label(child.get("name")),
+                    cid,
+                )
+            )
+
+
+class ControlFlow:
+    """Indexed control-flow graph of a model: successor lists and a strict reachability matrix.
+
+    Attributes:
+        ids: Flow node ids; ``index[id]`` is a node's row in every array.
+        succ / pred: Successors and predecessors over resolved sequence flows in one container.
+        cf_succ: Successors in the control-flow graph (sequence flows, boundary attachments,
+            sub-process entry and exit; see the module docstring).
+        resolved: Sequence flows whose two ends are flow nodes of the flow's own container.
+    """
+
+    def __init__(self, model: BPMNModel):
+        self.model = model
+        self.ids = list(model.nodes)
+        self.index = {node_id: i for i, node_id in enumerate(self.ids)}
+        n = len(self.ids)
+        self.succ: list[list[int]] = [[] for _ in range(n)]
+        self.pred: list[list[int]] = [[] for _ in range(n)]
+        self.resolved: list[Flow] = []
+        nodes, index = model.nodes, self.index
+        for flow in model.flows:
+            source, target = nodes.get(flow.source), nodes.get(flow.target)
+            if source is None or target is None or source.container != flow.container:
+                continue
+            if target.container != flow.container:
+                continue
+            self.resolved.append(flow)
+            self.succ[index[flow.source]].append(index[flow.target])
+            self.pred[index[flow.target]].append(index[flow.source])
+        self.cf_succ = [list(s) for s in self.succ]
+        inner: dict[str, list[int]] = {}
+        for i, node_id in enumerate(self.ids):
+            node = nodes[node_id]
+            if node.kind == "boundaryEvent" and node.attached_to in index:
+                self.cf_succ[index[node.attached_to]].append(i)
+            if node.container in index:
+                inner.setdefault(node.container, []).append(i)
+        for sub, members in inner.items():
+            s = index[sub]
+            for i in members:
+                if not self.pred[i] and nodes[self.ids[i]].kind != "boundaryEvent":
+                    self.cf_succ[s].append(i)
+                if not self.succ[i]:
+                    self.cf_succ[i].extend(self.succ[s])
+
+    @cached_property
+    def reach(self) -> np.ndarray:
+        """``reach[a, b]``: a path of one or more control-flow edges leads from a to b."""
+        n = len(self.ids)
+        if n == 0:
+            return np.zeros((0, 0), dtype=bool)
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from((i, j) for i, successors in enumerate(self.cf_succ) for j in successors)
+        dag = nx.condensation(graph)
+        labels = [dag.graph["mapping"][i] for i in range(n)]
+        members = [0] * len(dag)
+        for c, data in dag.nodes(data=True):
+            for i in data["members"]:
+                members[c] |= 1 << i
+        reach = [0] * len(dag)
+        for c in reversed(list(nx.topological_sort(dag))):
+            component = dag.nodes[c]["members"]
+            cyclic = len(component) > 1 or any(graph.has_edge(i, i) for i in component)
+            bits = members[c] if cyclic else 0
+            for d in dag.successors(c):
+                bits |= members[d] | reach[d]
+            reach[c] = bits
+        width = (n + 7) // 8
+        buffer = b"".join(reach[c].to_bytes(width, "little") for c in labels)
+        matrix = np.unpackbits(np.frombuffer(buffer, dtype=np.uint8).reshape(n, width), axis=1, bitorder="little")
+        return matrix[:, :n].astype(bool)
+
+    @cached_property
+    def pairs(self) -> GatewayPairs:
+        """Split/join pairing (computed on first use)."""
+        return gateway_pairs(self)
+
+    def reachable_from(self, sources: list[int]) -> np.ndarray:
+        """Nodes equal to or reachable from any of ``sources``."""
+        mask = np.zeros(len(self.ids), dtype=bool)
+        if sources:
+            mask[sources] = True
+            mask |= self.reach[sources].any(axis=0)
+        return mask
+
+
+def compatible_gateways(split_kind: str, join_kind: str) -> bool:
+    """A join matches a split of the same type; an event-based split may be merged exclusively."""
+    return split_kind == join_kind or (split_kind == "eventBasedGateway" and join_kind == "exclusiveGateway")
+
+
+@dataclass(frozen=True)
+class GatewayPairs:
+    """How splits and joins pair up.
+
+    Attributes:
+        splits / joins: Node indices of gateways with two or more outgoing / incoming flows.
+        join_split: For each join, its nearest common split (the latest split from which every
+            incoming branch is reached), or ``None``; for a loop entry, a split on its cycle.
+        join_loop: The join is a loop entry (one of its incoming branches is reached from it).
+        split_join: For each split, its nearest common join (the earliest join every outgoing
+            branch reaches), or ``None`` when the branches never meet again.
+    """
+
+    splits: list[int]
+    joins: list[int]
+    join_split: dict[int, int | None]
+    join_loop: dict[int, bool]
+    split_join: dict[int, int | None]
+
+
+def gateway_pairs(graph: ControlFlow) -> GatewayPairs:
+    """Pair splits with joins using the reachability matrix (see :class:`GatewayPairs`)."""
+    nodes = [graph.model.nodes[i] for i in graph.ids]
+    gateways = [i for i, node in enumerate(nodes) if node.category == "gateway"]
+    splits = [i for i in gateways if len(graph.succ[i]) >= 2]
+    joins = [i for i in gateways if len(graph.pred[i]) >= 2]
+    reach = graph.reach
+    join_split: dict[int, int | None] = {}
+    join_loop: dict[int, bool] = {}
+    split_array = np.array(splits, dtype=int)
+    for j in joins:
+        preds = np.array(graph.pred[j], dtype=int)
+        loop = bool(reach[j, preds].any())
+        join_loop[j] = loop
+        if not splits:
+            join_split[j] = None
+        elif loop:
+            on_cycle = [s for s in splits if reach[j, s] and reach[s, j]]
+            same = [s for s in on_cycle if compatible_gateways(nodes[s].kind, nodes[j].kind)]
+            join_split[j] = (same or on_cycle or [None])[0]
+        else:
+            covers = reach[np.ix_(split_array, preds)] | (split_array[:, None] == preds[None, :])
+            join_split[j] = _latest(split_array[covers.all(axis=1)], reach)
+    split_join: dict[int, int | None] = {}
+    join_array = np.array(joins, dtype=int)
+    for s in splits:
+        if not joins:
+            split_join[s] = None
+            continue
+        succs = np.array(graph.succ[s], dtype=int)
+        covers = reach[np.ix_(succs, join_array)] | (succs[:, None] == join_array[None, :])
+        candidates = join_array[covers.all(axis=0)]
+        split_join[s] = _earliest(candidates, reach)
+    return GatewayPairs(splits, joins, join_split, join_loop, split_join)
+
+
+def _latest(candidates: np.ndarray, reach: np.ndarray) -> int | None:
+    """The candidate reached from the most other candidates (the nearest one on the way down)."""
+    if len(candidates) == 0:
+        return None
+    return int(candidates[int(reach[np.ix_(candidates, candidates)].sum(axis=0).argmax())])
+
+
+def _earliest(candidates: np.ndarray, reach: np.ndarray) -> int | None:
+    """The candidate that reaches the most other candidates (the first one met)."""
+    if len(candidates) == 0:
+        return None
+    return int(candidates[int(reach[np.ix_(candidates, candidates)].sum(axis=1).argmax())])

@@ -1,0 +1,169 @@
+"""The BPMN rubric: validity (a gate), syntactic, pragmatic and semantic quality.
+
+The four components are the quality perspectives of the BPMN reward-design study (syntactic,
+pragmatic, semantic, with XSD validity as a gate), each in [0, 1]:
+
+- ``validity = (well_formed + bpmn_root + schema_valid + has_flow_nodes) / 4``; it gates
+  (threshold 1): below 1, the other components are 0 and the reward is ``invalid_penalty``.
+  ``validity/bare_answer`` (the answer is the XML alone, with no prose or code fence around it)
+  is reported but does not count.
+- ``syntactic``: mean of the modelling rules in :mod:`rewardlab.envs.bpmn.syntactic`.
+- ``pragmatic``: mean of the understandability metrics in :mod:`rewardlab.envs.bpmn.pragmatic`.
+- ``semantic``: fidelity to the reference, :mod:`rewardlab.envs.bpmn.semantic`.
+
+Every sub-metric appears in ``info["metrics"]`` as ``"<component>/<metric>"``.
+
+Success (``info["is_success"]``): the answer is valid, ``semantic ≥ SEMANTIC_SUCCESS`` (0.9), and
+``syntactic ≥ min(SYNTACTIC_SUCCESS, syntactic of the reference)`` (0.9, or the reference's own
+score where the reference breaks a rule), so the reference itself always succeeds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+from rewardlab.core.rubric import Criterion, Rubric, RubricResult
+from rewardlab.envs.bpmn.model import BPMNModel, extract_model
+from rewardlab.envs.bpmn.parse import ParsedAnswer, read_answer
+from rewardlab.envs.bpmn.pragmatic import pragmatic_metrics
+from rewardlab.envs.bpmn.semantic import Profile, profile, semantic_similarity
+from rewardlab.envs.bpmn.syntactic import syntactic_rules
+
+COMPONENTS: tuple[str, ...] = ("validity", "syntactic", "pragmatic", "semantic")
+SEMANTIC_SUCCESS = 0.9
+"""Semantic score an answer needs to count as a success."""
+SYNTACTIC_SUCCESS = 0.9
+"""Syntactic score an answer needs to count as a success (or the reference's own, if lower)."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference model, analysed once: its semantic profile and its own syntactic score."""
+
+    profile: Profile
+    syntactic: float
+
+
+@lru_cache(maxsize=512)
+def analyse_reference(xml: str) -> Reference | None:
+    """Parse and analyse a reference model (cached by its text); ``None`` when it is not BPMN."""
+    parsed = read_answer(xml)
+    if parsed.root is None or not parsed.bpmn_root:
+        return None
+    model = extract_model(parsed.root)
+    rules = syntactic_rules(model)
+    return Reference(profile(model), sum(rules.values()) / len(rules))
+
+
+class BPMNOutcome:
+    """What the rubric scores: one answer, read once, and the task's reference (if any).
+
+    Attributes:
+        answer: The agent's text (or bytes of a file).
+        parsed: The :class:`~rewardlab.envs.bpmn.parse.ParsedAnswer`.
+        reference_xml: The reference model's XML, or ``None`` (semantic is then 0).
+    """
+
+    def __init__(self, answer: str | bytes, reference_xml: str | None = None):
+        self.answer = answer
+        self.parsed: ParsedAnswer = read_answer(answer)
+        self.reference_xml = reference_xml
+
+    @cached_property
+    def model(self) -> BPMNModel | None:
+        """The extracted model when the root is a BPMN ``definitions`` element."""
+        if self.parsed.root is None or not self.parsed.bpmn_root:
+            return None
+        return extract_model(self.parsed.root)
+
+    @cached_property
+    def reference(self) -> Reference | None:
+        return None if self.reference_xml is None else analyse_reference(self.reference_xml)
+
+    @property
+    def usable(self) -> bool:
+        """Valid BPMN with at least one flow node: what ends a repair episode."""
+        return self.parsed.valid and self.model is not None and bool(self.model.nodes)
+
+    @property
+    def error(self) -> str | None:
+        """What the validator found, or ``None`` for a usable answer."""
+        if self.parsed.error is not None:
+            return self.parsed.error
+        if not self.usable:
+            return "the model has no flow nodes; put the tasks, events and gateways in a <process>"
+        return None
+
+
+def validity(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
+    """``(well_formed + bpmn_root + schema_valid + has_flow_nodes) / 4``; ``bare_answer`` is reported only."""
+    parsed = outcome.parsed
+    checks = {
+        "well_formed": float(parsed.well_formed),
+        "bpmn_root": float(parsed.bpmn_root),
+        "schema_valid": float(parsed.schema_valid),
+        "has_flow_nodes": float(outcome.model is not None and bool(outcome.model.nodes)),
+    }
+    value = sum(checks.values()) / len(checks)
+    checks["bare_answer"] = float(parsed.root is not None and parsed.extracted_from is None)
+    return value, checks
+
+
+def syntactic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
+    """Mean of the syntactic rules (0 when there is no BPMN model)."""
+    if outcome.model is None:
+        return 0.0, {}
+    rules = syntactic_rules(outcome.model)
+    return sum(rules.values()) / len(rules), rules
+
+
+def pragmatic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
+    """Mean of the pragmatic metrics (0 when there is no BPMN model)."""
+    if outcome.model is None:
+        return 0.0, {}
+    metrics = pragmatic_metrics(outcome.model)
+    return sum(metrics.values()) / len(metrics), metrics
+
+
+def semantic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
+    """Fidelity to the reference (0 when there is no model or no reference)."""
+    if outcome.model is None or outcome.reference is None:
+        return 0.0, {}
+    return semantic_similarity(profile(outcome.model), outcome.reference.profile)
+
+
+def bpmn_rubric() -> Rubric:
+    """The default rubric: equal weights, mean aggregate, validity gate at 1."""
+    return Rubric(
+        [
+            Criterion("validity", validity, "well-formed XML, BPMN root, valid against the BPMN 2.0 XSD (gate)"),
+            Criterion("syntactic", syntactic, "mean of 24 BPMN modelling rules"),
+            Criterion("pragmatic", pragmatic, "mean of 14 understandability metrics"),
+            Criterion("semantic", semantic, "label matching, behavioural similarity and coverage vs. the reference"),
+        ],
+        gates={"validity": 1.0},
+    )
+
+
+def is_success(outcome: BPMNOutcome, result: RubricResult) -> bool:
+    """Valid, ``semantic ≥ 0.9`` and ``syntactic ≥ min(0.9, reference syntactic)`` (see the module docstring)."""
+    if not outcome.usable or outcome.reference is None:
+        return False
+    threshold = min(SYNTACTIC_SUCCESS, outcome.reference.syntactic - 1e-9)
+    return result.components["semantic"] >= SEMANTIC_SUCCESS and result.components["syntactic"] >= threshold
+
+
+def score_bpmn(answer: str | bytes, reference_xml: str | None = None, rubric: Rubric | None = None) -> RubricResult:
+    """Score one answer against a reference with the default (or given) rubric.
+
+    Example:
+        >>> from rewardlab.envs.bpmn.tasks import load_tasks, reference_xml
+        >>> reference = reference_xml(load_tasks().get("miwg-A.1.0"))
+        >>> result = score_bpmn(reference, reference)
+        >>> result.components["validity"], result.components["semantic"]
+        (1.0, 1.0)
+        >>> score_bpmn("<definitions/>", reference).reward
+        0.0
+    """
+    return (rubric or bpmn_rubric()).score(BPMNOutcome(answer, reference_xml))

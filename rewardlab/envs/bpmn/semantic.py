@@ -1,0 +1,337 @@
+"""Semantic quality: fidelity of a candidate model to the task's reference model.
+
+Both models are reduced to a :class:`Profile` of their activities and events (gateways are
+routing, not content). Then:
+
+1. **Node matching.** Labels are normalised (lower case, letters and digits only) and compared
+   by the cosine of their word and character-trigram sets, ``L ∈ [0, 1]`` (two empty labels:
+   1; one empty: 0). Two nodes of the same category (activity or event) are similar by
+   ``S = 0.75·L + 0.25·T`` with ``T = 1`` for the same element type (``userTask``,
+   ``startEvent:message`` ...) and 0.5 otherwise; across categories ``S = 0``. The optimal
+   one-to-one assignment maximising ΣS (``scipy.optimize.linear_sum_assignment``) gives the
+   matching; pairs with ``S < 0.5`` stay unmatched.
+2. **Behaviour.** Over each model's nodes, the relation of every ordered pair ``(a, b)`` is
+   one of: order ``a ⇝ b`` only, reverse order, loop (both), parallel (neither, but on
+   different branches of a parallel/inclusive split or an implicit split) and exclusive
+   (otherwise); the diagonal is "on a cycle" or not (a behavioural profile). With ``A`` the
+   number of matched pairs whose relations agree, ``behavioural_similarity = A / (m² + k² − A)``
+   for ``m`` reference and ``k`` candidate nodes (a Jaccard index over the two profiles).
+3. **Succession.** ``a → b`` when a path from a to b passes only through gateways. Candidate
+   successions mapped through the matching are compared with the reference's: precision,
+   recall and F1 (a graph-edit view of the control flow).
+4. **Coverage** of required elements, each ``Σ_t min(c_t, r_t) / Σ_t max(c_t, r_t)`` over the
+   type counts ``c`` (candidate) and ``r`` (reference), 1 when both are empty: gateway types,
+   event types (with triggers), activity types, artifacts; pools and lanes by optimal label
+   assignment (``Σ L / max(count)``); message flows by F1 of their mapped ends; and
+   ``size_similarity = min(k, m) / max(k, m)``. ``element_coverage`` is their mean.
+
+``semantic = mean(node_f1, succession_f1, behavioural_similarity, element_coverage)``.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from rewardlab.envs.bpmn.model import BPMNModel
+
+MATCH_THRESHOLD = 0.5
+"""Node pairs with a similarity below this stay unmatched."""
+
+SEMANTIC_METRICS: tuple[str, ...] = (
+    "node_precision",
+    "node_recall",
+    "node_f1",
+    "activity_label_precision",
+    "activity_label_recall",
+    "type_agreement",
+    "succession_precision",
+    "succession_recall",
+    "succession_f1",
+    "behavioural_similarity",
+    "gateway_coverage",
+    "event_coverage",
+    "activity_type_coverage",
+    "artifact_coverage",
+    "pool_coverage",
+    "lane_coverage",
+    "message_flow_coverage",
+    "size_similarity",
+    "element_coverage",
+)
+
+_NOT_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
+EXCLUSIVE, ORDER, REVERSE, LOOP, PARALLEL = 0, 1, 2, 3, 4
+
+
+@lru_cache(maxsize=16384)
+def label_features(label: str) -> tuple[int, ...]:
+    """CRC-32 hashes of the word and character-trigram features of a normalised label (empty for an empty label)."""
+    words = _NOT_ALNUM.sub(" ", label.lower()).split()
+    features = {f"w:{w}" for w in words}
+    for word in words:
+        padded = f"#{word}#"
+        features.update(padded[i : i + 3] for i in range(len(padded) - 2))
+    return tuple(sorted({zlib.crc32(f.encode("utf-8")) for f in features}))
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """Labels as L2-normalised binary feature vectors in coordinate form (entry ``e`` of row ``rows[e]``)."""
+
+    count: int
+    rows: np.ndarray
+    features: np.ndarray
+    weights: np.ndarray
+    empty: np.ndarray
+
+
+def label_set(labels: list[tuple[int, ...]]) -> LabelSet:
+    """The :class:`LabelSet` of a list of :func:`label_features` results."""
+    lengths = np.array([len(f) for f in labels], dtype=np.int64)
+    features = np.fromiter((i for f in labels for i in f), dtype=np.int64, count=int(lengths.sum()))
+    rows = np.repeat(np.arange(len(labels)), lengths)
+    weights = np.repeat(1.0 / np.sqrt(np.maximum(lengths, 1)), lengths).astype(np.float32)
+    return LabelSet(len(labels), rows, features, weights, lengths == 0)
+
+
+def label_similarity(a: LabelSet, b: LabelSet) -> np.ndarray:
+    """Cosine similarity of two label sets, ``a.count × b.count``; two empty labels are similar (1)."""
+    vocabulary, columns = np.unique(np.concatenate([a.features, b.features]), return_inverse=True)
+    matrix_a = np.zeros((a.count, len(vocabulary)), dtype=np.float32)
+    matrix_b = np.zeros((b.count, len(vocabulary)), dtype=np.float32)
+    matrix_a[a.rows, columns[: len(a.features)]] = a.weights
+    matrix_b[b.rows, columns[len(a.features) :]] = b.weights
+    sim = np.round(matrix_a @ matrix_b.T, 6)
+    sim[a.empty[:, None] & b.empty[None, :]] = 1.0
+    return np.clip(sim, 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What the semantic comparison needs from one model (see the module docstring)."""
+
+    size: int
+    categories: np.ndarray
+    signatures: tuple[str, ...]
+    labels: LabelSet
+    refs: tuple[str, ...]
+    succession: frozenset[tuple[int, int]]
+    relations: np.ndarray
+    type_counts: dict[str, Counter]
+    pool_ids: tuple[str, ...]
+    pools: LabelSet
+    lanes: LabelSet
+    message_flows: tuple[tuple[str, str], ...]
+
+
+def profile(model: BPMNModel) -> Profile:
+    """Reduce a model to its activities and events, their relations and its element counts."""
+    graph = model.graph
+    all_nodes = [model.nodes[i] for i in graph.ids]
+    items = [i for i, node in enumerate(all_nodes) if node.category != "gateway"]
+    position = {g: p for p, g in enumerate(items)}
+    nodes = [all_nodes[i] for i in items]
+    succession = set()
+    for p, g in enumerate(items):
+        seen, stack = set(), list(graph.cf_succ[g])
+        while stack:
+            t = stack.pop()
+            if t in seen:
+                continue
+            seen.add(t)
+            if t in position:
+                succession.add((p, position[t]))
+            else:
+                stack.extend(graph.cf_succ[t])
+    relations = _relations(model, items)
+    counts = {
+        "gateway": Counter(node.kind for node in all_nodes if node.category == "gateway"),
+        "event": Counter(node.signature for node in nodes if node.category == "event"),
+        "activity": Counter(node.kind for node in nodes if node.category == "activity"),
+        "artifact": Counter(model.artifacts),
+    }
+    return Profile(
+        size=len(nodes),
+        categories=np.array([node.category == "activity" for node in nodes], dtype=bool),
+        signatures=tuple(node.signature for node in nodes),
+        labels=label_set([label_features(node.name) for node in nodes]),
+        refs=tuple(node.id for node in nodes),
+        succession=frozenset(succession),
+        relations=relations,
+        type_counts=counts,
+        pool_ids=tuple(model.participants),
+        pools=label_set([label_features(name) for name, _ in model.participants.values()]),
+        lanes=label_set([label_features(name) for name, _ in model.lanes.values()]),
+        message_flows=tuple((f.source, f.target) for f in model.message_flows),
+    )
+
+
+def _relations(model: BPMNModel, items: list[int]) -> np.ndarray:
+    """The behavioural profile over ``items`` (graph indices); see the module docstring."""
+    graph = model.graph
+    k = len(items)
+    if k == 0:
+        return np.zeros((0, 0), dtype=np.int8)
+    reach = graph.reach
+    sub = reach[np.ix_(items, items)]
+    forward, backward = sub, sub.T
+    relations = np.full((k, k), EXCLUSIVE, dtype=np.int8)
+    relations[forward & ~backward] = ORDER
+    relations[~forward & backward] = REVERSE
+    relations[forward & backward] = LOOP
+    concurrent = np.zeros((k, k), dtype=bool)
+    position = {g: p for p, g in enumerate(items)}
+    for g, node_id in enumerate(graph.ids):
+        node = model.nodes[node_id]
+        successors = graph.succ[g]
+        forks = node.kind in ("parallelGateway", "inclusiveGateway", "complexGateway") or node.category != "gateway"
+        if len(successors) < 2 or not forks:
+            continue
+        branches = []
+        for s in successors:
+            branch = reach[s, items].copy()
+            if s in position:
+                branch[position[s]] = True
+            branches.append(branch)
+        for x in range(len(branches)):
+            for y in range(x + 1, len(branches)):
+                both = np.outer(branches[x], branches[y])
+                concurrent |= both | both.T
+    relations[concurrent & ~forward & ~backward] = PARALLEL
+    np.fill_diagonal(relations, np.where(np.diagonal(sub), LOOP, EXCLUSIVE))
+    return relations
+
+
+def _coverage(candidate: Counter, reference: Counter) -> float:
+    keys = set(candidate) | set(reference)
+    top = sum(max(candidate[t], reference[t]) for t in keys)
+    return 1.0 if top == 0 else sum(min(candidate[t], reference[t]) for t in keys) / top
+
+
+def _f1(precision: float, recall: float) -> float:
+    return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+
+
+def _assign(sim: np.ndarray, threshold: float) -> list[tuple[int, int]]:
+    if sim.size == 0:
+        return []
+    rows, cols = linear_sum_assignment(sim, maximize=True)
+    return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if sim[r, c] >= threshold]
+
+
+def _named_coverage(candidate: LabelSet, reference: LabelSet) -> tuple[float, list[tuple[int, int]]]:
+    """Σ label similarity of the optimal assignment / the larger count (1 when both are empty)."""
+    k, m = candidate.count, reference.count
+    if not k and not m:
+        return 1.0, []
+    if not k or not m:
+        return 0.0, []
+    sim = label_similarity(candidate, reference)
+    pairs = _assign(sim, 0.0)
+    return float(sum(sim[r, c] for r, c in pairs)) / max(k, m), pairs
+
+
+def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, dict[str, float]]:
+    """``(semantic, sub_metrics)`` of a candidate against a reference; see the module docstring."""
+    k, m = candidate.size, reference.size
+    metrics: dict[str, float] = {}
+    sim = np.zeros((k, m), dtype=np.float32)
+    labels = np.zeros((k, m), dtype=np.float32)
+    if k and m:
+        labels = label_similarity(candidate.labels, reference.labels)
+        same_type = np.array(candidate.signatures, dtype=object)[:, None] == np.array(
+            reference.signatures, dtype=object
+        )
+        same_category = candidate.categories[:, None] == reference.categories[None, :]
+        sim = np.where(same_category, 0.75 * labels + 0.25 * np.where(same_type, 1.0, 0.5), 0.0)
+    pairs = _assign(sim, MATCH_THRESHOLD)
+    total = float(sum(sim[r, c] for r, c in pairs))
+    both_empty = k == 0 and m == 0
+    metrics["node_precision"] = 1.0 if both_empty else (total / k if k else 0.0)
+    metrics["node_recall"] = 1.0 if both_empty else (total / m if m else 0.0)
+    metrics["node_f1"] = _f1(metrics["node_precision"], metrics["node_recall"])
+    activity_pairs = [(r, c) for r, c in pairs if reference.categories[c]]
+    label_total = float(sum(labels[r, c] for r, c in activity_pairs))
+    cand_activities, ref_activities = int(candidate.categories.sum()), int(reference.categories.sum())
+    metrics["activity_label_precision"] = (
+        label_total / cand_activities if cand_activities else float(not ref_activities)
+    )
+    metrics["activity_label_recall"] = label_total / ref_activities if ref_activities else float(not cand_activities)
+    metrics["type_agreement"] = (
+        sum(candidate.signatures[r] == reference.signatures[c] for r, c in pairs) / len(pairs)
+        if pairs
+        else float(both_empty)
+    )
+
+    mapping = dict(pairs)
+    mapped = {(mapping[a], mapping[b]) for a, b in candidate.succession if a in mapping and b in mapping}
+    hits = len(mapped & reference.succession)
+    if candidate.succession or reference.succession:
+        precision = hits / len(candidate.succession) if candidate.succession else 0.0
+        recall = hits / len(reference.succession) if reference.succession else 0.0
+    else:
+        precision = recall = 1.0
+    metrics["succession_precision"], metrics["succession_recall"] = precision, recall
+    metrics["succession_f1"] = _f1(precision, recall)
+
+    if pairs:
+        rows = np.array([r for r, _ in pairs])
+        cols = np.array([c for _, c in pairs])
+        agree = int((candidate.relations[np.ix_(rows, rows)] == reference.relations[np.ix_(cols, cols)]).sum())
+    else:
+        agree = 0
+    union = k * k + m * m - agree
+    metrics["behavioural_similarity"] = agree / union if union else 1.0
+
+    metrics["gateway_coverage"] = _coverage(candidate.type_counts["gateway"], reference.type_counts["gateway"])
+    metrics["event_coverage"] = _coverage(candidate.type_counts["event"], reference.type_counts["event"])
+    metrics["activity_type_coverage"] = _coverage(candidate.type_counts["activity"], reference.type_counts["activity"])
+    metrics["artifact_coverage"] = _coverage(candidate.type_counts["artifact"], reference.type_counts["artifact"])
+    metrics["pool_coverage"], pool_pairs = _named_coverage(candidate.pools, reference.pools)
+    metrics["lane_coverage"], _ = _named_coverage(candidate.lanes, reference.lanes)
+    metrics["message_flow_coverage"] = _message_flow_coverage(candidate, reference, mapping, pool_pairs)
+    metrics["size_similarity"] = min(k, m) / max(k, m) if max(k, m) else 1.0
+    coverage_keys = (
+        "gateway_coverage",
+        "event_coverage",
+        "activity_type_coverage",
+        "artifact_coverage",
+        "pool_coverage",
+        "lane_coverage",
+        "message_flow_coverage",
+        "size_similarity",
+    )
+    metrics["element_coverage"] = float(np.mean([metrics[key] for key in coverage_keys]))
+    value = float(
+        np.mean(
+            [
+                metrics["node_f1"],
+                metrics["succession_f1"],
+                metrics["behavioural_similarity"],
+                metrics["element_coverage"],
+            ]
+        )
+    )
+    return value, metrics
+
+
+def _message_flow_coverage(
+    candidate: Profile, reference: Profile, mapping: dict[int, int], pool_pairs: list[tuple[int, int]]
+) -> float:
+    """F1 of message flows whose two ends map (nodes through the matching, pools by name)."""
+    if not candidate.message_flows and not reference.message_flows:
+        return 1.0
+    if not candidate.message_flows or not reference.message_flows:
+        return 0.0
+    ends = {candidate.refs[r]: reference.refs[c] for r, c in mapping.items()}
+    ends.update({candidate.pool_ids[r]: reference.pool_ids[c] for r, c in pool_pairs})
+    mapped = Counter((ends.get(s), ends.get(t)) for s, t in candidate.message_flows)
+    hits = sum((mapped & Counter(reference.message_flows)).values())
+    return _f1(hits / len(candidate.message_flows), hits / len(reference.message_flows))
