@@ -32,13 +32,16 @@ def append_line(path: Path, line: str, *, durable: bool = False) -> None:
     The file is copied to a temp file beside it, the line is appended there and the temp file
     replaces ``path`` with one ``os.replace``, which is atomic: a crash at any point leaves
     either the old file or the new one. An exclusive ``flock`` on ``<path>.lock`` serialises
-    writers (the sub-envs of a vector env may share a path). Each append costs a copy of the
+    writers (the sub-envs of a vector env may share a path); the lock holder also removes temp
+    files that a killed writer left behind. Each append costs a copy of the
     file, done in the kernel (``copy_file_range``): start a new file per run for long runs.
     ``durable=True`` also ``fsync``s, against power loss rather than crashes.
     """
     lock_path = path.with_name(path.name + ".lock")
     with open(lock_path, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a writer killed mid-write
+            stale.unlink(missing_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as out:

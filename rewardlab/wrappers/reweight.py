@@ -127,8 +127,8 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
             raise ConfigError(f"target_weight must be in (0, 1], got {target_weight!r}")
         if not (isinstance(gate_threshold, (int, float)) and math.isfinite(gate_threshold)):
             raise ConfigError(f"gate_threshold must be a finite number, got {gate_threshold!r}")
-        self.scheme = scheme if isinstance(scheme, str) else dict(scheme)
         raw, fixed_aggregate, gates = self._resolve(scheme, names, target_weight, gate_threshold)
+        self.scheme = scheme if isinstance(scheme, str) else dict(scheme)
         if aggregate is not None and aggregate not in AGGREGATES:
             raise ConfigError(
                 f"aggregate must be one of {AGGREGATES}, got {aggregate!r}" + did_you_mean(aggregate, AGGREGATES)
