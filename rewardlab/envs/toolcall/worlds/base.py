@@ -2,7 +2,8 @@
 
 A domain subclasses :class:`World`, builds its tables in :meth:`World.generate` from a seed, and
 declares tools as methods decorated with :func:`tool`. Each tool has an OpenAI function-calling
-schema (:meth:`World.tools`); its JSON-schema validator is compiled once per class.
+schema (:meth:`World.tools`); its JSON-schema validator is compiled once per class (plus a fast equivalent check, see
+:mod:`rewardlab.envs.toolcall.schema`).
 
 :meth:`World.call` is the one way in: it looks the tool up, validates the arguments, runs the
 tool and returns a :class:`CallResult`. Every call is a transaction: tools write only through
@@ -32,6 +33,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, NamedTuple
 
 from jsonschema import Draft202012Validator
+
+from rewardlab.envs.toolcall.schema import compile_check
 
 CallKind = Literal["ok", "unknown_tool", "schema", "tool_error", "crash"]
 """How a call ended: ``ok``, ``unknown_tool``, ``schema`` (arguments invalid), ``tool_error``
@@ -144,15 +147,19 @@ class World:
     """Fields left out of :meth:`state` comparisons because the agent words them (e.g. an email body)."""
     tool_specs: ClassVar[dict[str, ToolSpec]]
     validators: ClassVar[dict[str, Draft202012Validator]]
+    """jsonschema validators (the reference, and the source of error messages), compiled once per class."""
+    checks: ClassVar[dict[str, Callable[[Any], bool]]]
+    """Fast equivalents of ``validators[name].is_valid`` (see :mod:`rewardlab.envs.toolcall.schema`)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         specs = {name: fn.tool_spec for name, fn in vars(cls).items() if hasattr(fn, "tool_spec")}
         cls.tool_specs = specs
-        cls.validators = {}
+        cls.validators, cls.checks = {}, {}
         for name, spec in specs.items():
             Draft202012Validator.check_schema(spec.parameters)
-            cls.validators[name] = Draft202012Validator(spec.parameters, format_checker=None)
+            cls.validators[name] = Draft202012Validator(spec.parameters)
+            cls.checks[name] = compile_check(spec.parameters)
         cls._openai_tools = [spec.openai_schema() for spec in specs.values()]
 
     def __init__(self, tables: Tables, *, counters: Mapping[str, int] | None = None):
@@ -175,11 +182,12 @@ class World:
     # ------------------------------------------------------------------ calls
     def call(self, name: str, arguments: Mapping[str, Any]) -> CallResult:
         """Validate and run one tool call as a transaction; never raises for any JSON input."""
-        validator = self.validators.get(name)
-        if validator is None:
+        check = self.checks.get(name)
+        if check is None:
             return CallResult("unknown_tool", error=f"unknown tool {name[:80]!r}; tools are {sorted(self.tool_specs)}")
-        if not validator.is_valid(arguments):
-            return CallResult("schema", error=f"invalid arguments for {name}: {schema_message(validator, arguments)}")
+        if not check(arguments):
+            message = schema_message(self.validators[name], arguments)
+            return CallResult("schema", error=f"invalid arguments for {name}: {message}")
         self._journal = []
         try:
             output = getattr(self, name)(**arguments)

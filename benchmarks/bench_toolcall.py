@@ -1,0 +1,114 @@
+"""ToolCall-v0 step speed, measured side by side with bare Gymnasium steps in the same run.
+
+A ToolCall step (the agent excluded) parses the action, validates each call against its JSON
+schema, runs it as a transaction against the in-memory world, checks the task's effects and
+serialises the observation. The target is a median under 100 µs for an ordinary call.
+
+Run: ``python -m benchmarks.bench_toolcall [--repeat N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import gymnasium as gym
+
+from benchmarks.common import fmt_seconds, median, percentile, stamp, table, time_calls
+from rewardlab.envs.toolcall.env import ToolCallEnv
+from rewardlab.envs.toolcall.parsing import parse_tool_calls
+from rewardlab.envs.toolcall.worlds import make_world
+
+
+class BareEnv(gym.Env):
+    """The cheapest possible Gymnasium env: a constant step."""
+
+    observation_space = gym.spaces.Discrete(2)
+    action_space = gym.spaces.Discrete(2)
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return 0, {}
+
+    def step(self, action):
+        return 0, 0.0, False, False, {}
+
+
+def call(name: str, **arguments) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+ACTIONS = {
+    "read call (get_order)": call("get_order", order_id="O1003"),
+    "search call (search_products)": call("search_products", category="kitchen", max_price=80),
+    "refused write, rolled back (cancel_order)": call("cancel_order", order_id="O1002", reason="no_longer_needed"),
+    "3 parallel reads": json.dumps([json.loads(call("get_order", order_id=f"O10{i:02d}")) for i in (3, 4, 5)]),
+    "call in a code fence (lenient)": "Checking:\n```json\n" + call("get_order", order_id="O1003") + "\n```",
+    "unknown tool": call("delete_everything", confirm=True),
+    "wrong argument type": call("get_order", order_id=1003),
+    "invalid JSON": '{"name": "get_order", "arguments": {"order_id": }',
+    "duplicate keys": '{"name": "get_order", "arguments": {"order_id": "O1", "order_id": "O2"}}',
+    "NaN argument": '{"name": "place_order", "arguments": {"quantity": NaN}}',
+    "10,000-deep JSON": "[" * 10_000 + "]" * 10_000,
+    "10 MB argument": call("get_order", order_id="x" * 10_000_000),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2000, help="timed steps per row (large inputs use 1/20)")
+    args = parser.parse_args()
+
+    bare = BareEnv()
+    bare.reset(seed=0)
+    cartpole = gym.make("CartPole-v1")
+    cartpole.reset(seed=0)
+
+    def cartpole_step():
+        if cartpole.step(0)[2]:
+            cartpole.reset()
+
+    baseline = median(time_calls(lambda: bare.step(0), repeat=args.repeat))
+    rows = [
+        ["bare gym.Env.step (constant)", fmt_seconds(baseline), "", "1.0"],
+        ["CartPole-v1 step via gym.make", fmt_seconds(median(time_calls(cartpole_step, repeat=args.repeat))), "", ""],
+    ]
+    rows[1][3] = f"{median(time_calls(cartpole_step, repeat=args.repeat)) / baseline:.1f}"
+
+    env = ToolCallEnv(domains=["retail"], max_turns=10**9)
+    env.reset(seed=0, options={"task_id": "retail-order_status-000"})
+    world = make_world("retail", 0)
+    for label, action in ACTIONS.items():
+        repeat = max(20, args.repeat // 20) if len(action) > 100_000 else args.repeat
+        times = time_calls(lambda action=action: env.step(action), repeat=repeat)
+        rows.append(
+            [
+                f"ToolCall step: {label}",
+                fmt_seconds(median(times)),
+                fmt_seconds(percentile(times, 90)),
+                f"{median(times) / baseline:.1f}",
+            ]
+        )
+    read = ACTIONS["read call (get_order)"]
+    parts = {
+        "parse only": lambda: parse_tool_calls(read),
+        "schema check only (compiled validator)": lambda: world.validators["get_order"].is_valid({"order_id": "O1003"}),
+        "world.call only (validate + run)": lambda: world.call("get_order", {"order_id": "O1003"}),
+    }
+    for label, fn in parts.items():
+        times = time_calls(fn, repeat=args.repeat)
+        rows.append(
+            [
+                f"part: {label}",
+                fmt_seconds(median(times)),
+                fmt_seconds(percentile(times, 90)),
+                f"{median(times) / baseline:.1f}",
+            ]
+        )
+    print(stamp(("rewardlab", "gymnasium", "jsonschema")))
+    print()
+    print(table(["step", "median", "p90", "× bare gym step"], rows))
+
+
+if __name__ == "__main__":
+    main()
