@@ -63,7 +63,8 @@ class ToolCallEnv(TextEnv):
     around), ``state`` (final database equals the hidden expected one, 0 or 1), ``answer``
     (required outputs in the final answer), ``efficiency`` (calls and turns versus the reference).
     Milestones are the task's required effects on the world (e.g. ``order O1003 cancelled``),
-    reported when they first hold, in any order. ``is_success`` = ``state`` and ``answer`` both 1.
+    checked after every successful call and reported in the order they first hold, whatever
+    the order of the calls. ``is_success`` = ``state`` and ``answer`` both 1.
 
     ## Starting State
 
@@ -161,7 +162,7 @@ class ToolCallEnv(TextEnv):
         if not parsed.calls:
             outcome.answer = parsed.answer
             return Turn(observation="(conversation ended)", done=True, outcome=self._finish())
-        results, kinds, errors = [], [], []
+        results, kinds, errors, reached = [], [], [], []
         for call in parsed.calls:
             result = self.world.call(call.name, call.arguments)
             kinds.append(result.kind)
@@ -171,6 +172,8 @@ class ToolCallEnv(TextEnv):
             if result.kind == "ok":
                 outcome.executed += 1
                 results.append({"name": call.name, "result": result.output})
+                if self._pending_effects:
+                    reached += self._reached_effects()
                 continue
             if result.kind == "tool_error":
                 outcome.refusals += 1
@@ -181,7 +184,7 @@ class ToolCallEnv(TextEnv):
         return Turn(
             observation=observation,
             action_error="; ".join(errors) if errors else None,
-            milestones=self._reached_effects(),
+            milestones=reached,
             info={"call_results": kinds},
         )
 

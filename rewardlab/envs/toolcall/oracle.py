@@ -1,8 +1,7 @@
 """The ToolCall oracle: replays the task's reference solution, then gives the reference answer.
 
 It reads privileged task data (``solution`` and ``final_answer``) and exists to prove every
-task solvable with full credit and to produce SFT demonstrations. It is stateless: the turn it
-plays is the env's step count, so it needs no reset.
+task solvable with full credit and to produce SFT demonstrations.
 """
 
 from __future__ import annotations
@@ -12,19 +11,23 @@ from typing import Any
 
 
 class ToolCallOracle:
-    """Plays turn ``env.elapsed_steps`` of the reference solution (a call, or a list for parallel
-    calls), and the reference final answer after the last turn."""
+    """Plays the reference solution turn by turn (a call, or a list for parallel calls), then the
+    reference final answer. It counts its own turns, so it can take over an episode part-way
+    (e.g. after a bad action); it starts again whenever the env is at the first step."""
 
     def __init__(self, env: Any):
         self.env = env
+        self.turn = 0
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
+        if self.env.elapsed_steps == 0:
+            self.turn = 0
         data = self.env.task.data
-        turn = self.env.elapsed_steps
-        if turn >= len(data["solution"]):
+        self.turn += 1
+        if self.turn > len(data["solution"]):
             return data["final_answer"]
-        calls = data["solution"][turn]
+        calls = data["solution"][self.turn - 1]
         return json.dumps(calls[0] if len(calls) == 1 else list(calls), ensure_ascii=False)
 
     def reset(self) -> None:
-        """Nothing to reset: the oracle reads the turn from the env."""
+        self.turn = 0

@@ -153,7 +153,12 @@ class World:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        specs = {name: fn.tool_spec for name, fn in vars(cls).items() if hasattr(fn, "tool_spec")}
+        specs = {  # inherited tools first, so a subclass can add or replace tools
+            name: fn.tool_spec
+            for klass in reversed(cls.__mro__)
+            for name, fn in vars(klass).items()
+            if hasattr(fn, "tool_spec")
+        }
         cls.tool_specs = specs
         cls.validators, cls.checks = {}, {}
         for name, spec in specs.items():
@@ -274,5 +279,8 @@ def schema_message(validator: Draft202012Validator, instance: Any) -> str:
     if error is None:
         return "arguments do not match the schema"
     where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
-    message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
+    message = error.message
+    if len(message) > 200:  # the message quotes the offending value: shorten the quote, keep the reason
+        quoted = repr(error.instance)
+        message = message.replace(quoted, quoted[:40] + f"... ({len(quoted):,} characters)")[:300]
     return f"{where}: {message}" if where else message
