@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -163,7 +162,7 @@ class WebEnv(TextEnv):
         self.answer = None
         self.actions = self.valid_actions = 0
         self.session.start(task.data["start_url"])
-        return f"Task: {task.prompt}\n\n{self.session.render()}", {"url": self.session.state.url}
+        return f"Task: {task.prompt}\n\n{self.session.render()}", {"url": self.session.display_url()}
 
     def _act(self, action: str) -> Turn:
         self.actions += 1
@@ -178,7 +177,7 @@ class WebEnv(TextEnv):
                 outcome=outcome,
                 usable=usable,
                 milestones=self._reached(),
-                info={"url": self.session.state.url},
+                info={"url": self.session.display_url()},
             )
         if parsed is not None:
             error = self.session.execute(parsed)
@@ -189,7 +188,7 @@ class WebEnv(TextEnv):
             observation=f"action_error: {error}\n\n{page}" if error else page,
             action_error=error,
             milestones=self._reached(),
-            info={"url": self.session.state.url},
+            info={"url": self.session.display_url()},
         )
 
     def _outcome(self) -> tuple[WebOutcome, bool]:
@@ -213,14 +212,10 @@ class WebEnv(TextEnv):
         return tuple(m["name"] for m in self.task.data["milestones"]) if self.task else ()
 
     # ------------------------------------------------------------------ checks
-    def _relative_url(self) -> str:
-        parts = urlsplit(self.session.state.url)
-        return parts.path + (f"?{parts.query}" if parts.query else "")
-
     def _reached(self) -> list[str]:
         """Milestones satisfied now (already-recorded ones are not re-checked)."""
         reached = []
-        url = self._relative_url() if self.session.allowed(self.session.state.url) else ""
+        url = self.session.display_url() if self.session.allowed(self.session.state.url) else ""
         for milestone in self.task.data["milestones"]:
             if milestone["name"] in self.milestones_reached:
                 continue

@@ -134,14 +134,14 @@ def format_node(node: Node) -> str:
     return line
 
 
-def render_page(state: PageState, *, offset: int, budget: int) -> tuple[str, int]:
+def render_page(state: PageState, *, offset: int, budget: int, url: str | None = None) -> tuple[str, int]:
     """The observation text of a page and how many listing lines it shows.
 
-    Shows ``URL:``, ``Title:``, any load note, then listing lines from ``offset`` while the whole
-    text stays within ``budget`` characters; when lines are left out, a final note says which
-    are shown and how to scroll.
+    Shows ``URL:`` (``url`` if given, else the page's URL), ``Title:``, any load note, then listing
+    lines from ``offset`` while the whole text stays within ``budget`` characters; when lines are
+    left out, a final note says which are shown and how to scroll.
     """
-    head = [f"URL: {state.url}", f"Title: {quote(state.title)}"]
+    head = [f"URL: {url or state.url}", f"Title: {quote(state.title)}"]
     if state.note:
         head.append(f"Note: {state.note}")
     head.append("Page:")

@@ -16,6 +16,7 @@ class WebSession:
 
     Navigation policy: only ``http`` URLs of exactly ``origin`` (same host and port) are loaded;
     anything else (the internet, other local ports, ``file:``) is refused with an action error.
+    Observations show URLs as paths of the site, so they do not depend on the ephemeral port.
     """
 
     def __init__(self, backend: Backend, origin: str, *, budget: int):
@@ -68,8 +69,21 @@ class WebSession:
                 self.history.append(self.state.url)
         return self.state
 
+    def display_url(self) -> str:
+        """The page's URL as the agent sees it: a path of the site (the ephemeral port never shows),
+        or the full URL of a page elsewhere."""
+        url = self.state.url
+        if self.allowed(url):
+            parts = urlsplit(url)
+            return (
+                (parts.path or "/")
+                + (f"?{parts.query}" if parts.query else "")
+                + (f"#{parts.fragment}" if parts.fragment else "")
+            )
+        return url
+
     def render(self) -> str:
-        text, self.shown = render_page(self.state, offset=self.offset, budget=self.budget)
+        text, self.shown = render_page(self.state, offset=self.offset, budget=self.budget, url=self.display_url())
         return text
 
     def node(self, element: int) -> Node | None:
@@ -81,7 +95,7 @@ class WebSession:
         if action.kind == "goto":
             url = self.resolve(action.text or "")
             if not self.allowed(url):
-                return f"navigation to {url[:200]!r} refused: only {self.origin}/ can be reached"
+                return f"navigation to {url[:200]!r} refused: only this site can be reached"
             self._load(url)
             return None
         if action.kind == "back":
@@ -128,7 +142,7 @@ class WebSession:
             target = node.target.strip()
             local = target.startswith("#") or target.lower().startswith("javascript:")
             if not local and not self.allowed(self.resolve(target or self.state.url)):
-                return f"navigation to {self.resolve(target)[:200]!r} refused: only {self.origin}/ can be reached"
+                return f"navigation to {self.resolve(target)[:200]!r} refused: only this site can be reached"
         self.backend.click(node)
         self.refresh()
         return None
