@@ -13,7 +13,6 @@ that pass in both states. Run it after changing a repository or a spec::
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import tempfile
@@ -21,29 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rewardlab.envs.swe.patch import apply_patch, make_patch
-from rewardlab.envs.swe.testrun import run_tests
+from rewardlab.envs.swe.tasks import DATA, TASKS_FILE, read_tree, tree_hash
+from rewardlab.envs.swe.testrun import PYTEST_ENV, parse_report, pytest_command
 from rewardlab.sandbox import LocalSandbox
 
-DATA = Path(__file__).parent / "data"
 REPOS = DATA / "repos"
-TASKS_FILE = DATA / "tasks.jsonl"
-
-
-def read_tree(root: Path) -> dict[str, str]:
-    """``{relative path: text}`` of every file under ``root`` (caches excluded)."""
-    tree = {}
-    for path in sorted(root.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and ".pytest_cache" not in path.parts:
-            tree[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8")
-    return tree
-
-
-def tree_hash(tree: dict[str, str]) -> str:
-    """A content hash of a tree, used as the ``base_commit`` of shipped repositories."""
-    digest = hashlib.sha1()
-    for path in sorted(tree):
-        digest.update(path.encode() + b"\0" + tree[path].encode() + b"\0")
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -702,8 +683,6 @@ def build_task(spec: Spec, sandbox: LocalSandbox) -> dict:
 
 
 def _run_all(sandbox: LocalSandbox, tree: dict[str, str]) -> dict[str, bool]:
-    from rewardlab.envs.swe.testrun import parse_report, pytest_command, PYTEST_ENV
-
     workdir = Path(tempfile.mkdtemp(prefix="rewardlab-swe-build-"))
     try:
         for path, text in tree.items():

@@ -21,9 +21,10 @@ _TIMING = re.compile(r" in \d+(?:\.\d+)?s\b")
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": ""}
 
 
-def pytest_command(test_ids: Sequence[str] = (), *, python: str | None = None) -> list[str]:
-    """The argv that runs ``test_ids`` (all collected tests when empty) with a per-test report."""
-    return [python or sys.executable, "-m", "pytest", "-rA", "-q", "-p", "no:cacheprovider", *test_ids]
+def pytest_command(test_ids: Sequence[str] = (), *, python: str | None = None, report: bool = True) -> list[str]:
+    """The argv that runs ``test_ids`` (all collected tests when empty); ``report`` adds the per-test summary."""
+    summary = ["-rA"] if report else []
+    return [python or sys.executable, "-m", "pytest", *summary, "-q", "-p", "no:cacheprovider", *test_ids]
 
 
 def parse_report(output: str) -> dict[str, str]:

@@ -1,0 +1,451 @@
+"""RewardLab/SWE-v0: fix a bug in a small, realistic Python repository."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rewardlab.core.env import TextEnv, Turn
+from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.core.tasks import Task, TaskSet
+from rewardlab.core.text import truncate
+from rewardlab.envs.swe.commands import USAGE, Command, CommandError, parse_command
+from rewardlab.envs.swe.loader import load_swebench_jsonl
+from rewardlab.envs.swe.oracle import GoldPatchOracle
+from rewardlab.envs.swe.patch import PatchError, apply_patch, changed_files, make_patch
+from rewardlab.envs.swe.rubric import SWEOutcome, TestStatistics, make_rubric
+from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
+from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, pytest_command, run_tests, strip_timing
+from rewardlab.envs.swe.workspace import Workspace, WorkspaceError
+from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxResult
+from rewardlab.errors import ConfigError
+
+MILESTONES: tuple[str, ...] = ("opened_gold_file", "reproduced_failure", "first_fail_to_pass", "all_tests_pass")
+EDIT_COMMANDS = ("edit", "replace", "create")
+
+
+class SWEEnv(TextEnv):
+    """Fix a bug in a small Python repository by reading, editing and running code.
+
+    ## Description
+
+    Each task is a SWE-bench instance: a repository at a buggy commit and a user's bug report.
+    The agent explores the repository, edits files and runs code through text commands, then
+    submits. The submission is evaluated like SWE-bench: the hidden test patch is applied on
+    top of the agent's changes and the FAIL_TO_PASS and PASS_TO_PASS tests are run. The 24
+    shipped tasks (18 train, 6 test) come from six repositories written for this env
+    (``textkit``, ``invoicer``, ``tabular``, ``datekit``, ``envconf``, ``minirouter``) with
+    the bugs real projects have: off-by-one errors, edge cases, unicode, wrong defaults,
+    missing validation and regressions across two modules. Users can bring their own tasks in
+    SWE-bench JSONL format pointing at local git repositories
+    (:func:`~rewardlab.envs.swe.load_swebench_jsonl`, or ``tasks="path.jsonl"``).
+
+    All code (tests and Python snippets) runs in a :mod:`rewardlab.sandbox` sandbox; file
+    operations are done by the env on the host with every path confined to the repository.
+
+    ## Spaces
+
+    Text actions, one command per step (see :mod:`rewardlab.envs.swe.commands`): ``view``,
+    ``search``, ``list``, ``edit`` (line range), ``replace`` (exact string), ``create``,
+    ``test``, ``python``, ``submit``. Observations are the command's result, cut to
+    ``observation_budget`` characters with a note saying so.
+
+    ## Rewards
+
+    Five components in [0, 1], equal default weights (1/5 each), mean aggregate; formulas in
+    :mod:`rewardlab.envs.swe.rubric`:
+
+    - ``resolved``: 1 when every FAIL_TO_PASS and PASS_TO_PASS test passes (SWE-bench).
+    - ``tests``: difficulty-weighted fraction of FAIL_TO_PASS tests passing (VeRPO): weight
+      ``w_t ∝ 1 − (p_t + 1)/(n_t + 2)`` from pass counts across episodes, uniform until each test
+      has ``difficulty_min_episodes`` episodes. The statistics live in ``env.test_statistics``.
+    - ``regression``: fraction of PASS_TO_PASS tests still passing (0 for an empty patch).
+    - ``applies``: valid edit commands · non-empty diff · the test patch applies on top cleanly.
+    - ``localization``: F1 of the edited files against the files the gold patch edits.
+
+    An empty submission scores 0 on every component. ``is_success`` = ``resolved``.
+    Milestones (``info["milestones"]``, progress = fraction reached): ``opened_gold_file``
+    (viewed a file the gold patch edits), ``reproduced_failure`` (a ``test`` or ``python`` run
+    failed while FAIL_TO_PASS tests fail), ``first_fail_to_pass`` (some FAIL_TO_PASS test
+    passes), ``all_tests_pass`` (all FAIL_TO_PASS and PASS_TO_PASS tests pass). The last three
+    are checked by a hidden test run after each ``test`` or ``python`` command.
+
+    ## Starting State
+
+    A fresh temporary copy of the task's repository at the base commit (without the test
+    patch). The observation is the issue text, the repository's file list and the commands.
+
+    ## Episode End
+
+    Terminates on ``submit``; truncates after ``max_turns`` steps (default 30) and scores the
+    working copy as if submitted. Bad input never raises: malformed commands, paths outside the
+    repository (``..``, absolute paths, symbolic links pointing out), binary content, files over
+    ``max_file_bytes`` and code that never ends give an error observation and
+    ``info["action_error"]``; the host outside the working copy is never touched.
+
+    ## Arguments
+
+    - ``tasks``: a TaskSet, a path to SWE-bench JSONL (see the loader), or ``None`` for the
+      shipped tasks.
+    - ``sandbox``: ``"local"`` (default), ``"docker"``, ``"auto"``, a
+      :class:`~rewardlab.sandbox.SandboxedExecution` (backend, limits, timeout) or a Sandbox.
+      The Docker image must provide Python with pytest.
+    - ``observation_budget``: characters per observation (default 8000).
+    - ``max_file_bytes``: largest file an edit may produce (default 1 MiB).
+    - ``difficulty_min_episodes``: episodes per test before difficulty weights apply (default 8).
+    - ``test_statistics``: a shared :class:`~rewardlab.envs.swe.rubric.TestStatistics`.
+    - common: ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
+      ``render_mode``.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    system_prompt = (
+        "You are a software engineer fixing a bug in a Python repository. Read the issue, find the "
+        "cause, edit the code, run the tests, then submit. Reply with exactly one command per message.\n\n" + USAGE
+    )
+    default_max_turns = 30
+
+    def __init__(
+        self,
+        *,
+        tasks: TaskSet | str | Path | None = None,
+        sandbox: SandboxedExecution | Sandbox | str = "local",
+        observation_budget: int = 8000,
+        max_file_bytes: int = 1 << 20,
+        difficulty_min_episodes: int = 8,
+        test_statistics: TestStatistics | None = None,
+        reward_weights: Mapping[str, float] | None = None,
+        aggregate: Aggregate | None = None,
+        gates: Sequence[str] | Mapping[str, float] | None = None,
+        invalid_penalty: float | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+    ):
+        if tasks is None:
+            tasks = load_tasks()
+        elif isinstance(tasks, (str, Path)):
+            tasks = load_swebench_jsonl(tasks)
+        if not isinstance(tasks, TaskSet):
+            raise ConfigError(f"tasks must be a TaskSet, a JSONL path or None, got {type(tasks).__name__}")
+        if not isinstance(observation_budget, int) or observation_budget < 200:
+            raise ConfigError(f"observation_budget must be an int >= 200, got {observation_budget!r}")
+        if not isinstance(max_file_bytes, int) or max_file_bytes < 1:
+            raise ConfigError(f"max_file_bytes must be a positive int, got {max_file_bytes!r}")
+        super().__init__(
+            tasks=tasks,
+            rubric=make_rubric(),
+            reward_weights=reward_weights,
+            aggregate=aggregate,
+            gates=gates,
+            invalid_penalty=invalid_penalty,
+            max_turns=max_turns,
+            render_mode=render_mode,
+        )
+        self.execution, ready = SandboxedExecution.coerce(sandbox)
+        self.sandbox: Sandbox = ready if ready is not None else self.execution.create()
+        self._owns_sandbox = ready is None
+        self.observation_budget = observation_budget
+        self.max_file_bytes = max_file_bytes
+        self.test_statistics = test_statistics or TestStatistics(min_episodes=difficulty_min_episodes)
+        self.python = "python3" if self.sandbox.backend == "docker" else sys.executable
+        self.workspace: Workspace | None = None
+        self._tmp: Path | None = None
+        self._base_cache: dict[str, dict[str, str]] = {}
+        self._evaluation: tuple[str, TestRun, bool] | None = None
+
+    # ------------------------------------------------------------------ episode
+    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        self._cleanup()
+        if task.id not in self._base_cache:
+            self._base_cache[task.id] = base_tree(task.data)
+        self._tmp = Path(tempfile.mkdtemp(prefix="rewardlab-swe-"))
+        self.workspace = Workspace(self._tmp / "repo", self._base_cache[task.id], max_file_bytes=self.max_file_bytes)
+        self._gold = gold_files(task.data)
+        self._fail_to_pass = list(task.data["FAIL_TO_PASS"])
+        self._pass_to_pass = list(task.data["PASS_TO_PASS"])
+        self._edit_commands = 0
+        self._invalid_edits = 0
+        self._evaluation = None
+        listing = "\n".join(self.workspace.files())
+        observation = f"{task.prompt}\n\nRepository files:\n{listing}\n\n{USAGE}"
+        return observation, {"repo": task.data.get("repo", "")}
+
+    def _act(self, action: str) -> Turn:
+        try:
+            command = parse_command(action)
+        except CommandError as exc:
+            first = action.strip().split(maxsplit=1)[0].lower() if action.strip() else ""
+            if first in EDIT_COMMANDS:
+                self._edit_commands += 1
+                self._invalid_edits += 1
+            return self._error(str(exc))
+        if command.name == "submit":
+            outcome, _ = self._outcome()
+            return Turn(
+                observation=self._submission_note(outcome),
+                done=True,
+                outcome=outcome,
+                milestones=self._milestones_from(self._evaluate()[0], agent_failed=False),
+                info={"patch": outcome.patch},
+            )
+        if command.name in EDIT_COMMANDS:
+            self._edit_commands += 1
+        try:
+            return getattr(self, f"_do_{command.name}")(command)
+        except (WorkspaceError, CommandError) as exc:
+            if command.name in EDIT_COMMANDS:
+                self._invalid_edits += 1
+            return self._error(str(exc))
+
+    def _error(self, message: str) -> Turn:
+        return Turn(observation=self._fit(f"error: {message}"), action_error=message)
+
+    def _fit(self, text: str) -> str:
+        text = text.replace(str(self.workspace.root) if self.workspace else WORKSPACE, WORKSPACE)
+        return truncate(text, self.observation_budget)
+
+    # ------------------------------------------------------------------ commands
+    def _do_view(self, command: Command) -> Turn:
+        path = command.args[0]
+        lines = self.workspace.read(path).splitlines()
+        start = command.start or 1
+        end = len(lines) if command.end is None else min(command.end, len(lines))
+        if lines and start > len(lines):
+            raise CommandError(f"{path} has {len(lines)} lines; START {start} is past the end")
+        body = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(start, end + 1))
+        header = f"{path} (lines {start}-{end} of {len(lines)})"
+        opened = ["opened_gold_file"] if path.removeprefix("./") in self._gold else []
+        return Turn(observation=self._fit(f"{header}\n{body}"), milestones=opened)
+
+    def _do_search(self, command: Command) -> Turn:
+        needle = command.args[0]
+        under = command.args[1] if len(command.args) > 1 else "."
+        hits = []
+        for path in self.workspace.files(under):
+            try:
+                text = self.workspace.read(path)
+            except WorkspaceError:
+                continue
+            for number, line in enumerate(text.splitlines(), 1):
+                if needle in line:
+                    hits.append(f"{path}:{number}: {line.strip()[:200]}")
+        if not hits:
+            return Turn(observation=f"no matches for {needle!r}")
+        return Turn(observation=self._fit(f"{len(hits)} match(es) for {needle!r}:\n" + "\n".join(hits)))
+
+    def _do_list(self, command: Command) -> Turn:
+        files = list(self.workspace.files(command.args[0] if command.args else "."))
+        return Turn(observation=self._fit("\n".join(files) if files else "(no files)"))
+
+    def _do_edit(self, command: Command) -> Turn:
+        path = command.args[0]
+        lines = self.workspace.read(path).splitlines(keepends=True)
+        start, end = command.start or 1, command.end if command.end is not None else command.start or 1
+        if start > len(lines) + 1:
+            raise CommandError(f"{path} has {len(lines)} lines; START {start} is past the end")
+        if end > len(lines):
+            raise CommandError(f"{path} has {len(lines)} lines; END {end} is past the end")
+        new = _body_lines(command.body)
+        lines[start - 1 : end] = new
+        self.workspace.write(path, "".join(lines))
+        return Turn(observation=self._fit(self._excerpt(path, start, start + len(new) - 1, "edited")))
+
+    def _do_replace(self, command: Command) -> Turn:
+        path, old, new = command.args
+        text = self.workspace.read(path)
+        count = text.count(old)
+        if count != 1:
+            hint = "check whitespace and indentation" if count == 0 else "include more surrounding lines"
+            raise CommandError(f"the old text occurs {count} times in {path}; it must occur exactly once ({hint})")
+        at = text.index(old)
+        self.workspace.write(path, text.replace(old, new, 1))
+        first = text[:at].count("\n") + 1
+        return Turn(observation=self._fit(self._excerpt(path, first, first + new.count("\n"), "replaced")))
+
+    def _do_create(self, command: Command) -> Turn:
+        path = command.args[0]
+        existed = self.workspace.resolve(path, must_exist=False).exists()
+        self.workspace.write(path, command.body, create=True)
+        verb = "overwrote" if existed else "created"
+        return Turn(observation=f"{verb} {path} ({len(command.body.splitlines())} lines)")
+
+    def _do_test(self, command: Command) -> Turn:
+        result = self._run(pytest_command(command.args, python=self.python, report=False), env=PYTEST_ENV)
+        return self._after_run(result)
+
+    def _do_python(self, command: Command) -> Turn:
+        if len(command.body) > 100_000:
+            raise CommandError("the script is longer than 100000 characters; write it to a file with 'create'")
+        return self._after_run(self._run([self.python, "-c", command.body]))
+
+    # ------------------------------------------------------------------ running code
+    def _run(self, argv: list[str], env: Mapping[str, str] | None = None) -> SandboxResult:
+        return self.sandbox.run(
+            argv, workdir=self.workspace.root, timeout=self.execution.timeout, limits=self.execution.limits, env=env
+        )
+
+    def _after_run(self, result: SandboxResult) -> Turn:
+        parts = [f"exit code: {result.exit_code}"]
+        if result.stdout:
+            parts.append(strip_timing(result.stdout).rstrip())
+        if result.stderr:
+            parts.append("[stderr]\n" + strip_timing(result.stderr).rstrip())
+        error = None
+        if result.killed_reason:
+            limit = f" after {self.execution.timeout:g} s" if result.timed_out else ""
+            parts.append(f"[stopped: {result.killed_reason}{limit}]")
+            if result.killed_reason in ("timeout", "cpu_limit"):
+                error = f"the command did not finish: {result.killed_reason}"
+        parts.extend(result.warnings)
+        evaluation, _ = self._evaluate()
+        milestones = self._milestones_from(evaluation, agent_failed=not result.ok)
+        return Turn(observation=self._fit("\n".join(parts)), action_error=error, milestones=milestones)
+
+    def _evaluate(self) -> tuple[TestRun, bool]:
+        """Hidden evaluation of the working copy: test patch on top, FAIL_TO_PASS + PASS_TO_PASS run.
+
+        Returns the run and whether the test patch applied cleanly; cached per working-copy content.
+        """
+        snapshot = self.workspace.snapshot()
+        key = hashlib.sha256(repr(sorted(snapshot.items())).encode()).hexdigest()
+        if self._evaluation is not None and self._evaluation[0] == key:
+            return self._evaluation[1], self._evaluation[2]
+        test_patch = self.task.data["test_patch"]
+        touched = changed_files(test_patch)
+        try:
+            patched = apply_patch({p: snapshot[p] for p in touched if p in snapshot}, test_patch)
+            clean = True
+        except PatchError:
+            base = self._base_cache[self.task.id]
+            patched = apply_patch({p: base[p] for p in touched if p in base}, test_patch)
+            clean = False
+        tree = {**snapshot, **patched}
+        eval_dir = self._tmp / "eval"
+        shutil.rmtree(eval_dir, ignore_errors=True)
+        Workspace(eval_dir, tree)
+        run = run_tests(
+            self.sandbox,
+            eval_dir,
+            self._fail_to_pass + self._pass_to_pass,
+            timeout=self.execution.timeout,
+            limits=self.execution.limits,
+            python=self.python,
+        )
+        self._evaluation = (key, run, clean)
+        return run, clean
+
+    def _milestones_from(self, run: TestRun, *, agent_failed: bool) -> list[str]:
+        fail_to_pass = [run.passed[t] for t in self._fail_to_pass]
+        reached = []
+        if agent_failed and not all(fail_to_pass):
+            reached.append("reproduced_failure")
+        if any(fail_to_pass):
+            reached.append("first_fail_to_pass")
+        if all(run.passed.values()):
+            reached.append("all_tests_pass")
+        return reached
+
+    def _outcome(self) -> tuple[SWEOutcome, bool]:
+        run, clean = self._evaluate()
+        patch = make_patch(self._base_cache[self.task.id], self.workspace.snapshot())
+        weights = self.test_statistics.weights(self.task.id, self._fail_to_pass)
+        fail_to_pass = {t: run.passed[t] for t in self._fail_to_pass}
+        self.test_statistics.record(self.task.id, fail_to_pass)
+        outcome = SWEOutcome(
+            fail_to_pass=fail_to_pass,
+            pass_to_pass={t: run.passed[t] for t in self._pass_to_pass},
+            weights=weights,
+            patch=patch,
+            edited_files=tuple(changed_files(patch)),
+            gold_files=tuple(self._gold),
+            edit_commands=self._edit_commands,
+            invalid_edits=self._invalid_edits,
+            test_patch_applies=clean,
+        )
+        return outcome, True
+
+    def _is_success(self, outcome: SWEOutcome, result: RubricResult) -> bool:
+        return result.components["resolved"] >= 1.0
+
+    def _submission_note(self, outcome: SWEOutcome) -> str:
+        f2p, p2p = outcome.fail_to_pass, outcome.pass_to_pass
+        return (
+            f"Submitted {len(outcome.edited_files)} changed file(s). Hidden tests: "
+            f"{sum(f2p.values())}/{len(f2p)} FAIL_TO_PASS and {sum(p2p.values())}/{len(p2p)} PASS_TO_PASS pass."
+        )
+
+    def _excerpt(self, path: str, first: int, last: int, verb: str) -> str:
+        lines = self.workspace.read(path).splitlines()
+        low, high = max(1, first - 3), min(len(lines), max(first, last) + 3)
+        shown = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(low, high + 1))
+        return f"{verb} {path}; lines {low}-{high} now read:\n{shown}"
+
+    # ------------------------------------------------------------------ agents
+    def milestone_names(self) -> tuple[str, ...]:
+        return MILESTONES
+
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A random well-formed command over the current repository's files."""
+        files = list(self.workspace.files()) if self.workspace is not None else []
+        if not files:
+            return "list"
+        path = files[int(rng.integers(len(files)))]
+        kind = rng.choice(
+            ["view", "search", "list", "edit", "replace", "create", "test", "python", "submit"],
+            p=[0.2, 0.15, 0.1, 0.2, 0.1, 0.05, 0.07, 0.05, 0.08],
+        )
+        line = int(rng.integers(1, 40))
+        if kind == "view":
+            return f"view {path} {line}:{line + int(rng.integers(0, 30))}"
+        if kind == "search":
+            return f"search {rng.choice(['def', 'return', 'import', 'self', 'None', 'raise'])}"
+        if kind == "list":
+            return "list"
+        if kind == "edit":
+            return f"edit {path} {line}:{line}\n{rng.choice(['pass', '    return None', '# TODO', ''])}"
+        if kind == "replace":
+            return f"replace {path}\n{rng.choice(['return', 'if ', '=='])}\n=======\n{rng.choice(['return 0 or', 'if not '])}"
+        if kind == "create":
+            return f"create notes_{int(rng.integers(100))}.txt\nrandom note"
+        if kind == "test":
+            return "test"
+        if kind == "python":
+            return "python\nprint(sum(range(10)))"
+        return "submit"
+
+    def make_oracle(self) -> GoldPatchOracle:
+        return GoldPatchOracle(self)
+
+    # ------------------------------------------------------------------ cleanup
+    def _cleanup(self) -> None:
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+        self.workspace = None
+
+    def close(self) -> None:
+        """Remove the working copy and close the sandbox (if the env created it). Safe to call twice."""
+        self._cleanup()
+        if self._owns_sandbox:
+            self.sandbox.close()
+        super().close()
+
+
+def _body_lines(body: str) -> list[str]:
+    """The body of an ``edit`` as lines with newlines; an empty body deletes the range."""
+    if body == "":
+        return []
+    lines = body.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line + "\n" for line in lines]

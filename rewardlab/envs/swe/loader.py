@@ -1,0 +1,96 @@
+"""Bring your own tasks: SWE-bench-format JSONL that points at local git repositories.
+
+Each line is a SWE-bench task instance::
+
+    {"instance_id": "mylib__mylib-12", "repo": "/abs/or/relative/path/to/git/repo",
+     "base_commit": "3f2a...", "problem_statement": "...", "patch": "diff --git ...",
+     "test_patch": "diff --git ...", "FAIL_TO_PASS": ["tests/test_x.py::test_a"],
+     "PASS_TO_PASS": [...], "split": "train"}
+
+``repo`` (or ``repo_path``) is a local git repository, resolved relative to the JSONL file's
+directory (or ``repos_root``); ``FAIL_TO_PASS`` and ``PASS_TO_PASS`` may be lists or JSON strings
+(SWE-bench stores them as strings); ``split`` defaults to ``default_split``. Each instance is
+checked when loaded: the commit exists, and the gold patch and test patch apply to it.
+
+Example:
+    >>> from rewardlab.envs.swe import SWEEnv, load_swebench_jsonl  # doctest: +SKIP
+    >>> env = SWEEnv(tasks=load_swebench_jsonl("my_tasks.jsonl"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rewardlab.core.tasks import SPLITS, Task, TaskSet
+from rewardlab.envs.swe.patch import PatchError, apply_patch
+from rewardlab.envs.swe.tasks import git_tree
+from rewardlab.errors import ConfigError
+
+REQUIRED = ("instance_id", "base_commit", "problem_statement", "patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS")
+
+
+def _test_ids(value: Any, field: str, where: str) -> list[str]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {field} must be a list of test ids or its JSON string") from exc
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(f"{where}: {field} must be a list of test id strings, got {value!r:.80}")
+    return value
+
+
+def instance_to_task(row: dict[str, Any], *, base_dir: Path, default_split: str = "test", where: str = "") -> Task:
+    """Validate one SWE-bench instance and turn it into a :class:`Task`."""
+    missing = [k for k in REQUIRED if k not in row]
+    repo = row.get("repo_path", row.get("repo"))
+    if missing or not repo:
+        raise ConfigError(f"{where}: missing fields {missing + ([] if repo else ['repo'])}")
+    repo_path = (base_dir / str(repo)).resolve()
+    if not (repo_path / ".git").exists():
+        raise ConfigError(f"{where}: repo {str(repo)!r} is not a local git repository ({repo_path})")
+    split = row.get("split", default_split)
+    if split not in SPLITS:
+        raise ConfigError(f"{where}: split must be one of {SPLITS}, got {split!r}")
+    fail_to_pass = _test_ids(row["FAIL_TO_PASS"], "FAIL_TO_PASS", where)
+    if not fail_to_pass:
+        raise ConfigError(f"{where}: FAIL_TO_PASS is empty; a task needs at least one failing test")
+    tree = git_tree(repo_path, row["base_commit"])
+    for field in ("patch", "test_patch"):
+        try:
+            apply_patch(tree, row[field])
+        except PatchError as exc:
+            raise ConfigError(f"{where}: {field} does not apply to {row['base_commit']}: {exc}") from exc
+    data = {
+        "repo": str(row.get("repo", repo)),
+        "repo_path": str(repo_path),
+        "base_commit": row["base_commit"],
+        "patch": row["patch"],
+        "test_patch": row["test_patch"],
+        "FAIL_TO_PASS": fail_to_pass,
+        "PASS_TO_PASS": _test_ids(row["PASS_TO_PASS"], "PASS_TO_PASS", where),
+    }
+    return Task(id=str(row["instance_id"]), split=split, prompt=str(row["problem_statement"]), data=data)
+
+
+def load_swebench_jsonl(
+    path: str | Path, *, repos_root: str | Path | None = None, default_split: str = "test"
+) -> TaskSet:
+    """A TaskSet of the SWE-bench instances in ``path`` (see the module docstring)."""
+    path = Path(path)
+    base_dir = Path(repos_root) if repos_root is not None else path.parent
+    tasks = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise ConfigError(f"{path}:{number}: not JSON: {exc}") from exc
+            if not isinstance(row, dict):
+                raise ConfigError(f"{path}:{number}: expected a JSON object")
+            tasks.append(instance_to_task(row, base_dir=base_dir, default_split=default_split, where=f"{path}:{number}"))
+    return TaskSet(tasks)
