@@ -19,6 +19,7 @@ ENV_SPECS: dict[str, dict[str, Any]] = {
     "RewardLab/SlidesAgent-v0": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv", "kwargs": {"mode": "tools"}},
     "RewardLab/Web-v0": {"entry_point": "rewardlab.envs.web.env:WebEnv"},
     "RewardLab/MiniWoB-v0": {"entry_point": "rewardlab.envs.miniwob.env:MiniWoBEnv"},
+    "RewardLab/SWE-v0": {"entry_point": "rewardlab.envs.swe.env:SWEEnv"},
 }
 
 
