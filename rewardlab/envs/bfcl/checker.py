@@ -86,7 +86,12 @@ def _first_answer_type(options: Sequence[Any]) -> type | None:
     return None
 
 
+_HASHABLE_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
 def _hashable(value: Any) -> bool:
+    if type(value) in _HASHABLE_TYPES:
+        return True
     try:
         hash(value)
     except TypeError:
@@ -156,6 +161,7 @@ class ParamSpec:
     dicts: tuple[DictAnswer, ...]
     dict_lists: tuple[tuple[DictAnswer | None, ...] | None, ...]
     inner_answer_types: tuple[type | None | bool, ...] = field(default=())
+    scalar: type | None = None
 
     @classmethod
     def compile(cls, name: str, details: Mapping[str, Any] | None, options: Sequence[Any]) -> ParamSpec:
@@ -178,6 +184,9 @@ class ParamSpec:
         # For the item check of arrays: per option, False when it is not a list (any items pass),
         # else the type of its first non-empty item (None when it has none).
         inner = tuple(_first_answer_type(o) if type(o) is list else False for o in options)
+        answer_type = _first_answer_type(options)
+        # A value of a plain scalar type that is not a BFCL "variable" needs only a membership test.
+        scalar = expected if expected in (str, int, float, bool) and answer_type in (expected, None) else None
         return cls(
             name=name,
             type_name=type_name,
@@ -185,18 +194,23 @@ class ParamSpec:
             nested=nested,
             options=options,
             optional="" in options,
-            answer_type=_first_answer_type(options),
+            answer_type=answer_type,
             value_set=frozenset(o for o in options if _hashable(o)),
             strings=frozenset(standardize_string(o) for o in options if type(o) is str),
             lists=tuple(s for s in map(_standardize_items, options) if s is not None),
             dicts=dicts,
             dict_lists=tuple(dict_lists),
             inner_answer_types=inner,
+            scalar=scalar,
         )
 
     # ------------------------------------------------------------------ checks
     def check(self, value: Any) -> str | None:
         """``None`` when ``value`` passes, else ``"type_error"`` or ``"value_error"``."""
+        if type(value) is self.scalar:  # the common case, decided without the general rules below
+            if self.scalar is str:
+                return None if standardize_string(value) in self.strings else "value_error"
+            return None if value in self.value_set else "value_error"
         expected = self.expected
         if expected is None:
             return "type_error"
@@ -253,18 +267,12 @@ class ParamSpec:
         return False
 
 
-class CallCheck(NamedTuple):
-    """The errors of one output call against one expected call (empty ``errors`` = it matches)."""
+Error = tuple[str, str]
+"""One error of a call: ``(kind, subject)``, the subject being a parameter or function name."""
 
-    errors: tuple[tuple[str, str], ...]
-
-    @property
-    def valid(self) -> bool:
-        return not self.errors
-
-    @property
-    def kinds(self) -> frozenset[str]:
-        return frozenset(kind for kind, _ in self.errors)
+NO_ERRORS: tuple[Error, ...] = ()
+NO_CALL: Error = ("wrong_func_name", "")
+"""The error of an expected call that no output call answers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,8 +284,7 @@ class CallSpec:
         properties: The documented parameter names.
         required: The parameters the description marks required.
         params: Compiled possible answers, for parameters both documented and answered.
-        answered: Every parameter that has possible answers (documented or not).
-        must_give: Answered parameters without ``""`` among their options.
+        must_give: Answered parameters, not required, without ``""`` among their options.
         answer: The raw possible answers ``{param: [options]}`` (for the oracle).
     """
 
@@ -285,7 +292,6 @@ class CallSpec:
     properties: frozenset[str]
     required: tuple[str, ...]
     params: dict[str, ParamSpec]
-    answered: frozenset[str]
     must_give: tuple[str, ...]
     answer: dict[str, list[Any]]
 
@@ -294,6 +300,7 @@ class CallSpec:
         description = description or {}
         parameters = description.get("parameters") or {}
         properties = parameters.get("properties") or {}
+        required = tuple(parameters.get("required") or ())
         params = {
             name: ParamSpec.compile(name, properties[name], options)
             for name, options in answer.items()
@@ -302,36 +309,52 @@ class CallSpec:
         return cls(
             name=str(description.get("name", "")),
             properties=frozenset(properties),
-            required=tuple(parameters.get("required") or ()),
+            required=required,
             params=params,
-            answered=frozenset(answer),
-            must_give=tuple(name for name, options in answer.items() if "" not in options),
+            must_give=tuple(name for name, options in answer.items() if "" not in options and name not in required),
             answer={name: list(options) for name, options in answer.items()},
         )
 
-    def check(self, name: str, arguments: Mapping[str, Any]) -> CallCheck:
-        """Every BFCL error of the call ``name(**arguments)`` against this expected call."""
+    def errors(self, name: str, arguments: Mapping[str, Any]) -> tuple[Error, ...]:
+        """Every BFCL error of the call ``name(**arguments)`` against this one; ``()`` when it passes."""
         if name != self.name:
-            return CallCheck((("wrong_func_name", f"expected function {self.name!r}, got {name!r}"),))
-        errors: list[tuple[str, str]] = []
+            return (("wrong_func_name", name),)
+        errors: list[Error] | None = None
         for param in self.required:
             if param not in arguments:
-                errors.append(("missing_required", f"missing required parameter {param!r}"))
+                errors = errors or []
+                errors.append(("missing_required", param))
         params = self.params
         for param, value in arguments.items():
             spec = params.get(param)
-            if spec is None:
-                errors.append(("unexpected_param", f"unexpected parameter {param!r}"))
-                continue
-            kind = spec.check(value)
-            if kind == "type_error":
-                errors.append((kind, f"parameter {param!r} must be of type {spec.type_name}, got {_json_type(value)}"))
-            elif kind is not None:
-                errors.append((kind, f"parameter {param!r} has a wrong value: {_short(value)}"))
+            kind = "unexpected_param" if spec is None else spec.check(value)
+            if kind is not None:
+                errors = errors or []
+                errors.append((kind, param))
         for param in self.must_give:
-            if param not in arguments and param not in self.required:
-                errors.append(("missing_optional", f"parameter {param!r} must be given for this request"))
-        return CallCheck(tuple(errors))
+            if param not in arguments:
+                errors = errors or []
+                errors.append(("missing_optional", param))
+        return tuple(errors) if errors else NO_ERRORS
+
+    def explain(self, error: Error, arguments: Mapping[str, Any]) -> str:
+        """A one-line message for an error of :meth:`errors`."""
+        kind, subject = error
+        if error == NO_CALL:
+            return f"no call to {self.name!r}"
+        if kind == "wrong_func_name":
+            return f"expected a call to {self.name!r}, got {subject!r}"
+        if kind == "missing_required":
+            return f"{self.name}: missing required parameter {subject!r}"
+        if kind == "missing_optional":
+            return f"{self.name}: parameter {subject!r} must be given for this request"
+        if kind == "unexpected_param":
+            return f"{self.name}: unexpected parameter {subject!r}"
+        value = arguments.get(subject)
+        if kind == "type_error":
+            spec = self.params[subject]
+            return f"{self.name}: parameter {subject!r} must be of type {spec.type_name}, got {_json_type(value)}"
+        return f"{self.name}: parameter {subject!r} has a wrong value: {_short(value)}"
 
 
 class Verdict(NamedTuple):
@@ -341,15 +364,27 @@ class Verdict(NamedTuple):
         valid: BFCL's verdict.
         expected: Number of expected calls.
         given: Number of calls in the answer.
-        pairs: For each expected call, the check of the output call matched to it (None if none).
-        errors: Every error, as ``(kind, message)``, in checking order.
+        pairs: For each expected call, the errors of the output call paired with it (None if none).
+        problems: What went wrong, as ``(expected call, error, arguments)``; see :attr:`errors`.
     """
 
     valid: bool
     expected: int
     given: int
-    pairs: tuple[CallCheck | None, ...]
-    errors: tuple[tuple[str, str], ...]
+    pairs: tuple[tuple[Error, ...] | None, ...]
+    problems: tuple[tuple[CallSpec | None, Error, Mapping[str, Any]], ...] = ()
+
+    @property
+    def errors(self) -> list[tuple[str, str]]:
+        """Every error as ``(kind, message)`` (kinds from :data:`ERROR_KINDS`), built on demand."""
+        messages = []
+        for spec, error, arguments in self.problems:
+            kind, subject = error
+            if spec is None:
+                messages.append((kind, subject))
+            else:
+                messages.append((kind, spec.explain(error, arguments)))
+        return messages
 
 
 def expected_calls(
@@ -411,36 +446,49 @@ class AnswerSpec:
         remaining output call with the same name and the fewest errors.
         """
         expected, given = len(self.calls), len(calls)
-        errors: list[tuple[str, str]] = []
-        if expected != given:
-            errors.append(("wrong_count", f"expected {expected} call(s), got {given}"))
-        pairs: list[CallCheck | None] = [None] * expected
+        if expected == 1 and given == 1:  # most tasks: no matching to do
+            spec = self.calls[0]
+            found = spec.errors(*calls[0])
+            if not found:
+                return _VALID_SINGLE
+            if found[0][0] == "wrong_func_name":
+                return Verdict(False, 1, 1, (None,), ((spec, NO_CALL, {}),))
+            return Verdict(False, 1, 1, (found,), tuple((spec, error, calls[0][1]) for error in found))
+        pairs: list[tuple[Error, ...] | None] = [None] * expected
         free = list(range(given))
-        checks: dict[tuple[int, int], CallCheck] = {}
+        failed: dict[tuple[int, int], tuple[Error, ...]] = {}
         for i, spec in enumerate(self.calls):
             for j in free:
-                result = spec.check(*calls[j])
-                checks[i, j] = result
-                if result.valid:
-                    pairs[i] = result
+                found = spec.errors(*calls[j])
+                if not found:
+                    pairs[i] = NO_ERRORS
                     free.remove(j)
                     break
-        valid = expected == given and all(p is not None for p in pairs)
+                failed[i, j] = found
+        if expected == given and None not in pairs:
+            return Verdict(True, expected, given, tuple(pairs))
+        problems: list[tuple[CallSpec | None, Error, Mapping[str, Any]]] = []
+        if expected != given:
+            problems.append((None, ("wrong_count", f"expected {expected} call(s), got {given}"), {}))
         for i, spec in enumerate(self.calls):
             if pairs[i] is not None:
                 continue
-            best = None
+            best: tuple[int, tuple[Error, ...]] | None = None
             for j in free:
-                result = checks.get((i, j)) or spec.check(*calls[j])
-                if result.kinds != {"wrong_func_name"} and (best is None or len(result.errors) < len(best[1].errors)):
-                    best = (j, result)
+                found = failed.get((i, j)) or spec.errors(*calls[j])
+                if found[0][0] != "wrong_func_name" and (best is None or len(found) < len(best[1])):
+                    best = (j, found)
             if best is None:
-                errors.append(("wrong_func_name", f"no call to {spec.name!r}"))
+                problems.append((spec, NO_CALL, {}))
                 continue
             free.remove(best[0])
             pairs[i] = best[1]
-            errors.extend(best[1].errors)
-        return Verdict(valid, expected, given, tuple(pairs), tuple(errors))
+            arguments = calls[best[0]][1]
+            problems.extend((spec, error, arguments) for error in best[1])
+        return Verdict(False, expected, given, tuple(pairs), tuple(problems))
+
+
+_VALID_SINGLE = Verdict(True, 1, 1, (NO_ERRORS,))
 
 
 def _json_type(value: Any) -> str:

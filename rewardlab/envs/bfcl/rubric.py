@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rewardlab.core.rubric import Criterion, CriterionResult, Rubric
-from rewardlab.envs.bfcl.checker import CallCheck, Verdict
+from rewardlab.envs.bfcl.checker import Error, Verdict
 
 PARAMETER_ERRORS = frozenset({"missing_required", "unexpected_param", "missing_optional"})
 VALUE_ERRORS = frozenset({"type_error", "value_error"})
@@ -52,7 +52,7 @@ def _share(outcome: BFCLOutcome, ok: int) -> float:
     return 1.0 if size == 0 else ok / size
 
 
-def _pairs(outcome: BFCLOutcome) -> list[CallCheck]:
+def _pairs(outcome: BFCLOutcome) -> list[tuple[Error, ...]]:
     return [pair for pair in outcome.verdict.pairs if pair is not None]
 
 
@@ -75,20 +75,20 @@ def function_score(outcome: BFCLOutcome) -> CriterionResult:
 
 def parameters_score(outcome: BFCLOutcome) -> CriterionResult:
     pairs = _pairs(outcome)
-    ok = sum(1 for pair in pairs if not PARAMETER_ERRORS & {kind for kind, _ in pair.errors})
+    ok = sum(1 for pair in pairs if not PARAMETER_ERRORS & {kind for kind, _ in pair})
     metrics = {
-        kind: sum(1 for pair in pairs if any(k == kind for k, _ in pair.errors)) / len(pairs) if pairs else 0.0
+        kind: sum(1 for pair in pairs if any(k == kind for k, _ in pair)) / len(pairs) if pairs else 0.0
         for kind in sorted(PARAMETER_ERRORS)
     }
     return _share(outcome, ok), metrics
 
 
 def types_score(outcome: BFCLOutcome) -> CriterionResult:
-    return _share(outcome, sum(1 for pair in _pairs(outcome) if all(k != "type_error" for k, _ in pair.errors)))
+    return _share(outcome, sum(1 for pair in _pairs(outcome) if all(k != "type_error" for k, _ in pair)))
 
 
 def values_score(outcome: BFCLOutcome) -> CriterionResult:
-    return _share(outcome, sum(1 for pair in _pairs(outcome) if all(k not in VALUE_ERRORS for k, _ in pair.errors)))
+    return _share(outcome, sum(1 for pair in _pairs(outcome) if all(k not in VALUE_ERRORS for k, _ in pair)))
 
 
 def bfcl_rubric() -> Rubric:
