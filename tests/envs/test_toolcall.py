@@ -8,6 +8,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rewardlab  # noqa: F401  (registers the env ids)
 from rewardlab.agents import OracleAgent, RandomAgent
@@ -345,3 +347,42 @@ def test_render_ansi():
     assert "task=hw-bank-002" in text and "calls=1 valid=1 ok=1" in text and "card K01 frozen" in text
     env.close()
     env.close()
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "Sure, let me cancel it: {call} and then I'll confirm.",
+        "```json\n{call}\n```",
+        "<tool_call>{call}</tool_call>",
+    ],
+)
+def test_calls_in_prose_or_fences_run_but_count_against_format(env, template):
+    env.reset(seed=0, options={"task_id": "hw-retail-003"})
+    call = json.dumps({"name": "return_order", "arguments": {"order_id": "O1002"}})
+    _, _, _, _, info = env.step(template.format(call=call))
+    assert info["call_results"] == ["ok"] and info["action_error"] is None
+    assert info["milestones"] == ["return of order O1002 requested"]
+    _, _, terminated, _, info = env.step("Started a return, refund $454.13.")
+    assert terminated and info["is_success"]
+    assert info["reward_components"]["format"] == pytest.approx(1 / 2)
+    assert info["reward_components"]["schema"] == 1.0
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    actions=st.lists(
+        st.text(max_size=200) | st.text(alphabet='{}[]":, name argumts0123456789', max_size=200), max_size=4
+    )
+)
+def test_any_text_is_handled_and_only_successful_calls_change_the_world(env, actions):
+    env.reset(seed=0, options={"task_id": "hw-bank-002"})
+    for action in actions:
+        before = env.world.state()
+        observation, reward, terminated, truncated, info = env.step(action)
+        assert isinstance(observation, str) and 0.0 <= reward <= 1.0
+        if "ok" not in info.get("call_results", []):
+            assert env.world.state() == before
+        if terminated or truncated:
+            assert set(info["reward_components"]) == set(COMPONENTS)
+            break

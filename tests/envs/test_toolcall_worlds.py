@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections
+import doctest
+import importlib
 import json
 
 import pytest
@@ -244,3 +246,17 @@ def test_component_formulas_on_known_counts():
         "answer": 1.0,
         "efficiency": 0.0,
     }
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "rewardlab.envs.toolcall.parsing",
+        "rewardlab.envs.toolcall.schema",
+        "rewardlab.envs.toolcall.worlds",
+        "rewardlab.envs.toolcall.worlds.base",
+    ],
+)
+def test_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
