@@ -9,8 +9,8 @@ The control-flow graph used for reachability has one edge per resolved sequence 
 an edge from an activity to each boundary event attached to it; an edge from a sub-process to
 each source node inside it (nodes without incoming flows) and from each sink node inside it to
 the sub-process's successors. Reachability is strict (``a ⇝ a`` only on a cycle) and computed once
-per model with networkx's condensation into strongly connected components and bitsets
-(linear in the graph size).
+per model from the strongly connected components (Tarjan) with bitsets, in time linear in the
+graph size plus one big-integer OR per edge.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import networkx as nx
 import numpy as np
 from lxml import etree
 
@@ -61,6 +60,13 @@ ARTIFACTS = frozenset({"dataObject", "dataObjectReference", "dataStoreReference"
 
 _NS = f"{{{BPMN_NS}}}"
 _CUT = len(_NS)
+_SHAPE, _EDGE, _BOUNDS = f"{{{BPMNDI_NS}}}BPMNShape", f"{{{BPMNDI_NS}}}BPMNEdge", f"{{{DC_NS}}}Bounds"
+_CONDITION = f"{_NS}conditionExpression"
+_CATEGORY = {
+    **{f"{_NS}{tag}": "activity" for tag in ACTIVITIES},
+    **{f"{_NS}{tag}": "event" for tag in EVENTS},
+    **{f"{_NS}{tag}": "gateway" for tag in GATEWAYS},
+}
 
 
 def _local(element: etree._Element) -> str | None:
@@ -172,17 +178,19 @@ def extract_model(root: etree._Element) -> BPMNModel:
             _read_container(child, pid, pid, model)
         elif tag == "collaboration":
             _read_collaboration(child, model)
-    for shape in root.iter(f"{{{BPMNDI_NS}}}BPMNShape", f"{{{BPMNDI_NS}}}BPMNEdge"):
+    nodes = model.nodes
+    for shape in root.iter(_SHAPE, _EDGE):
         ref = shape.get("bpmnElement") or ""
-        if shape.tag.endswith("Edge"):
+        if shape.tag == _EDGE:
             model.edges.add(ref)
             continue
         model.shapes.add(ref)
-        if ref in model.nodes:
-            box = shape.find(f"{{{DC_NS}}}Bounds")
+        if ref in nodes:
+            box = shape.find(_BOUNDS)
             if box is not None:
                 try:
-                    model.bounds.append((ref, tuple(float(box.get(k, "0")) for k in ("x", "y", "width", "height"))))
+                    x, y = float(box.get("x", "0")), float(box.get("y", "0"))
+                    model.bounds.append((ref, (x, y, float(box.get("width", "0")), float(box.get("height", "0")))))
                 except ValueError:
                     continue
     return model
@@ -199,46 +207,49 @@ def _trigger(element: etree._Element) -> str:
 
 
 def _read_container(container: etree._Element, container_id: str, process: str, model: BPMNModel) -> None:
+    nodes = model.nodes
     for child in container:
-        tag = _local(child)
-        if tag is None:
-            continue
-        if tag == "sequenceFlow":
-            conditional = any(_local(c) == "conditionExpression" for c in child)
-            model.flows.append(
-                Flow(
-                    child.get("id") or "",
-                    child.get("sourceRef") or "",
-                    child.get("targetRef") or "",
-                    clean_label(child.get("name")),
-                    container_id,
-                    conditional,
-                )
-            )
-        elif tag in ACTIVITIES or tag in EVENTS or tag in GATEWAYS:
-            if len(model.nodes) >= MAX_FLOW_NODES:
+        tag = child.tag
+        category = _CATEGORY.get(tag) if isinstance(tag, str) else None
+        if category is not None:
+            if len(nodes) >= MAX_FLOW_NODES:
                 model.truncated = True
                 continue
-            category = "activity" if tag in ACTIVITIES else "event" if tag in EVENTS else "gateway"
+            kind = tag[_CUT:]
+            get = child.get
             node = Node(
-                id=child.get("id") or f"{container_id}/{tag}-{len(model.nodes)}",
-                kind=tag,
+                id=get("id") or f"{container_id}/{kind}-{len(nodes)}",
+                kind=kind,
                 category=category,
-                name=clean_label(child.get("name")),
+                name=clean_label(get("name")),
                 container=container_id,
                 process=process,
                 trigger=_trigger(child) if category == "event" else "",
-                attached_to=child.get("attachedToRef") or "",
-                default_flow=child.get("default") or "",
-                triggered_by_event=child.get("triggeredByEvent") == "true",
+                attached_to=get("attachedToRef") or "",
+                default_flow=get("default") or "",
+                triggered_by_event=get("triggeredByEvent") == "true",
             )
-            model.nodes[node.id] = node
-            if tag in CONTAINERS:
+            nodes[node.id] = node
+            if kind in CONTAINERS:
                 _read_container(child, node.id, process, model)
-        elif tag == "laneSet":
+            continue
+        local = _local(child)
+        if local == "sequenceFlow":
+            get = child.get
+            model.flows.append(
+                Flow(
+                    get("id") or "",
+                    get("sourceRef") or "",
+                    get("targetRef") or "",
+                    clean_label(get("name")),
+                    container_id,
+                    child.find(_CONDITION) is not None,
+                )
+            )
+        elif local == "laneSet":
             _read_lanes(child, model)
-        elif tag in ARTIFACTS:
-            model.artifacts[tag] = model.artifacts.get(tag, 0) + 1
+        elif local in ARTIFACTS:
+            model.artifacts[local] = model.artifacts.get(local, 0) + 1
 
 
 def _read_lanes(lane_set: etree._Element, model: BPMNModel) -> None:
@@ -317,30 +328,36 @@ class ControlFlow:
                     self.cf_succ[i].extend(self.succ[s])
 
     @cached_property
+    def reach_bits(self) -> list[int]:
+        """``reach_bits[a] >> b & 1``: a path of one or more control-flow edges leads from a to b."""
+        n = len(self.ids)
+        label, components = strongly_connected_components(self.cf_succ)
+        members = [0] * len(components)
+        cyclic = [len(component) > 1 for component in components]
+        for c, component in enumerate(components):
+            for i in component:
+                members[c] |= 1 << i
+        reach = [0] * len(components)
+        for c, component in enumerate(components):  # sinks first: successors are already done
+            bits = 0
+            for i in component:
+                for j in self.cf_succ[i]:
+                    d = label[j]
+                    if d == c:
+                        cyclic[c] = True
+                    else:
+                        bits |= members[d] | reach[d]
+            reach[c] = bits | (members[c] if cyclic[c] else 0)
+        return [reach[label[i]] for i in range(n)]
+
+    @cached_property
     def reach(self) -> np.ndarray:
-        """``reach[a, b]``: a path of one or more control-flow edges leads from a to b."""
+        """``reach[a, b]`` as a boolean matrix (the same relation as :attr:`reach_bits`)."""
         n = len(self.ids)
         if n == 0:
             return np.zeros((0, 0), dtype=bool)
-        graph = nx.DiGraph()
-        graph.add_nodes_from(range(n))
-        graph.add_edges_from((i, j) for i, successors in enumerate(self.cf_succ) for j in successors)
-        dag = nx.condensation(graph)
-        labels = [dag.graph["mapping"][i] for i in range(n)]
-        members = [0] * len(dag)
-        for c, data in dag.nodes(data=True):
-            for i in data["members"]:
-                members[c] |= 1 << i
-        reach = [0] * len(dag)
-        for c in reversed(list(nx.topological_sort(dag))):
-            component = dag.nodes[c]["members"]
-            cyclic = len(component) > 1 or any(graph.has_edge(i, i) for i in component)
-            bits = members[c] if cyclic else 0
-            for d in dag.successors(c):
-                bits |= members[d] | reach[d]
-            reach[c] = bits
         width = (n + 7) // 8
-        buffer = b"".join(reach[c].to_bytes(width, "little") for c in labels)
+        buffer = b"".join(bits.to_bytes(width, "little") for bits in self.reach_bits)
         matrix = np.unpackbits(np.frombuffer(buffer, dtype=np.uint8).reshape(n, width), axis=1, bitorder="little")
         return matrix[:, :n].astype(bool)
 
@@ -356,6 +373,60 @@ class ControlFlow:
             mask[sources] = True
             mask |= self.reach[sources].any(axis=0)
         return mask
+
+
+def strongly_connected_components(succ: list[list[int]]) -> tuple[list[int], list[list[int]]]:
+    """Tarjan's algorithm, iterative: ``(label of each node, components)``.
+
+    Components come out in reverse topological order (a component after every component it
+    reaches), the property :attr:`ControlFlow.reach_bits` relies on.
+    """
+    n = len(succ)
+    index = [-1] * n
+    low = [0] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    label = [-1] * n
+    components: list[list[int]] = []
+    counter = 0
+    for root in range(n):
+        if index[root] != -1:
+            continue
+        work = [(root, 0)]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        while work:
+            node, position = work[-1]
+            successors = succ[node]
+            if position < len(successors):
+                work[-1] = (node, position + 1)
+                nxt = successors[position]
+                if index[nxt] == -1:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack[nxt] = True
+                    work.append((nxt, 0))
+                elif on_stack[nxt]:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack[member] = False
+                    label[member] = len(components)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(component)
+    return label, components
 
 
 def compatible_gateways(split_kind: str, join_kind: str) -> bool:
@@ -384,50 +455,28 @@ class GatewayPairs:
 
 
 def gateway_pairs(graph: ControlFlow) -> GatewayPairs:
-    """Pair splits with joins using the reachability matrix (see :class:`GatewayPairs`)."""
+    """Pair splits with joins using the reachability bitsets (see :class:`GatewayPairs`)."""
     nodes = [graph.model.nodes[i] for i in graph.ids]
     gateways = [i for i, node in enumerate(nodes) if node.category == "gateway"]
     splits = [i for i in gateways if len(graph.succ[i]) >= 2]
     joins = [i for i in gateways if len(graph.pred[i]) >= 2]
-    reach = graph.reach
+    bits = graph.reach_bits
     join_split: dict[int, int | None] = {}
     join_loop: dict[int, bool] = {}
-    split_array = np.array(splits, dtype=int)
     for j in joins:
-        preds = np.array(graph.pred[j], dtype=int)
-        loop = bool(reach[j, preds].any())
+        preds = graph.pred[j]
+        loop = any(bits[j] >> p & 1 for p in preds)
         join_loop[j] = loop
-        if not splits:
-            join_split[j] = None
-        elif loop:
-            on_cycle = [s for s in splits if reach[j, s] and reach[s, j]]
+        if loop:
+            on_cycle = [s for s in splits if bits[j] >> s & 1 and bits[s] >> j & 1]
             same = [s for s in on_cycle if compatible_gateways(nodes[s].kind, nodes[j].kind)]
             join_split[j] = (same or on_cycle or [None])[0]
         else:
-            covers = reach[np.ix_(split_array, preds)] | (split_array[:, None] == preds[None, :])
-            join_split[j] = _latest(split_array[covers.all(axis=1)], reach)
+            covering = [s for s in splits if all(s == p or bits[s] >> p & 1 for p in preds)]
+            join_split[j] = max(covering, key=lambda c: sum(bits[o] >> c & 1 for o in covering), default=None)
     split_join: dict[int, int | None] = {}
-    join_array = np.array(joins, dtype=int)
     for s in splits:
-        if not joins:
-            split_join[s] = None
-            continue
-        succs = np.array(graph.succ[s], dtype=int)
-        covers = reach[np.ix_(succs, join_array)] | (succs[:, None] == join_array[None, :])
-        candidates = join_array[covers.all(axis=0)]
-        split_join[s] = _earliest(candidates, reach)
+        succs = graph.succ[s]
+        covering = [j for j in joins if all(q == j or bits[q] >> j & 1 for q in succs)]
+        split_join[s] = max(covering, key=lambda c: sum(bits[c] >> o & 1 for o in covering), default=None)
     return GatewayPairs(splits, joins, join_split, join_loop, split_join)
-
-
-def _latest(candidates: np.ndarray, reach: np.ndarray) -> int | None:
-    """The candidate reached from the most other candidates (the nearest one on the way down)."""
-    if len(candidates) == 0:
-        return None
-    return int(candidates[int(reach[np.ix_(candidates, candidates)].sum(axis=0).argmax())])
-
-
-def _earliest(candidates: np.ndarray, reach: np.ndarray) -> int | None:
-    """The candidate that reaches the most other candidates (the first one met)."""
-    if len(candidates) == 0:
-        return None
-    return int(candidates[int(reach[np.ix_(candidates, candidates)].sum(axis=1).argmax())])
