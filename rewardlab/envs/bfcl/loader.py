@@ -152,3 +152,60 @@ def load_tasks(categories: tuple[str, ...] = CATEGORIES) -> TaskSet:
                 )
             )
     return TaskSet(tasks)
+
+
+MULTI_TURN_CATEGORY = "multi_turn_base"
+"""The multi-turn category served by ``RewardLab/BFCLMultiTurn-v0``."""
+
+
+@functools.lru_cache(maxsize=16)
+def _function_docs(file_name: str) -> tuple[dict[str, Any], ...]:
+    return tuple(_read_jsonl(data_dir() / "multi_turn_func_doc" / file_name))
+
+
+def multi_turn_functions(involved_classes: Sequence[str], excluded: Sequence[str]) -> list[dict[str, Any]]:
+    """The function descriptions offered in a multi-turn task: every function of the involved
+    API classes except the task's ``excluded_function`` (as bfcl-eval builds the prompt)."""
+    mapping = require("bfcl_eval.constants.executable_backend_config", EXTRA).MULTI_TURN_FUNC_DOC_FILE_MAPPING
+    return [
+        dict(doc)
+        for class_name in involved_classes
+        for doc in _function_docs(mapping[class_name])
+        if doc.get("name") not in set(excluded)
+    ]
+
+
+@functools.lru_cache(maxsize=1)
+def load_multi_turn_tasks() -> TaskSet:
+    """The ``multi_turn_base`` tasks (cached per process).
+
+    ``Task.data`` holds ``turns`` (the user messages of each turn), ``functions``,
+    ``initial_config``, ``involved_classes`` and ``ground_truth`` (per turn, BFCL's calls as
+    Python source, e.g. ``"cd(folder='document')"``).
+    """
+    folder = data_dir()
+    answers = {
+        row["id"]: row["ground_truth"]
+        for row in _read_jsonl(_category_file(folder / "possible_answer", MULTI_TURN_CATEGORY))
+    }
+    tasks = []
+    for entry in _read_jsonl(_category_file(folder, MULTI_TURN_CATEGORY)):
+        task_id = entry["id"]
+        functions = multi_turn_functions(entry["involved_classes"], entry.get("excluded_function", []))
+        turns = entry["question"]
+        tasks.append(
+            Task(
+                id=task_id,
+                split=split_of(task_id),
+                prompt=render_prompt(turns[0], functions),
+                data={
+                    "category": MULTI_TURN_CATEGORY,
+                    "turns": turns,
+                    "functions": functions,
+                    "initial_config": entry["initial_config"],
+                    "involved_classes": entry["involved_classes"],
+                    "ground_truth": answers[task_id],
+                },
+            )
+        )
+    return TaskSet(tasks)

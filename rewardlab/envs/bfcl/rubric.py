@@ -103,3 +103,78 @@ def bfcl_rubric() -> Rubric:
             Criterion("values", values_score, "every value is one of BFCL's possible answers"),
         ]
     )
+
+
+# ---------------------------------------------------------------------------- multi-turn
+@dataclass(frozen=True)
+class TurnCheck:
+    """BFCL's checks after one user turn whose ground truth makes calls.
+
+    Attributes:
+        called: The agent made at least one call in the turn (BFCL fails an empty turn).
+        state: Every API instance's public attributes equal the ground truth's.
+        response: Every ground-truth result of the turn is among the agent's results so far.
+    """
+
+    called: bool
+    state: bool
+    response: bool
+
+    @property
+    def passed(self) -> bool:
+        return self.called and self.state and self.response
+
+
+@dataclass(frozen=True)
+class MultiTurnOutcome:
+    """What the multi-turn rubric scores.
+
+    Attributes:
+        actions: Steps taken; ``strict_actions`` of them followed the documented format.
+        calls: Calls made; ``failed_calls`` of them raised or named an unknown function.
+        checks: One :class:`TurnCheck` per checked turn played so far.
+        checked_turns: Turns of the task whose ground truth makes calls (played or not).
+        complete: Every turn was played (no step limit or truncation cut the episode).
+    """
+
+    actions: int
+    strict_actions: int
+    calls: int
+    failed_calls: int
+    checks: tuple[TurnCheck, ...]
+    checked_turns: int
+    complete: bool
+
+    @property
+    def valid(self) -> bool:
+        """BFCL's verdict: every turn was played and every checked turn passed."""
+        return self.complete and len(self.checks) == self.checked_turns and all(c.passed for c in self.checks)
+
+
+def _turn_share(outcome: MultiTurnOutcome, ok: int) -> float:
+    return 1.0 if outcome.checked_turns == 0 else ok / outcome.checked_turns
+
+
+def multi_turn_rubric() -> Rubric:
+    """The BFCLMultiTurn-v0 rubric (formulas in that env's docstring); equal weights, mean."""
+    return Rubric(
+        [
+            Criterion(
+                "format",
+                lambda o: o.strict_actions / o.actions if o.actions else 1.0,
+                "actions that are bare JSON calls or plain text",
+            ),
+            Criterion(
+                "execution",
+                lambda o: 1.0 - o.failed_calls / o.calls if o.calls else 1.0,
+                "calls that ran without an error",
+            ),
+            Criterion("state", lambda o: _turn_share(o, sum(c.state for c in o.checks)), "turns ending in the state"),
+            Criterion(
+                "response",
+                lambda o: _turn_share(o, sum(c.response for c in o.checks)),
+                "turns whose expected results the agent obtained",
+            ),
+            Criterion("turns", lambda o: _turn_share(o, sum(c.passed for c in o.checks)), "turns passing every check"),
+        ]
+    )

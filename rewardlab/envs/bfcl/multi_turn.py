@@ -1,0 +1,232 @@
+"""RewardLab/BFCLMultiTurn-v0: BFCL's ``multi_turn_base`` conversations against its simulated APIs.
+
+## Description
+
+Each task is one BFCL multi-turn entry: a user makes 1-7 requests in turn to an assistant that
+can use stateful simulated APIs shipped with ``bfcl-eval`` (a file system, a trading bot, a
+travel-booking system, a vehicle, messaging, Twitter-like posting, tickets, a math API). The
+calls run in-process on a fresh instance of each API loaded with the task's initial state (see
+:mod:`rewardlab.envs.bfcl.worlds`; nothing the agent writes is evaluated as code).
+
+After each user turn the env runs BFCL's checks against a second, ground-truth world that
+executes BFCL's reference calls for that turn: the agent made at least one call in the turn,
+every API's public state equals the ground truth's, and every reference result is among the
+results the agent obtained so far (BFCL's ``multi_turn_checker``).
+
+## Spaces
+
+- Observation: text. At reset the first user request and the functions (BFCL's JSON); after a
+  call step, the results as JSON ``[{"name", "result"}]``; after a text reply, the next request.
+  ``info["tools"]`` has the functions as OpenAI tools; ``info["turn"]`` the user turn (0-based).
+- Action: JSON calls as in BFCL-v0 (one object or a list, run in order), or plain text, which
+  ends the assistant's turn and moves to the next user request.
+
+## Rewards
+
+Five components in [0, 1], equal default weights (1/5), mean aggregate. With ``T`` the turns
+whose reference makes calls (unplayed turns count as failed)::
+
+    format    = actions that are bare JSON calls or plain text / actions        (1 if none)
+    execution = 1 - calls that raised or named an unknown function / calls     (1 if none)
+    state     = turns ending with BFCL's state / T
+    response  = turns whose reference results the agent obtained / T
+    turns     = turns passing all of BFCL's checks / T
+
+``is_success`` is BFCL's verdict: every turn played and passed. Milestones: ``turn_<k>`` when
+turn ``k`` passes; ``progress`` = passed turns / T.
+
+## Starting State
+
+A task from the train split (or ``options={"task_id"|"split"}``); split by a stable hash of
+the id (about 20% test). Each episode builds fresh API instances from the task's initial state.
+
+## Episode End
+
+After the reply that ends the last user turn. BFCL's limit of 20 steps per user turn ends the
+episode too (BFCL's "force-terminated": the entry fails). ``max_turns`` (default 200 steps)
+truncates; the turns not played count as failed.
+
+## Arguments
+
+``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
+``render_mode``: see :class:`~rewardlab.core.TextEnv`. Needs ``pip install 'rewardlab[bfcl]'``.
+
+## Version History
+
+- v0: initial version (bfcl-eval data v4, ``multi_turn_base``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from rewardlab.core.env import TextEnv, Turn
+from rewardlab.core.rubric import Aggregate
+from rewardlab.core.tasks import Task
+from rewardlab.envs.bfcl.env import PARSE_LIMITS
+from rewardlab.envs.bfcl.loader import load_multi_turn_tasks
+from rewardlab.envs.bfcl.oracle import MultiTurnOracle
+from rewardlab.envs.bfcl.rubric import MultiTurnOutcome, TurnCheck, multi_turn_rubric
+from rewardlab.envs.bfcl.tools import openai_tools
+from rewardlab.envs.bfcl.worlds import ERROR_PREFIX, APIWorld
+from rewardlab.envs.toolcall.parsing import parse_tool_calls
+
+STEPS_PER_TURN = 20
+"""BFCL's ``MAXIMUM_STEP_LIMIT``: steps the assistant may take in one user turn."""
+
+
+class BFCLMultiTurnEnv(TextEnv):
+    """BFCL multi-turn conversations with stateful simulated APIs; see the module docstring."""
+
+    system_prompt: ClassVar[str] = (
+        "You are an assistant that fulfils each user request by calling functions. To call, reply "
+        'with only JSON: {"name": "<function>", "arguments": {...}}, or a JSON list of such calls, '
+        "run in order. You will see their results. When the request is done (or cannot be done), "
+        "reply in plain text; the user may then make a new request."
+    )
+    default_max_turns: ClassVar[int | None] = 200
+
+    def __init__(
+        self,
+        *,
+        reward_weights: Mapping[str, float] | None = None,
+        aggregate: Aggregate | None = None,
+        gates: Sequence[str] | Mapping[str, float] | None = None,
+        invalid_penalty: float | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+    ):
+        super().__init__(
+            tasks=load_multi_turn_tasks(),
+            rubric=multi_turn_rubric(),
+            reward_weights=reward_weights,
+            aggregate=aggregate,
+            gates=gates,
+            invalid_penalty=invalid_penalty,
+            max_turns=max_turns,
+            render_mode=render_mode,
+        )
+        self.world: APIWorld | None = None
+        self.reference: APIWorld | None = None
+        self.turn_index = 0
+        self.turn_calls = 0
+        self._reset_counters()
+
+    def _reset_counters(self) -> None:
+        self.turn_index = 0
+        self.turn_calls = 0
+        self._turn_steps = 0
+        self._actions = self._strict_actions = self._calls = self._failed_calls = 0
+        self._results: Counter[str] = Counter()
+        self._checks: list[TurnCheck] = []
+
+    # ------------------------------------------------------------------ hooks
+    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        data = task.data
+        offered = [f["name"] for f in data["functions"]]
+        self.world = APIWorld(data["initial_config"], data["involved_classes"], offered)
+        self.reference = APIWorld(data["initial_config"], data["involved_classes"])
+        self._reset_counters()
+        return task.prompt, {"tools": openai_tools(data["functions"]), "turn": 0}
+
+    def _act(self, action: str) -> Turn:
+        self._actions += 1
+        self._turn_steps += 1
+        parsed = parse_tool_calls(action, PARSE_LIMITS)
+        self._strict_actions += parsed.strict
+        if parsed.error is not None:
+            return self._continue(f"action_error: {parsed.error}", parsed.error)
+        if not parsed.calls:
+            return self._end_turn()
+        results = []
+        errors = []
+        for call in parsed.calls:
+            result = self.world.execute(call.name, call.arguments)
+            self._calls += 1
+            self.turn_calls += 1
+            self._results[result] += 1
+            if result.startswith(ERROR_PREFIX):
+                self._failed_calls += 1
+                errors.append(f"{call.name}: {result[len(ERROR_PREFIX) :]}")
+            results.append({"name": call.name, "result": result})
+        error = "; ".join(errors) or (None if parsed.strict else f"{parsed.note}; the documented format is bare JSON")
+        return self._continue(json.dumps(results, ensure_ascii=False), error)
+
+    def _continue(self, observation: str, error: str | None) -> Turn:
+        if self._turn_steps >= STEPS_PER_TURN:
+            outcome = self._build_outcome(complete=False)
+            note = f"{observation}\n\nStep limit: {STEPS_PER_TURN} steps in one user turn; the episode ends."
+            info = {"turn": self.turn_index}
+            return Turn(observation=note, done=True, outcome=outcome, action_error=error, info=info)
+        return Turn(observation=observation, action_error=error, info={"turn": self.turn_index})
+
+    def _end_turn(self) -> Turn:
+        """Check the turn that just ended as BFCL does, then show the next request (or finish)."""
+        reference_calls = self.task.data["ground_truth"][self.turn_index]
+        milestones = []
+        if reference_calls:
+            expected = Counter(
+                self.reference.execute(*self.reference.keyword_call(source)) for source in reference_calls
+            )
+            check = TurnCheck(
+                called=self.turn_calls > 0,
+                state=not self.world.state_differences(self.reference),
+                response=not (expected - self._results),
+            )
+            self._checks.append(check)
+            if check.passed:
+                milestones.append(f"turn_{self.turn_index}")
+        self.turn_index += 1
+        self.turn_calls = 0
+        self._turn_steps = 0
+        turns = self.task.data["turns"]
+        if self.turn_index < len(turns):
+            request = "\n\n".join(str(m.get("content", "")) for m in turns[self.turn_index])
+            return Turn(observation=request, milestones=milestones, info={"turn": self.turn_index})
+        outcome = self._build_outcome(complete=True)
+        passed = sum(c.passed for c in outcome.checks)
+        report = f"Conversation over: {passed} of {outcome.checked_turns} checked turns pass BFCL's checks."
+        info = {"turn": self.turn_index}
+        return Turn(observation=report, done=True, outcome=outcome, milestones=milestones, info=info)
+
+    def _build_outcome(self, *, complete: bool) -> MultiTurnOutcome:
+        return MultiTurnOutcome(
+            actions=self._actions,
+            strict_actions=self._strict_actions,
+            calls=self._calls,
+            failed_calls=self._failed_calls,
+            checks=tuple(self._checks),
+            checked_turns=sum(1 for calls in self.task.data["ground_truth"] if calls),
+            complete=complete,
+        )
+
+    def _outcome(self) -> tuple[Any, bool]:
+        return self._build_outcome(complete=False), True
+
+    def _is_success(self, outcome: MultiTurnOutcome, result: Any) -> bool:
+        """BFCL's verdict: every turn played and passed."""
+        return outcome.valid
+
+    def milestone_names(self) -> tuple[str, ...]:
+        if self.task is None:
+            return ()
+        return tuple(f"turn_{k}" for k, calls in enumerate(self.task.data["ground_truth"]) if calls)
+
+    # ------------------------------------------------------------------ agents
+    def sample_action(self, rng: np.random.Generator) -> str:
+        """Plain text (1 in 3, ends the turn) or one call to an offered function with random arguments."""
+        functions = list(self.task.data["functions"]) if self.task is not None else []
+        if not functions or rng.random() < 1 / 3:
+            return "Done."
+        function = functions[int(rng.integers(len(functions)))]
+        properties = list((function.get("parameters") or {}).get("properties") or {})
+        arguments = {p: str(rng.choice(["a", "b", "1", "report.pdf"])) for p in properties if rng.random() < 0.5}
+        return json.dumps({"name": function["name"], "arguments": arguments})
+
+    def make_oracle(self) -> MultiTurnOracle:
+        return MultiTurnOracle(self)

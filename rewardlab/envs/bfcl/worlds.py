@@ -1,0 +1,108 @@
+"""BFCL's simulated APIs (file system, trading, travel, vehicle, messaging ...) run in-process.
+
+bfcl-eval ships the multi-turn backends as plain Python classes (``GorillaFileSystem``,
+``TradingBot`` ...) with a ``_load_scenario`` method and seeded randomness. bfcl-eval itself runs
+calls by ``eval`` of Python source strings on instances cached in module globals; here calls are
+dispatched by name with ``getattr`` on a fresh instance per episode, with JSON keyword
+arguments, so nothing the agent writes is evaluated as code and episodes never share state.
+
+Results are rendered as bfcl-eval renders them (strings as is, dictionaries as JSON, anything
+else with ``str``; an exception becomes ``"Error during execution: <message>"``), because
+BFCL's response check compares these strings.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib
+import inspect
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rewardlab.errors import require
+
+ERROR_PREFIX = "Error during execution: "
+
+
+def _backend_config() -> Any:
+    return require("bfcl_eval.constants.executable_backend_config", "bfcl")
+
+
+class APIWorld:
+    """The instances of one episode's API classes, loaded with the task's initial state.
+
+    Attributes:
+        instances: ``{class name: instance}``.
+        methods: ``{function name: bound method}`` for the functions offered (default: all public ones).
+    """
+
+    def __init__(
+        self, initial_config: Mapping[str, Any], involved_classes: Sequence[str], offered: Sequence[str] | None = None
+    ):
+        config = _backend_config()
+        self.instances: dict[str, Any] = {}
+        methods: dict[str, Any] = {}
+        for class_name in involved_classes:
+            module = importlib.import_module(config.CLASS_FILE_PATH_MAPPING[class_name])
+            instance = getattr(module, class_name)()
+            if class_name not in config.STATELESS_CLASSES:
+                instance._load_scenario(copy.deepcopy(dict(initial_config.get(class_name, {}))), long_context=False)
+            self.instances[class_name] = instance
+            for name, method in inspect.getmembers(instance, predicate=inspect.ismethod):
+                if not name.startswith("_"):
+                    methods[name] = method
+        self.methods = methods if offered is None else {name: methods[name] for name in offered if name in methods}
+
+    def execute(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """Run one call and return its result as BFCL renders it. Never raises."""
+        method = self.methods.get(name)
+        if method is None:
+            return f"{ERROR_PREFIX}unknown function {name!r}"
+        try:
+            result = method(**arguments)
+        except Exception as exc:  # the API's own error, reported to the agent as BFCL does
+            return f"{ERROR_PREFIX}{exc}"
+        if isinstance(result, str):
+            return result
+        if isinstance(result, dict):
+            try:
+                return json.dumps(result)
+            except (TypeError, ValueError):
+                return str(result)
+        return str(result)
+
+    def state(self) -> dict[str, dict[str, Any]]:
+        """The public attributes of every instance: what BFCL's state check compares."""
+        return {
+            class_name: {k: v for k, v in vars(instance).items() if not k.startswith("_")}
+            for class_name, instance in self.instances.items()
+        }
+
+    def state_differences(self, other: APIWorld) -> list[str]:
+        """``"Class.attribute"`` for every public attribute that differs from ``other`` (BFCL's check)."""
+        differences = []
+        for class_name, reference in other.instances.items():
+            mine = self.instances[class_name]
+            for attribute in vars(reference):
+                if not attribute.startswith("_") and getattr(mine, attribute, None) != getattr(reference, attribute):
+                    differences.append(f"{class_name}.{attribute}")
+        return differences
+
+    def keyword_call(self, source: str) -> tuple[str, dict[str, Any]]:
+        """A BFCL ground-truth call such as ``"sort('report.pdf')"`` as ``(name, keyword arguments)``.
+
+        Parsed with :mod:`ast` and :func:`ast.literal_eval` (never evaluated); positional
+        arguments are named from the method's signature.
+        """
+        node = ast.parse(source.strip(), mode="eval").body
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            raise ValueError(f"not a plain function call: {source!r}")
+        name = node.func.id
+        arguments = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg is not None}
+        if node.args:
+            parameters = list(inspect.signature(self.methods[name]).parameters)
+            for parameter, value in zip(parameters, node.args, strict=False):
+                arguments[parameter] = ast.literal_eval(value)
+        return name, arguments
