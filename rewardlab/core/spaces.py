@@ -31,6 +31,18 @@ class TextSpace(spaces.Text):
     def __init__(self, max_length: int = DEFAULT_MAX_TEXT_LENGTH, *, seed: int | None = None):
         super().__init__(max_length, min_length=0, charset=string.printable, seed=seed)
 
+    sample_max_length: int = 1024
+    """Longest text :meth:`sample` draws: random actions stay cheap however large ``max_length`` is."""
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        """Printable ASCII of uniform length in ``[0, min(max_length, sample_max_length)]``."""
+        if mask is not None or probability is not None:
+            return super().sample(mask=mask, probability=probability)
+        length = int(self.np_random.integers(0, min(self.max_length, self.sample_max_length) + 1))
+        alphabet = self.characters
+        indices = self.np_random.integers(0, len(alphabet), size=length)
+        return "".join(alphabet[i] for i in indices)
+
     def contains(self, x: Any) -> bool:
         return isinstance(x, str) and len(x) <= self.max_length
 

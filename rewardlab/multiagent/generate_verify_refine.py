@@ -94,8 +94,12 @@ class GenerateVerifyRefine(AECEnv):
 
     # ------------------------------------------------------------------ scoring
     def _score(self, answer: str) -> dict[str, Any]:
-        """Replay the task in the underlying env and return the final step's reward and info."""
-        self.scorer.reset(seed=self._seed, options={"task_id": self.task_id})
+        """Replay the task in the underlying env and return the final step's reward and info.
+
+        The first answer is scored in the episode ``reset`` already started; later ones replay it."""
+        if not self._scorer_fresh:
+            self.scorer.reset(seed=self._seed, options={"task_id": self.task_id})
+        self._scorer_fresh = False
         _, reward, _, _, info = self.scorer.step(answer)
         return {"reward": reward, **info}
 
@@ -105,6 +109,7 @@ class GenerateVerifyRefine(AECEnv):
         self._seed = seed
         select = {k: options[k] for k in ("task_id", "split") if k in options}
         prompt, info = self.scorer.reset(seed=seed, options=select or None)
+        self._scorer_fresh = True
         self.task_id = info["task_id"]
         self.task_prompt = prompt
         self.task_info = {k: info[k] for k in ("task_id", "system_prompt", "tools") if k in info}
