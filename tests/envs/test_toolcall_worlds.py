@@ -75,7 +75,7 @@ def arguments_for(draw, schema):
     return result
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(data=st.data())
 def test_fast_schema_check_agrees_with_jsonschema(data):
     domain, name = data.draw(st.sampled_from(ALL_TOOLS))
@@ -251,6 +251,7 @@ def test_component_formulas_on_known_counts():
 @pytest.mark.parametrize(
     "module",
     [
+        "rewardlab.envs.toolcall",
         "rewardlab.envs.toolcall.parsing",
         "rewardlab.envs.toolcall.schema",
         "rewardlab.envs.toolcall.worlds",

@@ -1,1 +1,35 @@
-"""RewardLab/ToolCall-v0: multi-turn tool use in simulated, stateful worlds."""
+"""RewardLab/ToolCall-v0: multi-turn tool use in simulated, stateful worlds.
+
+The agent serves a user by calling tools of an in-memory world and then answering; the
+outcome is scored from schemas, execution and the final database state, so any valid order of
+calls earns full credit.
+
+==============  =================================================================
+module          job
+==============  =================================================================
+``env``         :class:`~rewardlab.envs.toolcall.env.ToolCallEnv`, the spec sheet
+``rubric``      the six components and their formulas
+``parsing``     :func:`parse_tool_calls`: strict and lenient reading of tool calls
+``schema``      fast JSON-schema checks equivalent to jsonschema on tool schemas
+``worlds``      :class:`World` and the four domains (retail, bank, calendar, travel)
+``tasks``       the TaskSet, required effects, the hidden expected state
+``templates``   the seeded generator of ``data/generated.jsonl``
+``oracle``      replays the reference solution
+==============  =================================================================
+
+Example:
+    >>> import json, gymnasium as gym, rewardlab
+    >>> env = gym.make("RewardLab/ToolCall-v0")
+    >>> obs, info = env.reset(seed=0, options={"task_id": "hw-bank-003"})
+    >>> obs
+    "Ada Lovelace here. Pay City Power $20 from my checking account and tell me what's left in it."
+    >>> call = '{"name": "list_accounts", "arguments": {"customer_id": "U01"}}'
+    >>> obs, reward, terminated, truncated, info = env.step(call)
+    >>> [account["balance"] for account in json.loads(obs)["result"]]
+    [120.0, 5000.0]
+"""
+
+from rewardlab.envs.toolcall.parsing import ParsedAction, ToolCall, parse_tool_calls
+from rewardlab.envs.toolcall.worlds import WORLDS, World, make_world
+
+__all__ = ["WORLDS", "ParsedAction", "ToolCall", "World", "make_world", "parse_tool_calls"]

@@ -12,7 +12,7 @@ from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.envs.toolcall.parsing import ParseLimits, parse_tool_calls
-from rewardlab.envs.toolcall.rubric import ToolCallOutcome, make_rubric
+from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score, make_rubric
 from rewardlab.envs.toolcall.tasks import (
     effect_reached,
     expected_state,
@@ -131,6 +131,7 @@ class ToolCallEnv(TextEnv):
         )
         self.world: World | None = None
         self.outcome: ToolCallOutcome | None = None
+        self._pending_effects: list[Mapping[str, Any]] = []
         self._expected: dict[str, dict[str, Any]] = {}
         self._sample_pools: dict[str, dict[str, list[Any]]] = {}
 
@@ -207,7 +208,8 @@ class ToolCallEnv(TextEnv):
         return self._finish(), True
 
     def _is_success(self, outcome: ToolCallOutcome, result: RubricResult) -> bool:
-        return result.components["state"] >= 1.0 and result.components["answer"] >= 1.0
+        """State and answer both correct, read from the outcome so that gates cannot hide it."""
+        return outcome.state_matches and answer_score(outcome)[0] >= 1.0
 
     # ------------------------------------------------------------------ agents
     def make_oracle(self) -> Any:
