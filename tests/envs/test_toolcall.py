@@ -386,3 +386,13 @@ def test_any_text_is_handled_and_only_successful_calls_change_the_world(env, act
         if terminated or truncated:
             assert set(info["reward_components"]) == set(COMPONENTS)
             break
+
+
+def test_format_gate_zeroes_the_reward_but_not_the_success_criterion():
+    env = ToolCallEnv(gates=["format"])
+    env.reset(seed=0, options={"task_id": "hw-bank-004"})
+    _, reward, terminated, _, info = env.step('I\'ll answer directly. {"name": "list_payees", "arguments": {}}')
+    assert info["call_results"] == ["ok"] and not terminated
+    _, reward, terminated, _, info = env.step("Paris.")
+    assert terminated and reward == 0.0 and info["is_success"] is True
+    assert info["reward_components"]["format"] == 0.5 and info["reward_components"]["state"] == 0.0
