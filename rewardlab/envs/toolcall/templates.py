@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from rewardlab.envs.toolcall.tasks import GENERATED_FILE, effect_reached, replay
@@ -36,7 +37,15 @@ def money(value: float) -> str:
     return f"{value:.2f}"
 
 
-def task(prompt: str, solution: list[list[dict]], answer: str, required: list, effects=(), **extra: Any) -> dict:
+def task(
+    prompt: str,
+    solution: list[list[dict[str, Any]]],
+    answer: str,
+    required: list[list[Any]],
+    effects: Sequence[dict[str, Any]] = (),
+    **extra: Any,
+) -> dict[str, Any]:
+    """A task body; ``kind`` defaults to ``parallel`` when a turn has several calls, else ``chain``."""
     kind = extra.pop("kind", "parallel" if any(len(turn) > 1 for turn in solution) else "chain")
     return {
         "prompt": prompt,
@@ -51,9 +60,8 @@ def task(prompt: str, solution: list[list[dict]], answer: str, required: list, e
 
 
 # ============================================================================ retail
-def _customer_orders(world: World, customer_id: str, status: str | None = None) -> list[dict]:
-    orders = [o for o in world.db["orders"].values() if o["customer_id"] == customer_id]
-    return [o for o in orders if status is None or o["status"] == status]
+def _customer_orders(world: World, customer_id: str) -> list[dict]:
+    return [o for o in world.db["orders"].values() if o["customer_id"] == customer_id]
 
 
 def retail_order_status(rng: random.Random, world: World) -> dict | None:
@@ -1036,7 +1044,7 @@ def generate() -> list[dict[str, Any]]:
     return rows
 
 
-def write(path=GENERATED_FILE) -> int:
+def write(path: Path = GENERATED_FILE) -> int:
     """Write the generated tasks as JSONL; returns how many."""
     rows = generate()
     path.parent.mkdir(parents=True, exist_ok=True)
