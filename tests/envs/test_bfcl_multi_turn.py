@@ -10,6 +10,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("bfcl_eval", reason="bfcl-eval is not installed (pip install 'rewardlab[bfcl]')")
 
@@ -166,6 +168,28 @@ def test_truncation_scores_the_turns_played(env):
     _, _, terminated, truncated, info = truncated_env.step("Done.")
     assert truncated and not terminated and not info["is_success"]
     assert info["reward_components"]["turns"] == 0.25
+
+
+def test_only_offered_methods_run_and_nothing_is_evaluated(env):
+    env.reset(seed=0, options={"task_id": FILES})
+    for name in ("__import__", "_load_scenario", "eval", "cp"):  # cp exists but is excluded in this task
+        assert env.world.execute(name, {}) == f"Error during execution: unknown function {name!r}"
+    with pytest.raises(ValueError, match="not a plain function call"):
+        env.world.keyword_call("os.system('ls')")
+
+
+ACTIONS = st.text(max_size=200) | st.sampled_from(['{"name": "ls", "arguments": {"a": 1}}', "[]", "Done."])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(actions=st.lists(ACTIONS, max_size=4))
+def test_any_text_never_raises(env, actions):
+    env.reset(seed=0, options={"task_id": FILES})
+    for action in actions:
+        observation, reward, terminated, truncated, info = env.step(action)
+        assert isinstance(observation, str) and 0.0 <= reward <= 1.0
+        if terminated or truncated:
+            break
 
 
 # ---------------------------------------------------------------------------- agreement with bfcl-eval

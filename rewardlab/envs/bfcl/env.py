@@ -12,8 +12,12 @@ reward component.
 Categories (``categories=`` selects some; default all): ``simple_python``, ``multiple``,
 ``parallel``, ``parallel_multiple``, ``live_simple``, ``live_multiple``, ``live_parallel``,
 ``live_parallel_multiple`` (calls are expected) and ``irrelevance``, ``live_irrelevance``
-(no function fits: the right answer calls none). Entries that no answer can pass are left out
-(two ``live_simple`` entries whose possible answers for a required parameter are empty).
+(no function fits: the right answer calls none). Entries that no answer can pass under BFCL's
+own checker are left out (:func:`~rewardlab.envs.bfcl.checker.satisfiable`; in bfcl-eval data v4:
+``live_simple_106-63-0`` and ``live_simple_112-68-0``, where a parameter has no possible value,
+``live_multiple_862-181-3`` and ``live_multiple_964-207-0``, where the answer needs a parameter
+the function does not document). ``multi_turn_base`` is served by ``RewardLab/BFCLMultiTurn-v0``
+(:mod:`rewardlab.envs.bfcl.multi_turn`).
 
 ## Spaces
 
