@@ -61,7 +61,8 @@ def test_lenient_reads_count_against_format(text, note):
         ("[]", "empty list of calls"),
         ("[" + ", ".join([CALL] * 17) + "]", "17 calls in one action; the limit is 16"),
         (f"{CALL} trailing", "extra data"),
-        ("```json\n{oops}\n```", "invalid JSON"),
+        ('```json\n{"name": "a", "arguments": {oops}}\n```', "invalid JSON"),
+        ('<tool_call>{"name": "a", "arguments": {}</tool_call>', "invalid JSON"),
         ('Sure: {"name": "a", "arguments": {', "looks like a tool call"),
         ("Sure: " + "{" * 10_000 + '"name": 1', "nested deeper"),
     ],
@@ -78,6 +79,8 @@ def test_plain_text_is_the_final_answer():
     assert parse_tool_calls("").kind == "answer"
     # braces in prose without a "name" key are not a call attempt
     assert parse_tool_calls("Use {curly} braces and [1, 2].").kind == "answer"
+    # nor is a JSON code fence of data in an answer
+    assert parse_tool_calls('Totals:\n```json\n{"O1001": 12.5}\n```').kind == "answer"
 
 
 def test_limits_are_configurable():

@@ -293,7 +293,7 @@ def _lenient(text: str, limits: ParseLimits) -> ParsedAction | None:
     if tagged:
         return _from_blocks(tagged, "tool call found inside <tool_call> tags", limits)
     fenced = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("", "json", "tool_call", "jsonc")]
-    fenced = [body for body in fenced if body.lstrip()[:1] in ("{", "[")]
+    fenced = [body for body in fenced if body.lstrip()[:1] in ("{", "[") and _CALL_HINT.search(body)]
     if fenced:
         return _from_blocks(fenced, "tool call found inside a code fence", limits)
     if not _CALL_HINT.search(text):
@@ -347,8 +347,9 @@ def parse_tool_calls(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedA
     2. Text whose first non-blank character is ``{`` or ``[`` must be the documented format:
        one call object or a list of them (strict). Malformed JSON is an error.
     3. Otherwise calls inside ``<tool_call>`` tags, JSON code fences, or prose (an object with a
-       ``"name"`` key) are read leniently (``strict=False`` with a ``note``); a fence or tag
-       that holds malformed JSON is an error.
+       ``"name"`` key) are read leniently (``strict=False`` with a ``note``). A tag, or a fence
+       whose JSON has a ``"name"`` key, that holds malformed JSON is an error; fences of other
+       JSON (say, a table of results in an answer) are part of the answer.
     4. Text with no call in it is the final answer (strict).
 
     Example:
