@@ -22,7 +22,8 @@ Layouts: ``title`` (title + subtitle), ``section`` (a divider), ``bullets``, ``t
 required on ``table`` slides and ``chart`` on ``chart`` slides. Chart types: ``bar``,
 ``column``, ``line``, ``pie``.
 
-Parsing never raises on agent text. :func:`parse_deck` returns a :class:`ParseResult` with the
+Parsing never raises on agent text. Raw control characters inside JSON strings (a raw newline or
+tab, common in model output) are accepted. :func:`parse_deck` returns a :class:`ParseResult` with the
 deck (``None`` when the whole answer is unusable) and a list of error messages. A slide that
 breaks the schema is dropped and named in the errors; the rest of the deck is kept. Text is
 cleaned on the way in: characters XML cannot hold (C0 control characters other than tab and
@@ -306,7 +307,9 @@ def _chart(value: Any, where: str, cleaner: _Cleaner) -> Chart:
     kind = value.get("type")
     if kind not in CHART_TYPES:
         raise SchemaError(f"{where}.type must be one of {list(CHART_TYPES)}, got {kind!r:.40}")
-    categories = [_cell(c, f"{where}.categories", cleaner) for c in _list(value.get("categories"), where, cleaner)]
+    categories = [
+        _cell(c, f"{where}.categories", cleaner) for c in _list(value.get("categories"), f"{where}.categories", cleaner)
+    ]
     if not categories:
         raise SchemaError(f"{where}.categories must list at least one category")
     series = []
@@ -314,7 +317,10 @@ def _chart(value: Any, where: str, cleaner: _Cleaner) -> Chart:
         if not isinstance(item, dict):
             raise SchemaError(f"{where}.series[{i}] must be an object with name and values")
         _check_keys(item, {"name", "values"}, f"{where}.series[{i}]")
-        values = [_number(v, f"{where}.series[{i}].values") for v in _list(item.get("values"), where, cleaner)]
+        values = [
+            _number(v, f"{where}.series[{i}].values")
+            for v in _list(item.get("values"), f"{where}.series[{i}].values", cleaner)
+        ]
         if len(values) != len(categories):
             raise SchemaError(f"{where}.series[{i}] has {len(values)} values for {len(categories)} categories")
         series.append(Series(_string(item.get("name"), f"{where}.series[{i}].name", cleaner), tuple(values)))
@@ -339,7 +345,8 @@ def parse_slide(obj: Any, where: str, cleaner: _Cleaner | None = None) -> Slide:
     if layout == "chart" and chart is None:
         raise SchemaError(f"{where} has layout 'chart' but no chart")
     bullets = [
-        _string(b, f"{where}.bullets", cleaner, required=True) for b in _list(obj.get("bullets"), where, cleaner)
+        _string(b, f"{where}.bullets", cleaner, required=True)
+        for b in _list(obj.get("bullets"), f"{where}.bullets", cleaner)
     ]
     return Slide(
         layout=layout,
@@ -386,7 +393,7 @@ def parse_deck(text: str) -> ParseResult:
     if not text.strip():
         return ParseResult(None, ["empty answer: expected a JSON deck object with a 'slides' list"])
     try:
-        obj = json.loads(extract_json(text))
+        obj = json.loads(extract_json(text), strict=False)  # raw newlines or tabs inside strings are common
     except (ValueError, RecursionError) as exc:
         return ParseResult(None, [f"invalid JSON: {exc}"[:300]])
     return deck_from_json(obj)

@@ -305,7 +305,7 @@ class EmbeddingSimilarity:
             return np.zeros((len(a), len(b)))
         encoder = _Encoder.get()
         vectors = encoder.encode([*a, *b])
-        return np.round(vectors[: len(a)] @ vectors[len(a) :].T, 4).astype(float)
+        return np.round((vectors[: len(a)] @ vectors[len(a) :].T).astype(float), 4)
 
 
 def make_similarity(backend: Backend) -> Similarity:

