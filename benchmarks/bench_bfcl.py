@@ -5,7 +5,8 @@ changed, and the same with one parameter dropped. Both checkers get the decoded 
 (``[{name: arguments}]`` for bfcl-eval, ``[(name, arguments)]`` for ours); ours uses the answer
 spec compiled at task load. The last columns add what the env does around the check: parsing
 the action text, and a whole ``reset`` + ``step``. "same verdict" counts answers on which
-both checkers agree (the timing compares the same work only if they do).
+both checkers agree (the timing compares the same work only if they do). A second table times
+oracle episodes of BFCLMultiTurn-v0.
 
 Run: ``python -m benchmarks.bench_bfcl [--tasks 60] [--repeat 30]``.
 """
@@ -18,11 +19,14 @@ import json
 from typing import Any
 
 from benchmarks.common import fmt_seconds, median, stamp, table, time_calls
+from rewardlab.agents import OracleAgent
 from rewardlab.envs.bfcl import BFCLEnv
 from rewardlab.envs.bfcl.env import PARSE_LIMITS
 from rewardlab.envs.bfcl.loader import AST_CATEGORIES
+from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv
 from rewardlab.envs.bfcl.oracle import first_possible_answer
 from rewardlab.envs.toolcall.parsing import parse_tool_calls
+from rewardlab.evaluation import run_episode
 
 MODEL_NAME = "gorilla-openfunctions-v2"  # a bfcl-eval model that keeps dots in function names, as we do
 
@@ -128,6 +132,32 @@ def main() -> None:
     )
     print()
     print(f"overall ratio ours/theirs (time-weighted): {ours_total / theirs_total:.2f}")
+    print()
+    print(multi_turn_table(args.tasks, max(3, args.repeat // 10)))
+
+
+def multi_turn_table(tasks: int, repeat: int) -> str:
+    """BFCLMultiTurn-v0: the oracle's episodes, per step (call steps execute on the simulated
+    APIs; each text step runs BFCL's reference calls and state/response checks for the turn)."""
+    env = BFCLMultiTurnEnv()
+    oracle = OracleAgent(env)
+    task_ids = env.tasks.ids()[:tasks]
+    steps = sum(run_episode(env, oracle, task_id=task_id).steps for task_id in task_ids)
+
+    def episodes():
+        for task_id in task_ids:
+            run_episode(env, oracle, task_id=task_id)
+
+    per_episode = median(time_calls(episodes, repeat=repeat, warmup=1)) / len(task_ids)
+    rows = [
+        [
+            len(task_ids),
+            f"{steps / len(task_ids):.1f}",
+            fmt_seconds(per_episode),
+            fmt_seconds(per_episode * len(task_ids) / steps),
+        ]
+    ]
+    return table(["BFCLMultiTurn-v0 oracle episodes", "steps per episode", "episode (incl. reset)", "per step"], rows)
 
 
 if __name__ == "__main__":
