@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -17,8 +18,10 @@ pytest.importorskip("bfcl_eval", reason="bfcl-eval is not installed (pip install
 
 import rewardlab  # noqa: E402, F401  (registers the ids)
 from rewardlab.agents import OracleAgent, RandomAgent  # noqa: E402
+from rewardlab.envs.bfcl.loader import load_multi_turn_tasks  # noqa: E402
 from rewardlab.envs.bfcl.multi_turn import STEPS_PER_TURN, BFCLMultiTurnEnv  # noqa: E402
 from rewardlab.envs.bfcl.worlds import APIWorld  # noqa: E402
+from rewardlab.errors import MissingDependencyError  # noqa: E402
 from rewardlab.evaluation import run_episode  # noqa: E402
 
 FILES = "multi_turn_base_0"
@@ -238,3 +241,13 @@ def test_agreement_with_bfcl_multi_turn_checker(env):
     print(f"\nBFCL multi-turn agreement: {agree}/{compared} trajectories ({passed} pass in bfcl-eval)")
     assert compared >= 200 and 0.2 * compared < passed < 0.8 * compared
     assert agree / compared >= 0.99
+
+
+def test_missing_bfcl_eval_names_the_extra(monkeypatch):
+    load_multi_turn_tasks.cache_clear()
+    monkeypatch.setitem(sys.modules, "bfcl_eval", None)
+    try:
+        with pytest.raises(MissingDependencyError, match=r"rewardlab\[bfcl\]"):
+            BFCLMultiTurnEnv()
+    finally:
+        load_multi_turn_tasks.cache_clear()

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 PYTHON_TYPES: dict[str, type] = {
@@ -146,6 +146,10 @@ class ParamSpec:
         lists: The possible list answers with standardised strings.
         dicts: The possible dictionary answers (for ``dict`` values).
         dict_lists: The possible lists of dictionaries (for ``array`` of ``dict``), None for ``""``.
+        inner_answer_types: Per option, for BFCL's item check of arrays: False when the option is
+            not a list (any items pass), else the type of its first non-empty item (or None).
+        scalar: ``str``/``int``/``float``/``bool`` when a value of exactly that type needs only a
+            membership test (the type is expected and is not a BFCL "variable"), else None.
     """
 
     name: str
@@ -160,8 +164,8 @@ class ParamSpec:
     lists: tuple[list[Any], ...]
     dicts: tuple[DictAnswer, ...]
     dict_lists: tuple[tuple[DictAnswer | None, ...] | None, ...]
-    inner_answer_types: tuple[type | None | bool, ...] = field(default=())
-    scalar: type | None = None
+    inner_answer_types: tuple[type | None | bool, ...]
+    scalar: type | None
 
     @classmethod
     def compile(cls, name: str, details: Mapping[str, Any] | None, options: Sequence[Any]) -> ParamSpec:
@@ -181,11 +185,8 @@ class ParamSpec:
                 dict_lists.append(None)
             elif type(option) is list:
                 dict_lists.append(tuple(DictAnswer.compile(d) if type(d) is dict else None for d in option))
-        # For the item check of arrays: per option, False when it is not a list (any items pass),
-        # else the type of its first non-empty item (None when it has none).
         inner = tuple(_first_answer_type(o) if type(o) is list else False for o in options)
         answer_type = _first_answer_type(options)
-        # A value of a plain scalar type that is not a BFCL "variable" needs only a membership test.
         scalar = expected if expected in (str, int, float, bool) and answer_type in (expected, None) else None
         return cls(
             name=name,
