@@ -240,11 +240,25 @@ def test_non_text_action_ends_the_episode_scored(env):
     assert "must be a string" in info["action_error"] and reward == 0.0
 
 
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+CALLS = st.builds(
+    lambda name, arguments: json.dumps({"name": name, "arguments": arguments}),
+    st.sampled_from(["calculate_triangle_area", "area", ""]),
+    st.dictionaries(st.sampled_from(["base", "height", "unit", "x"]), JSON, max_size=4),
+)
+
+
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(max_size=300) | st.builds(lambda v: json.dumps({"name": "x", "arguments": v}), st.from_type(dict)))
+@given(text=st.text(max_size=300) | CALLS | st.lists(CALLS, max_size=3).map(lambda c: "[" + ", ".join(c) + "]"))
 def test_any_text_is_scored_without_raising(env, text):
-    observation, reward, terminated, _, info = (env.reset(seed=0), env.step(text))[1]
+    env.reset(seed=0, options={"task_id": TRIANGLE})
+    observation, reward, terminated, _, info = env.step(text)
     assert terminated and 0.0 <= reward <= 1.0 and isinstance(observation, str)
+    assert reward == pytest.approx(sum(info["reward_weights"][k] * v for k, v in info["reward_components"].items()))
 
 
 # ---------------------------------------------------------------------------- the checker's rules

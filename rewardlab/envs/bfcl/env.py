@@ -165,18 +165,18 @@ class BFCLEnv(TextEnv):
         """Parse ``action``, check it with BFCL's rules and build the final turn. Never raises."""
         parsed = parse_tool_calls(action, PARSE_LIMITS)
         calls = [(call.name, call.arguments) for call in parsed.calls]
-        unknown = sorted({name for name, _ in calls if name not in self._function_names})
+        unknown = [name for name, _ in calls if name not in self._function_names]
         outcome = BFCLOutcome(
             strict=parsed.strict,
             parse_error=parsed.error,
             lenient=bool(parsed.calls) and not parsed.strict,
-            unknown_calls=sum(1 for name, _ in calls if name not in self._function_names),
+            unknown_calls=len(unknown),
             verdict=self._spec.check(calls),
         )
         if parsed.error is not None:
             error = parsed.error
         elif unknown:
-            error = f"unknown function(s) {unknown}; offered: {sorted(self._function_names)}"
+            error = f"unknown function(s) {sorted(set(unknown))}; offered: {sorted(self._function_names)}"
         elif outcome.lenient:
             error = f"{parsed.note}; the documented format is the whole action being JSON"
         else:
