@@ -12,7 +12,7 @@ import numpy as np
 from rewardlab.core.rubric import aggregate
 from rewardlab.errors import ConfigError
 from rewardlab.wrappers.advantages import component_matrix, group_centred_std, group_index
-from rewardlab.wrappers.reweight import component_names, env_rubric, replace_outcome
+from rewardlab.wrappers.reweight import component_names, env_rubric, refuse_second_outcome_wrapper, replace_outcome
 
 
 def check_floor(floor: float, n_components: int) -> None:
@@ -73,6 +73,7 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
     unusable keep their ``invalid_penalty``. Until some task has two episodes in the window the
     weights are equal. Each sub-env of a vector env keeps its own window; for one set of
     weights over a whole GRPO batch, call :func:`discrimination_weights` on the batch instead.
+    It cannot be stacked with :class:`~rewardlab.wrappers.ReweightRubric` (both replace the outcome reward).
     ``info["dynamic_rubric"] = {"reward": R_new, "env_reward": R_env, "weights": w}`` on the final step.
 
     Args:
@@ -96,8 +97,11 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
         v0: initial version.
     """
 
+    replaces_outcome = True
+
     def __init__(self, env: gym.Env[str, str], *, floor: float = 0.05, window: int = 64):
         super().__init__(env)
+        refuse_second_outcome_wrapper(env, "DynamicRubric")
         names = component_names(env)
         check_floor(floor, len(names))
         if not (isinstance(window, int) and window >= 2):

@@ -35,6 +35,20 @@ def env_rubric(env: gym.Env) -> Any:
         return None
 
 
+def refuse_second_outcome_wrapper(env: gym.Env, name: str) -> None:
+    """Raise ConfigError when a wrapper below ``env``'s top already replaces the outcome reward.
+
+    ReweightRubric and DynamicRubric both swap the env's outcome reward for their own; stacked,
+    the outer one would subtract ``info["score"]`` from a reward that no longer holds it.
+    """
+    while isinstance(env, gym.Wrapper):
+        if getattr(env, "replaces_outcome", False):
+            raise ConfigError(
+                f"{name} cannot wrap {type(env).__name__}: both replace the outcome reward; use one of them"
+            )
+        env = env.env
+
+
 def replace_outcome(
     reward: float,
     info: Mapping[str, Any],
@@ -67,6 +81,7 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
     Other steps pass through unchanged. Episodes the env already scored unusable
     (``info["usable"]`` False) keep the env's ``invalid_penalty``. Components that the env's own
     gates zeroed stay 0: make the env with ``gates=()`` to study weightings without them.
+    Only one wrapper that replaces the outcome reward (this or DynamicRubric) may be in a stack.
 
     Schemes (``scheme``):
         - ``{component: weight}``: these weights (missing components weigh 1) and ``aggregate``
@@ -111,6 +126,8 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
         v0: initial version.
     """
 
+    replaces_outcome = True
+
     def __init__(
         self,
         env: gym.Env[str, str],
@@ -122,6 +139,7 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
         invalid_penalty: float | None = None,
     ):
         super().__init__(env)
+        refuse_second_outcome_wrapper(env, "ReweightRubric")
         names = component_names(env)
         if not (isinstance(target_weight, (int, float)) and 0 < target_weight <= 1):
             raise ConfigError(f"target_weight must be in (0, 1], got {target_weight!r}")

@@ -82,3 +82,12 @@ def test_groups_are_tasks():
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         DynamicRubric(StairsEnv(), **kwargs)
+
+
+def test_outcome_replacing_wrappers_do_not_stack():
+    from rewardlab.wrappers import PotentialShaping, ReweightRubric
+
+    with pytest.raises(ConfigError, match="both replace the outcome reward"):
+        DynamicRubric(PotentialShaping(ReweightRubric(StairsEnv(), "min")))
+    with pytest.raises(ConfigError, match="both replace the outcome reward"):
+        ReweightRubric(DynamicRubric(StairsEnv()))

@@ -3,7 +3,7 @@ import pytest
 from rewardlab.errors import ConfigError
 from rewardlab.wrappers import PotentialShaping
 from tests.conftest import EchoEnv
-from tests.wrappers.helpers import ENV_IDS, CaptureReward, make_or_skip, random_episode
+from tests.wrappers.helpers import CaptureReward, random_episode
 from tests.wrappers.stairs import StairsEnv
 
 
@@ -82,12 +82,3 @@ def test_non_finite_potential_is_reported():
     env = PotentialShaping(EchoEnv(), potential=lambda obs, info: float("nan"))
     with pytest.raises(ConfigError, match="finite"):
         env.reset(seed=0)
-
-
-@pytest.mark.parametrize("env_id", ENV_IDS)
-def test_shaping_telescopes_on_every_rewardlab_env(env_id):
-    env = make_or_skip(env_id)
-    try:
-        check_telescopes(env, range(3), max_steps=40)
-    finally:
-        env.close()
