@@ -30,6 +30,9 @@ FORMAT = (
     "your final answer to the user and ends the conversation."
 )
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+"""Observation encoder; tool outputs are fresh JSON trees, so the cycle check is skipped."""
+
 
 class ToolCallEnv(TextEnv):
     """Multi-turn tool use in simulated, stateful worlds (retail, bank, calendar, travel).
@@ -181,7 +184,7 @@ class ToolCallEnv(TextEnv):
             else:
                 errors.append(result.error)
             results.append({"name": call.name, "error": result.error})
-        observation = json.dumps(results if parsed.parallel else results[0], ensure_ascii=False)
+        observation = _ENCODER.encode(results if parsed.parallel else results[0])
         return Turn(
             observation=observation,
             action_error="; ".join(errors) if errors else None,
