@@ -440,11 +440,12 @@ class GatewayPairs:
 
     Attributes:
         splits / joins: Node indices of gateways with two or more outgoing / incoming flows.
-        join_split: For each join, its nearest common split (the latest split from which every
-            incoming branch is reached), or ``None``; for a loop entry, a split on its cycle.
+        join_split: For each join, its nearest common split (of the splits from which every
+            incoming branch is reached, the fewest flows upstream), or ``None``; for a loop
+            entry, a split on its cycle.
         join_loop: The join is a loop entry (one of its incoming branches is reached from it).
-        split_join: For each split, its nearest common join (the earliest join every outgoing
-            branch reaches), or ``None`` when the branches never meet again.
+        split_join: For each split, its nearest common join (of the joins every outgoing branch
+            reaches, the fewest flows downstream), or ``None`` when the branches never meet again.
     """
 
     splits: list[int]
@@ -473,10 +474,30 @@ def gateway_pairs(graph: ControlFlow) -> GatewayPairs:
             join_split[j] = (same or on_cycle or [None])[0]
         else:
             covering = [s for s in splits if all(s == p or bits[s] >> p & 1 for p in preds)]
-            join_split[j] = max(covering, key=lambda c: sum(bits[o] >> c & 1 for o in covering), default=None)
+            join_split[j] = _nearest(j, covering, graph.pred)
     split_join: dict[int, int | None] = {}
     for s in splits:
         succs = graph.succ[s]
         covering = [j for j in joins if all(q == j or bits[q] >> j & 1 for q in succs)]
-        split_join[s] = max(covering, key=lambda c: sum(bits[c] >> o & 1 for o in covering), default=None)
+        split_join[s] = _nearest(s, covering, graph.succ)
     return GatewayPairs(splits, joins, join_split, join_loop, split_join)
+
+
+def _nearest(start: int, candidates: list[int], adjacency: list[list[int]]) -> int | None:
+    """The candidate fewest edges away from ``start`` along ``adjacency`` (breadth-first)."""
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    wanted = set(candidates)
+    seen = {start}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in adjacency[node]:
+                if nxt in wanted:
+                    return nxt
+                if nxt not in seen:
+                    seen.add(nxt)
+                    following.append(nxt)
+        frontier = following
+    return candidates[0]
