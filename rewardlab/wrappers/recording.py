@@ -5,7 +5,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,43 +25,91 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
-def append_line(path: Path, line: str, *, durable: bool = False) -> None:
-    """Append ``line`` (no newline) to ``path`` so that no reader ever sees part of it.
+def append_line(path: Path, line: str, *, atomic: bool = True, durable: bool = False) -> None:
+    """Append ``line`` (no newline) to ``path`` as one complete line.
 
-    The file is copied to a temp file beside it, the line is appended there and the temp file
-    replaces ``path`` with one ``os.replace``, which is atomic: a crash at any point leaves
-    either the old file or the new one. An exclusive ``flock`` on ``<path>.lock`` serialises
-    writers (the sub-envs of a vector env may share a path); the lock holder also removes temp
-    files that a killed writer left behind. Each append costs a copy of the
-    file, done in the kernel (``copy_file_range``): start a new file per run for long runs.
+    ``atomic=True``: the file is copied (``sendfile``, in the kernel) to a temp file beside it,
+    the line is appended there and the temp file replaces ``path`` with one ``os.replace``: a
+    crash or kill at any point leaves either the old file or the new one, so no reader ever
+    sees part of a line. The price is a copy of the file per append: start a new file per run
+    (or use ``atomic=False``) for long runs at high episode rates.
+
+    ``atomic=False``: one ``O_APPEND`` write, O(line). A writer killed inside that write can
+    leave a partial last line; the next append cuts it off first, and :func:`read_episodes`
+    skips it meanwhile.
+
+    An exclusive ``flock`` on ``<path>.lock`` serialises writers (the sub-envs of a vector env
+    may share a path); the lock holder also removes temp files a killed writer left behind.
     ``durable=True`` also ``fsync``s, against power loss rather than crashes.
     """
-    lock_path = path.with_name(path.name + ".lock")
-    with open(lock_path, "a") as lock:
+    data = line.encode("utf-8") + b"\n"
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a writer killed mid-write
-            stale.unlink(missing_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                if path.exists():
-                    with open(path, "rb") as src:
-                        shutil.copyfileobj(src, out)
-                out.write(line.encode("utf-8") + b"\n")
-                if durable:
-                    out.flush()
-                    os.fsync(out.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        if atomic:
+            _replace_with_appended(path, data, durable)
+        else:
+            _append_in_place(path, data, durable)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _replace_with_appended(path: Path, data: bytes, durable: bool) -> None:
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):  # left by a writer killed mid-write
+        stale.unlink(missing_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb", buffering=0) as out:
+            if path.exists():
+                with open(path, "rb") as src:
+                    size, offset = os.fstat(src.fileno()).st_size, 0
+                    while offset < size:
+                        sent = os.sendfile(fd, src.fileno(), offset, size - offset)
+                        if sent == 0:
+                            break
+                        offset += sent
+            _write_all(fd, data)
+            if durable:
+                os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _append_in_place(path: Path, data: bytes, durable: bool) -> None:
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":  # a partial line from a killed writer
+            os.ftruncate(fd, _last_line_end(fd, size))
+        _write_all(fd, data)
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _last_line_end(fd: int, size: int, chunk: int = 1 << 16) -> int:
+    """The offset just after the file's last newline (0 when it has none)."""
+    end = size
+    while end > 0:
+        start = max(0, end - chunk)
+        index = os.pread(fd, end - start, start).rfind(b"\n")
+        if index >= 0:
+            return start + index + 1
+        end = start
+    return 0
 
 
 def read_episodes(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The episodes recorded in ``path``, one dict per line."""
+    """The episodes recorded in ``path``, one dict per line (a partial last line is skipped)."""
     with open(path, encoding="utf-8") as file:
         for line in file:
-            if line.strip():
+            if line.endswith("\n") and line.strip():
                 yield json.loads(line)
 
 
@@ -77,12 +124,16 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
     Vector rewards (under :class:`~rewardlab.wrappers.VectorReward`) give lists, and a per-component ``return``.
     Non-text actions are recorded as their ``str()``; numpy values as lists and numbers.
 
-    Writes are atomic (see :func:`append_line`): a crash or a kill mid-write never leaves a
-    broken line. An episode that is reset before it ends is not recorded.
+    Writes are atomic by default (see :func:`append_line`): a crash or a kill mid-write never
+    leaves a broken line. Each atomic write copies the file, so for long runs at high episode
+    rates either start a new path per run or pass ``atomic=False`` (one appended write; a kill
+    inside it can leave a partial last line, which the next write cuts off and
+    :func:`read_episodes` skips). An episode that is reset before it ends is not recorded.
 
     Args:
         env: Any text env; the outcome fields come from the final step's info.
         path: The JSONL file (created with its parent directory when missing).
+        atomic: Replace the file on every write (default) rather than append to it.
         durable: ``fsync`` every write (protects against power loss; slower).
 
     Attributes:
@@ -103,7 +154,9 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
         v0: initial version.
     """
 
-    def __init__(self, env: gym.Env[str, str], path: str | os.PathLike[str], *, durable: bool = False):
+    def __init__(
+        self, env: gym.Env[str, str], path: str | os.PathLike[str], *, atomic: bool = True, durable: bool = False
+    ):
         super().__init__(env)
         try:
             self.path = Path(path)
@@ -112,6 +165,7 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
         if self.path.is_dir():
             raise ConfigError(f"path {str(self.path)!r} is a directory; give a file such as episodes.jsonl")
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.atomic = bool(atomic)
         self.durable = bool(durable)
         self.episodes_written = 0
         self._episode: dict[str, Any] | None = None
@@ -155,5 +209,5 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
             "truncated": truncated,
         }
         line = json.dumps(record, default=_jsonable)  # ASCII escapes: even lone surrogates stay valid JSON
-        append_line(self.path, line, durable=self.durable)
+        append_line(self.path, line, atomic=self.atomic, durable=self.durable)
         self.episodes_written += 1

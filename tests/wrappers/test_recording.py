@@ -126,3 +126,23 @@ def test_bad_path(tmp_path):
         RecordEpisodes(EchoEnv(), tmp_path)
     with pytest.raises(ConfigError, match="path"):
         RecordEpisodes(EchoEnv(), 12)
+
+
+def test_non_atomic_mode_appends_and_cuts_off_a_partial_last_line(tmp_path):
+    path = tmp_path / "episodes.jsonl"
+    env = RecordEpisodes(EchoEnv(), path, atomic=False)
+    env.reset(seed=0, options={"task_id": "t0"})
+    env.step("alpha")
+    inode = path.stat().st_ino
+    with open(path, "ab") as file:  # what a writer killed inside its write leaves
+        file.write(b'{"task_id": "t1", "acti')
+    assert [r["task_id"] for r in read_episodes(path)] == ["t0"]
+    env.reset(seed=1, options={"task_id": "t2"})
+    env.step("gamma")
+    assert [r["task_id"] for r in read_episodes(path)] == ["t0", "t2"]
+    assert path.read_bytes().count(b"\n") == 2 and path.stat().st_ino == inode  # appended in place
+    append_line(path, "x" * 100_000, atomic=False)  # the partial-line scan crosses chunk boundaries
+    with open(path, "ab") as file:
+        file.write(b"y" * 200_000)
+    append_line(path, "{}", atomic=False)
+    assert path.read_bytes().endswith(b"x" * 100_000 + b"\n{}\n")
