@@ -181,6 +181,19 @@ def test_only_offered_methods_run_and_nothing_is_evaluated(env):
         env.world.keyword_call("os.system('ls')")
 
 
+def test_costly_math_is_refused_and_decimal_precision_is_contained():
+    import decimal
+
+    world = APIWorld({}, ["MathAPI"])
+    precision = decimal.getcontext().prec
+    assert world.execute("power", {"base": 10, "exponent": 10**9}).startswith("Error during execution: power result")
+    assert world.execute("power", {"base": 1, "exponent": 10**9}) == '{"result": 1}'
+    assert world.execute("power", {"base": 2, "exponent": 10}) == '{"result": 1024}'
+    assert "precision above" in world.execute("square_root", {"number": 2, "precision": 10**9})
+    assert "1.4142" in world.execute("square_root", {"number": 2, "precision": 5})
+    assert decimal.getcontext().prec == precision
+
+
 ACTIONS = st.text(max_size=200) | st.sampled_from(['{"name": "ls", "arguments": {"a": 1}}', "[]", "Done."])
 
 

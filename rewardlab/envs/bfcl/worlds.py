@@ -6,7 +6,10 @@ calls by ``eval`` of Python source strings on instances cached in module globals
 dispatched by name with ``getattr`` on a fresh instance per episode, with JSON keyword
 arguments, so nothing the agent writes is evaluated as code and episodes never share state.
 
-Results are rendered as bfcl-eval renders them (strings as is, dictionaries as JSON, anything
+Two MathAPI calls that small arguments can make arbitrarily slow (an exact integer ``power``
+with a huge exponent, a ``square_root`` at huge precision) are refused with an error result,
+and each call runs in its own :mod:`decimal` context so that ``square_root`` cannot change the
+precision of the process. Results are rendered as bfcl-eval renders them (strings as is, dictionaries as JSON, anything
 else with ``str``; an exception becomes ``"Error during execution: <message>"``), because
 BFCL's response check compares these strings.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import decimal
 import importlib
 import inspect
 import json
@@ -28,6 +32,32 @@ ERROR_PREFIX = "Error during execution: "
 
 def _backend_config() -> Any:
     return require("bfcl_eval.constants.executable_backend_config", "bfcl")
+
+
+MAX_EXACT_POWER_BITS = 100_000
+"""Largest exact integer ``power`` result (in bits) computed; bigger ones would stall the env."""
+
+MAX_SQUARE_ROOT_PRECISION = 10_000
+"""Largest ``square_root`` precision (digits) computed."""
+
+
+def _too_costly(name: str, arguments: Mapping[str, Any]) -> str | None:
+    """Why a call would take unbounded time or memory in bfcl-eval's implementation, or None.
+
+    Only two MathAPI calls can be made arbitrarily expensive with small JSON arguments: an exact
+    integer ``power`` and a ``square_root`` at huge precision. BFCL's reference calls stay far
+    below these limits.
+    """
+    if name == "power":
+        base, exponent = arguments.get("base"), arguments.get("exponent")
+        exact = type(base) is int and type(exponent) is int and exponent > 0 and abs(base) > 1
+        if exact and exponent * abs(base).bit_length() > MAX_EXACT_POWER_BITS:
+            return f"power result too large (over {MAX_EXACT_POWER_BITS:,} bits)"
+    if name == "square_root":
+        precision = arguments.get("precision")
+        if isinstance(precision, int) and precision > MAX_SQUARE_ROOT_PRECISION:
+            return f"precision above {MAX_SQUARE_ROOT_PRECISION:,} digits"
+    return None
 
 
 class APIWorld:
@@ -60,8 +90,12 @@ class APIWorld:
         method = self.methods.get(name)
         if method is None:
             return f"{ERROR_PREFIX}unknown function {name!r}"
+        refusal = _too_costly(name, arguments)
+        if refusal is not None:
+            return f"{ERROR_PREFIX}{refusal}"
         try:
-            result = method(**arguments)
+            with decimal.localcontext():  # MathAPI.square_root sets the precision of the current context
+                result = method(**arguments)
         except Exception as exc:  # the API's own error, reported to the agent as BFCL does
             return f"{ERROR_PREFIX}{exc}"
         if isinstance(result, str):
