@@ -101,7 +101,13 @@ def test_external_entities_never_read_files(tmp_path):
 
 
 def test_prose_and_fences_around_a_good_answer_are_extracted():
-    for wrapped in (f"```xml\n{VALID}\n```", f"Here you go:\n{VALID}\nLet me know!", f"```\n{VALID}```"):
+    wrappings = (
+        f"```xml\n{VALID}\n```",
+        f"Here you go:\n{VALID}\nLet me know!",
+        f"```\n{VALID}```",
+        f"<think>Start event, then the credit check.</think>\n{VALID}",
+    )
+    for wrapped in wrappings:
         parsed = read_answer(wrapped)
         assert parsed.valid and parsed.extracted_from in ("code fence", "prose")
     assert read_answer(VALID).extracted_from is None

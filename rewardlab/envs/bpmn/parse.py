@@ -48,6 +48,7 @@ MAX_SCHEMA_MESSAGES = 8
 
 _FENCE = re.compile(r"```[ \t]*([\w.+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _START = re.compile(r"<\?xml\b|<(?:[A-Za-z_][\w.-]*:)?definitions\b")
+_BARE = re.compile(r"<\?xml\b|<!--|<!DOCTYPE|<(?:[A-Za-z_][\w.-]*:)?definitions\b")
 _END = re.compile(r"</(?:[A-Za-z_][\w.-]*:)?definitions\s*>")
 _DECLARATION = re.compile(r"\A\s*<\?xml\b([^>]*?)\?>")
 _ENCODING = re.compile(r"""encoding\s*=\s*["']([^"']*)["']""")
@@ -123,13 +124,15 @@ def _short_names(message: str) -> str:
 def extract_xml(text: str) -> tuple[str | None, str | None]:
     """Cut the XML document out of an answer: ``(xml, extracted_from)``.
 
-    A bare answer (first non-blank character ``<``) is returned as is. Otherwise the first
-    markdown code fence holding a ``<`` is used, else the span from ``<?xml`` or
-    ``<definitions`` to the last ``</definitions>`` in the prose. ``(None, None)`` when there
-    is no XML at all.
+    An answer that starts with an XML declaration, a comment, a DOCTYPE or a ``definitions``
+    element is returned as is (bare). Otherwise the first markdown code fence whose body starts
+    with ``<`` is used, else the span from ``<?xml`` or ``<definitions`` to the last
+    ``</definitions>`` (prose, or reasoning tags such as ``<think>…</think>`` before the model).
+    Any other answer starting with ``<`` is returned as is, so the parser reports on it.
+    ``(None, None)`` when there is no XML at all.
     """
     stripped = text.strip()
-    if stripped.startswith("<"):
+    if _BARE.match(stripped):
         return stripped, None
     for match in _FENCE.finditer(text):
         body = match.group(2).strip()
@@ -137,7 +140,7 @@ def extract_xml(text: str) -> tuple[str | None, str | None]:
             return body, "code fence"
     start = _START.search(text)
     if start is None:
-        return None, None
+        return (stripped, None) if stripped.startswith("<") else (None, None)
     ends = list(_END.finditer(text, start.start()))
     stop = ends[-1].end() if ends else len(text)
     return text[start.start() : stop].strip(), "prose"
