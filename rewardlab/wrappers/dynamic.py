@@ -53,10 +53,22 @@ def discrimination_weights(
     np.add.at(sums, index, centred**2)
     multi = counts >= 2
     variances = (sums[multi] / counts[multi, None]).mean(axis=0) if multi.any() else np.zeros(len(names))
-    total = float(variances.sum())
+    return weights_from_variances(names, [float(v) for v in variances], floor)
+
+
+def weights_from_variances(names: Sequence[str], variances: Sequence[float], floor: float) -> dict[str, float]:
+    """``w_k = floor + (1 − K·floor) · v_k / Σ_j v_j``; equal weights when every ``v_k`` is ~0 (< 1e-12)."""
+    variances = [v if v > 1e-12 else 0.0 for v in variances]
+    total = sum(variances)
     if total <= 0:
         return {name: 1.0 / len(names) for name in names}
-    return {name: floor + (1 - len(names) * floor) * float(v) / total for name, v in zip(names, variances, strict=True)}
+    share = 1 - len(names) * floor
+    return {name: floor + share * v / total for name, v in zip(names, variances, strict=True)}
+
+
+def variances(n: int, sums: Sequence[float], squares: Sequence[float]) -> list[float]:
+    """Population variances from a count, sums and sums of squares (clipped at 0 against rounding)."""
+    return [max(0.0, q / n - (s / n) ** 2) for s, q in zip(sums, squares, strict=True)]
 
 
 class DynamicRubric(gym.Wrapper[str, str, str, str]):
@@ -111,11 +123,44 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
         self.names = names
         self.weights: dict[str, float] = {name: 1.0 / len(names) for name in names}
         self.history: deque[tuple[Hashable, dict[str, float]]] = deque(maxlen=window)
+        self._task_stats: dict[Hashable, tuple[int, list[float], list[float]]] = {}
+        self._variance_totals = [0.0] * len(names)  # Σ over tasks with >= 2 episodes of their variances
+        self._groups = 0
         self.env_invalid_penalty = float(getattr(env_rubric(env), "invalid_penalty", 0.0))
 
     def outcome_reward(self, components: Mapping[str, float]) -> tuple[float, str | None]:
         """``(R_new, None)`` under the current weights."""
         return aggregate(components, self.weights, "mean"), None
+
+    def _add(self, task_id: Hashable, components: Mapping[str, float], sign: float) -> None:
+        """Add (``sign=1``) or remove (``sign=-1``) one episode: update its task's sums and the
+        running total of within-task variances, in O(K)."""
+        k = len(self.names)
+        n, sums, squares = self._task_stats.get(task_id, (0, [0.0] * k, [0.0] * k))
+        if n >= 2:  # take the task's old variance out of the totals
+            self._groups -= 1
+            self._variance_totals = [
+                t - v for t, v in zip(self._variance_totals, variances(n, sums, squares), strict=True)
+            ]
+        n += int(sign)
+        values = [float(components[name]) for name in self.names]
+        sums = [s + sign * v for s, v in zip(sums, values, strict=True)]
+        squares = [q + sign * v * v for q, v in zip(squares, values, strict=True)]
+        if n == 0:
+            del self._task_stats[task_id]
+            return
+        self._task_stats[task_id] = (n, sums, squares)
+        if n >= 2:
+            self._groups += 1
+            self._variance_totals = [
+                t + v for t, v in zip(self._variance_totals, variances(n, sums, squares), strict=True)
+            ]
+
+    def _recompute(self) -> dict[str, float]:
+        """:func:`discrimination_weights` of the window, from the running totals."""
+        if not self._groups:
+            return weights_from_variances(self.names, [0.0] * len(self.names), self.floor)
+        return weights_from_variances(self.names, [t / self._groups for t in self._variance_totals], self.floor)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
@@ -124,7 +169,10 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
             weights = self.weights
             reward, new, env_reward, _ = replace_outcome(reward, info, self.outcome_reward, self.env_invalid_penalty)
             info["dynamic_rubric"] = {"reward": new, "env_reward": env_reward, "weights": weights}
-            self.history.append((info.get("task_id"), dict(components)))
-            groups, rows = zip(*self.history, strict=True)
-            self.weights = discrimination_weights(rows, groups, floor=self.floor)
+            if len(self.history) == self.window:
+                self._add(*self.history[0], sign=-1.0)
+            task_id = info.get("task_id")
+            self.history.append((task_id, dict(components)))
+            self._add(task_id, components, sign=1.0)
+            self.weights = self._recompute()
         return observation, reward, terminated, truncated, info

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import logging
 import math
 import statistics
@@ -32,8 +33,8 @@ def repetition_rate(text: str, n: int = 4) -> float:
     words = text.split()
     if len(words) < 2 * n:
         return 0.0
-    grams = [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
-    return 1.0 - len(set(grams)) / len(grams)
+    total = len(words) - n + 1
+    return 1.0 - len(set(zip(*(words[i:] for i in range(n)), strict=False))) / total  # shifted copies: n-grams
 
 
 class HackingMonitor(gym.Wrapper[str, str, str, str]):
@@ -125,6 +126,7 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
         self.min_history = min_history
         self.records: list[dict[str, Any]] = []
         self.lengths: deque[float] = deque(maxlen=window)
+        self._sorted_lengths: list[float] = []  # the same values, sorted, for the median
         self._actions: list[str] = []
         self._proxy = 0.0
 
@@ -155,9 +157,12 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
             flags.append("proxy_gold_gap")
         if repetition > self.repetition_threshold:
             flags.append("repetition")
-        if len(self.lengths) >= self.min_history and length > self.length_factor * statistics.median(self.lengths):
+        if len(self.lengths) >= self.min_history and length > self.length_factor * self._median_length():
             flags.append("length_blowup")
+        if len(self.lengths) == self.lengths.maxlen:
+            del self._sorted_lengths[bisect.bisect_left(self._sorted_lengths, self.lengths[0])]
         self.lengths.append(length)
+        bisect.insort(self._sorted_lengths, length)
         record = {
             "episode": len(self.records),
             "task_id": info.get("task_id"),
@@ -179,6 +184,10 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
                 gold,
             )
         return record
+
+    def _median_length(self) -> float:
+        values, mid = self._sorted_lengths, len(self._sorted_lengths) // 2
+        return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
     def gap_curve(self, window: int = 50) -> np.ndarray:
         """The running mean of ``proxy − gold`` over the last ``window`` episodes, one value per episode."""

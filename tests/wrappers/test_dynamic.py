@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -91,3 +92,15 @@ def test_outcome_replacing_wrappers_do_not_stack():
         DynamicRubric(PotentialShaping(ReweightRubric(StairsEnv(), "min")))
     with pytest.raises(ConfigError, match="both replace the outcome reward"):
         ReweightRubric(DynamicRubric(StairsEnv()))
+
+
+def test_running_sums_match_the_batch_function_over_the_window():
+    env = DynamicRubric(StairsEnv(), floor=0.02, window=7)
+    rng = np.random.default_rng(0)
+    for _ in range(25):  # evictions included
+        env.reset(seed=0, options={"task_id": str(rng.choice(["s0", "s1", "s2"]))})
+        for _ in range(int(rng.integers(0, 4))):
+            env.step(str(rng.choice(["up", "down", "jump"])))
+        env.step("submit")
+        groups, rows = zip(*env.history, strict=True)
+        assert env.weights == pytest.approx(discrimination_weights(rows, groups, floor=0.02))
