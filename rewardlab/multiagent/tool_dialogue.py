@@ -178,7 +178,7 @@ class ToolDialogue(AECEnv):
 
     def _assistant_turn(self, text: str) -> None:
         self.assistant_turns += 1
-        if parse_tool_calls(text).kind == "answer":
+        if parse_tool_calls(text, self.tool_env.unwrapped.limits).kind == "answer":
             self.transcript.append(("assistant_message", text))
             if self.user_mode == "scripted":
                 reply = self.scripted_user.act("", {"goal": self.goal})

@@ -338,8 +338,16 @@ def _from_blocks(blocks: list[str], note: str, limits: ParseLimits) -> ParsedAct
 
 
 # ---------------------------------------------------------------------------- public entry point
+_last_parse: tuple[str, ParseLimits, ParsedAction] | None = None
+"""The most recent parse, reused when the very same string object is parsed again with the same
+limits (a wrapper that routes actions, such as ToolDialogue, and the env then parse once)."""
+
+
 def parse_tool_calls(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedAction:
     """Read an agent's action as tool calls or a final answer. Never raises on any ``str``.
+
+    Pure: the result depends only on ``text`` and ``limits``; the last result is memoised by
+    the identity of ``text``.
 
     Rules, in order:
 
@@ -358,6 +366,16 @@ def parse_tool_calls(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedA
         >>> parse_tool_calls('{"name": "a", "arguments": {"x": NaN}}').kind
         'error'
     """
+    global _last_parse
+    last = _last_parse
+    if last is not None and last[0] is text and last[1] == limits:
+        return last[2]
+    parsed = _parse(text, limits)
+    _last_parse = (text, limits, parsed)
+    return parsed
+
+
+def _parse(text: str, limits: ParseLimits) -> ParsedAction:
     if len(text) > limits.max_chars:
         return _error(f"action is {len(text):,} characters; the limit is {limits.max_chars:,}")
     stripped = text.strip()
