@@ -452,10 +452,12 @@ WALK_JS = r"""
       const textRole = /^h[1-6]$/.test(tag) ? "heading" : "text";
       if (own) nodes.push([idOf(el), textRole, own, null, null, null, null, false, false]);
     }
-    for (const child of el.children) walk(child);
+    for (const child of el.children) { if (more) break; walk(child); }
   };
   if (document.body) walk(document.body);
-  return {url: location.href, title: document.title, nodes: nodes, more: more, fresh: fresh, extra: %(extra)s};
+  // one JSON string crosses the DevTools protocol faster than a tree of values
+  return JSON.stringify({url: location.href, title: document.title, nodes: nodes, more: more, fresh: fresh,
+                         extra: %(extra)s});
 }
 """
 

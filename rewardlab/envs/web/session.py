@@ -61,7 +61,7 @@ class WebSession:
 
     def refresh(self) -> PageState:
         """Take a new snapshot, keep the history and reset the scroll window on a new document."""
-        limit = self.offset + self.budget // 8 + 1
+        limit = self.offset + self.budget // 12 + 1
         self.state = self.backend.snapshot(limit)
         if self.state.fresh:
             self.offset = 0

@@ -19,6 +19,7 @@ such navigations before they reach the browser.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -205,22 +206,40 @@ class BrowserBackend:
         message = str(exc)
         if isinstance(exc, self._errors.TimeoutError):
             self._note = f"the page did not finish loading within {self.timeout:g} s; showing what arrived"
-            return
+            with contextlib.suppress(self._errors.Error):  # stop loading, as the HTTP client stops reading
+                self.page.evaluate("() => window.stop()")
+            if not self.page.url.startswith("chrome-error:"):
+                return
+            # the navigation failed while we waited: read Chromium's error code from its error page
+            with contextlib.suppress(self._errors.Error):
+                message = self.page.evaluate("() => document.body ? document.body.innerText : ''")
         if "ERR_TOO_MANY_REDIRECTS" in message:
             self._note = "navigation failed: too many redirects (redirect loop)"
         elif "ERR_BLOCKED_BY_CLIENT" in message:
             self._note = "navigation refused: only the env's own site can be reached"
         else:
-            error = re.search(r"net::(ERR_[A-Z_]+)", message)
+            error = re.search(r"(ERR_[A-Z_]+)", message)
             self._note = f"navigation failed: {error.group(1) if error else type(exc).__name__}"
         self._failed_url = url
+        with contextlib.suppress(self._errors.Error):  # leave Chromium's error page for a clean one
+            self.page.goto("about:blank", wait_until="load", timeout=self.timeout * 1000)
 
     def navigate(self, url: str) -> None:
         self._note, self._failed_url, self._fresh = None, None, True
-        try:
-            self.page.goto(url, wait_until="load", timeout=self.timeout * 1000)
-        except self._errors.Error as exc:
-            self._load_failed(exc, url)
+        for attempt in (0, 1):
+            try:
+                self.page.goto(url, wait_until="load", timeout=self.timeout * 1000)
+                return
+            except self._errors.Error as exc:
+                # Chromium may restart a navigation (e.g. after an error page): wait for it instead
+                if attempt == 0 and "interrupted by another navigation" in str(exc):
+                    with contextlib.suppress(self._errors.Error):
+                        self.page.wait_for_load_state("load", timeout=self.timeout * 1000)
+                    if self.page.url.split("#")[0] == url.split("#")[0]:
+                        return
+                    continue
+                self._load_failed(exc, url)
+                return
 
     def click(self, node: Node) -> None:
         target = (node.target or "").strip().lower()
@@ -260,7 +279,7 @@ class BrowserBackend:
             return PageState(self._failed_url, "", [], False, self._note, fresh)
         for attempt in (0, 1):
             try:
-                result = self.page.evaluate(self._walk, limit)
+                result = json.loads(self.page.evaluate(self._walk, limit))
                 break
             except self._errors.Error:
                 if attempt:
