@@ -83,7 +83,7 @@ import numpy as np
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate
 from rewardlab.core.tasks import Task
-from rewardlab.envs.bfcl.checker import AnswerSpec, Verdict
+from rewardlab.envs.bfcl.checker import AnswerSpec
 from rewardlab.envs.bfcl.loader import is_simple, load_tasks, validate_categories
 from rewardlab.envs.bfcl.oracle import BFCLOracle
 from rewardlab.envs.bfcl.rubric import BFCLOutcome, bfcl_rubric
@@ -176,7 +176,9 @@ class BFCLEnv(TextEnv):
         if parsed.error is not None:
             error = parsed.error
         elif unknown:
-            error = f"unknown function(s) {sorted(set(unknown))}; offered: {sorted(self._function_names)}"
+            offered = sorted(self._function_names)
+            listing = offered if len(offered) <= 10 else f"{len(offered)} functions (see info['tools'])"
+            error = f"unknown function(s) {sorted(set(unknown))}; offered: {listing}"
         elif outcome.lenient:
             error = f"{parsed.note}; the documented format is the whole action being JSON"
         else:
@@ -184,10 +186,10 @@ class BFCLEnv(TextEnv):
         return self._finish(outcome, error)
 
     def _finish(self, outcome: BFCLOutcome, error: str | None) -> Turn:
-        verdict = outcome.verdict
-        errors = [{"kind": kind, "message": message} for kind, message in verdict.errors]
+        messages = outcome.verdict.errors
+        errors = [{"kind": kind, "message": message} for kind, message in messages]
         return Turn(
-            observation=_report(outcome, error, verdict),
+            observation=_report(outcome.verdict.valid, error, messages),
             done=True,
             outcome=outcome,
             action_error=error,
@@ -232,12 +234,12 @@ def _random_value(rng: np.random.Generator) -> Any:
     return "".join(rng.choice(list("abcdefgh ")) for _ in range(int(rng.integers(1, 12))))
 
 
-def _report(outcome: BFCLOutcome, error: str | None, verdict: Verdict) -> str:
+def _report(valid: bool, error: str | None, messages: list[tuple[str, str]]) -> str:
     """The final observation: the verdict and what was wrong."""
-    lines = [f"BFCL verdict: {'pass' if verdict.valid else 'fail'}"]
+    lines = [f"BFCL verdict: {'pass' if valid else 'fail'}"]
     if error is not None:
         lines.append(f"action_error: {error}")
-    lines.extend(f"- {kind}: {message}" for kind, message in verdict.errors[:20])
-    if len(verdict.errors) > 20:
-        lines.append(f"- ... and {len(verdict.errors) - 20} more")
+    lines.extend(f"- {kind}: {message}" for kind, message in messages[:20])
+    if len(messages) > 20:
+        lines.append(f"- ... and {len(messages) - 20} more")
     return "\n".join(lines)
