@@ -112,14 +112,16 @@ class BFCLMultiTurnEnv(TextEnv):
             render_mode=render_mode,
         )
         self.world: APIWorld | None = None
+        """The agent's APIs (privileged: the oracle reads it)."""
         self.reference: APIWorld | None = None
-        self.turn_index = 0
-        self.turn_calls = 0
+        """The APIs that run BFCL's reference calls (privileged)."""
         self._reset_counters()
 
     def _reset_counters(self) -> None:
         self.turn_index = 0
+        """The current user turn (0-based)."""
         self.turn_calls = 0
+        """Calls made in the current user turn."""
         self._turn_steps = 0
         self._actions = self._strict_actions = self._calls = self._failed_calls = 0
         self._results: Counter[str] = Counter()
