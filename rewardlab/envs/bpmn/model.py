@@ -224,11 +224,15 @@ def _read_container(container: etree._Element, container_id: str, process: str, 
                 name=clean_label(get("name")),
                 container=container_id,
                 process=process,
-                trigger=_trigger(child) if category == "event" else "",
-                attached_to=get("attachedToRef") or "",
-                default_flow=get("default") or "",
-                triggered_by_event=get("triggeredByEvent") == "true",
             )
+            if category == "event":
+                node.trigger = _trigger(child)
+                if kind == "boundaryEvent":
+                    node.attached_to = get("attachedToRef") or ""
+            else:
+                node.default_flow = get("default") or ""
+                if kind in CONTAINERS:
+                    node.triggered_by_event = get("triggeredByEvent") == "true"
             nodes[node.id] = node
             if kind in CONTAINERS:
                 _read_container(child, node.id, process, model)

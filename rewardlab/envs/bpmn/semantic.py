@@ -235,7 +235,7 @@ def _named_coverage(candidate: LabelSet, reference: LabelSet) -> tuple[float, li
         return 0.0, []
     sim = label_similarity(candidate, reference)
     pairs = _assign(sim, 0.0)
-    return float(sum(sim[r, c] for r, c in pairs)) / max(k, m), pairs
+    return float(sum(float(sim[r, c]) for r, c in pairs)) / max(k, m), pairs
 
 
 def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, dict[str, float]]:
@@ -246,19 +246,22 @@ def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, 
     labels = np.zeros((k, m), dtype=np.float32)
     if k and m:
         labels = label_similarity(candidate.labels, reference.labels)
-        same_type = np.array(candidate.signatures, dtype=object)[:, None] == np.array(
-            reference.signatures, dtype=object
-        )
+        codes: dict[str, int] = {}
+        cand_types = np.array([codes.setdefault(t, len(codes)) for t in candidate.signatures])
+        ref_types = np.array([codes.setdefault(t, len(codes)) for t in reference.signatures])
+        same_type = cand_types[:, None] == ref_types[None, :]
         same_category = candidate.categories[:, None] == reference.categories[None, :]
         sim = np.where(same_category, 0.75 * labels + 0.25 * np.where(same_type, 1.0, 0.5), 0.0)
     pairs = _assign(sim, MATCH_THRESHOLD)
-    total = float(sum(sim[r, c] for r, c in pairs))
+    rows = np.array([r for r, _ in pairs], dtype=int)
+    cols = np.array([c for _, c in pairs], dtype=int)
+    total = float(sim[rows, cols].sum())
     both_empty = k == 0 and m == 0
     metrics["node_precision"] = 1.0 if both_empty else (total / k if k else 0.0)
     metrics["node_recall"] = 1.0 if both_empty else (total / m if m else 0.0)
     metrics["node_f1"] = _f1(metrics["node_precision"], metrics["node_recall"])
-    activity_pairs = [(r, c) for r, c in pairs if reference.categories[c]]
-    label_total = float(sum(labels[r, c] for r, c in activity_pairs))
+    activity = reference.categories[cols]
+    label_total = float(labels[rows[activity], cols[activity]].sum())
     cand_activities, ref_activities = int(candidate.categories.sum()), int(reference.categories.sum())
     metrics["activity_label_precision"] = (
         label_total / cand_activities if cand_activities else float(not ref_activities)
@@ -281,12 +284,7 @@ def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, 
     metrics["succession_precision"], metrics["succession_recall"] = precision, recall
     metrics["succession_f1"] = _f1(precision, recall)
 
-    if pairs:
-        rows = np.array([r for r, _ in pairs])
-        cols = np.array([c for _, c in pairs])
-        agree = int((candidate.relations[np.ix_(rows, rows)] == reference.relations[np.ix_(cols, cols)]).sum())
-    else:
-        agree = 0
+    agree = int((candidate.relations[np.ix_(rows, rows)] == reference.relations[np.ix_(cols, cols)]).sum())
     union = k * k + m * m - agree
     metrics["behavioural_similarity"] = agree / union if union else 1.0
 
