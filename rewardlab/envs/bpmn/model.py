@@ -148,7 +148,6 @@ class BPMNModel:
     """``bpmnElement`` of every BPMNEdge."""
     bounds: list[tuple[str, tuple[float, ...]]] = field(default_factory=list)
     """(flow node id, (x, y, width, height)) of the shapes of flow nodes."""
-    truncated: bool = False
 
     @cached_property
     def graph(self) -> ControlFlow:
@@ -213,7 +212,6 @@ def _read_container(container: etree._Element, container_id: str, process: str, 
         category = _CATEGORY.get(tag) if isinstance(tag, str) else None
         if category is not None:
             if len(nodes) >= MAX_FLOW_NODES:
-                model.truncated = True
                 continue
             kind = tag[_CUT:]
             get = child.get
@@ -446,8 +444,8 @@ class GatewayPairs:
         splits / joins: Node indices of gateways with two or more outgoing / incoming flows.
         join_split: For each join, its nearest common split (of the splits from which every
             incoming branch is reached, the fewest flows upstream), or ``None``; for a loop
-            entry, a split on its cycle.
-        join_loop: The join is a loop entry (one of its incoming branches is reached from it).
+            entry (one of its incoming branches is reached from it), the nearest split on its
+            cycle, preferring one of a compatible type.
         split_join: For each split, its nearest common join (of the joins every outgoing branch
             reaches, the fewest flows downstream), or ``None`` when the branches never meet again.
     """
@@ -455,7 +453,6 @@ class GatewayPairs:
     splits: list[int]
     joins: list[int]
     join_split: dict[int, int | None]
-    join_loop: dict[int, bool]
     split_join: dict[int, int | None]
 
 
@@ -467,15 +464,12 @@ def gateway_pairs(graph: ControlFlow) -> GatewayPairs:
     joins = [i for i in gateways if len(graph.pred[i]) >= 2]
     bits = graph.reach_bits
     join_split: dict[int, int | None] = {}
-    join_loop: dict[int, bool] = {}
     for j in joins:
         preds = graph.pred[j]
-        loop = any(bits[j] >> p & 1 for p in preds)
-        join_loop[j] = loop
-        if loop:
+        if any(bits[j] >> p & 1 for p in preds):  # a loop entry: pair it with the split that closes the loop
             on_cycle = [s for s in splits if bits[j] >> s & 1 and bits[s] >> j & 1]
             same = [s for s in on_cycle if compatible_gateways(nodes[s].kind, nodes[j].kind)]
-            join_split[j] = (same or on_cycle or [None])[0]
+            join_split[j] = _nearest(j, same or on_cycle, graph.succ)
         else:
             covering = [s for s in splits if all(s == p or bits[s] >> p & 1 for p in preds)]
             join_split[j] = _nearest(j, covering, graph.pred)
@@ -484,7 +478,7 @@ def gateway_pairs(graph: ControlFlow) -> GatewayPairs:
         succs = graph.succ[s]
         covering = [j for j in joins if all(q == j or bits[q] >> j & 1 for q in succs)]
         split_join[s] = _nearest(s, covering, graph.succ)
-    return GatewayPairs(splits, joins, join_split, join_loop, split_join)
+    return GatewayPairs(splits, joins, join_split, split_join)
 
 
 def _nearest(start: int, candidates: list[int], adjacency: list[list[int]]) -> int | None:
