@@ -12,7 +12,7 @@ from rewardlab.agents import OracleAgent, RandomAgent
 from rewardlab.envs.swe import SWEEnv, SWEOutcome, TestStatistics, load_tasks, make_rubric
 from rewardlab.envs.swe.oracle import gold_actions
 from rewardlab.envs.swe.patch import apply_patch
-from rewardlab.envs.swe.tasks import base_tree, read_tree, tree_hash, DATA
+from rewardlab.envs.swe.tasks import DATA, base_tree, read_tree, tree_hash
 from rewardlab.errors import ConfigError
 from rewardlab.evaluation import run_episode
 from rewardlab.sandbox import Limits, SandboxedExecution
@@ -89,7 +89,9 @@ def test_oracle_and_empty_submission_rewards(env):
 
 
 def test_reward_is_components_times_weights(env):
-    _, reward, _, _, info = play(env, "datekit-1", ["edit datekit/ranges.py 16:16\n    while current <= end:", "submit"])[-1]
+    _, reward, _, _, info = play(
+        env, "datekit-1", ["edit datekit/ranges.py 16:16\n    while current <= end:", "submit"]
+    )[-1]
     assert info["reward_components"]["resolved"] == 1.0
     assert reward == pytest.approx(sum(info["reward_weights"][k] * v for k, v in info["reward_components"].items()))
     weighted = SWEEnv(sandbox=FAST, reward_weights={"resolved": 3, "localization": 0})
@@ -105,7 +107,9 @@ def test_reward_is_components_times_weights(env):
 
 def test_partial_fix_scores_between(env):
     """A change in the right file that breaks other tests: localization 1, regression < 1, not resolved."""
-    steps = play(env, "textkit-2", ["replace textkit/words.py\n    words = text.split()\n=======\n    words = []", "submit"])
+    steps = play(
+        env, "textkit-2", ["replace textkit/words.py\n    words = text.split()\n=======\n    words = []", "submit"]
+    )
     _, reward, _, _, info = steps[-1]
     components = info["reward_components"]
     assert components["resolved"] == 0.0 and components["tests"] == 0.0
@@ -119,7 +123,8 @@ def test_localization_f1_with_an_extra_file(env):
         env,
         "invoicer-3",
         [
-            "replace invoicer/money.py\n    return MINOR_UNITS[currency]\n=======\n    return MINOR_UNITS.get(currency, 2)",
+            "replace invoicer/money.py\n    return MINOR_UNITS[currency]\n"
+            "=======\n    return MINOR_UNITS.get(currency, 2)",
             "create NOTES.md\nfixed CHF",
             "submit",
         ],
@@ -143,7 +148,11 @@ def test_invalid_edits_lower_applies(env):
 
 
 def test_editing_the_test_file_breaks_the_test_patch(env):
-    steps = play(env, "tabular-2", ["edit tests/test_stats.py 18:18\n    assert column(rows, 'v') == [1.0, 2.5]  # mine", "submit"])
+    steps = play(
+        env,
+        "tabular-2",
+        ["edit tests/test_stats.py 18:18\n    assert column(rows, 'v') == [1.0, 2.5]  # mine", "submit"],
+    )
     info = steps[-1][4]
     assert info["metrics"]["applies/test_patch_applies"] == 0.0
     assert info["reward_components"]["applies"] == 0.0
@@ -155,7 +164,10 @@ def test_milestones_reproduce_then_fix(env):
     assert info["milestones"] == ["opened_gold_file"]
     obs, _, _, _, info = env.step("python\nfrom tabular import median\nassert median([1.0, 2.0]) == 1.5")
     assert "IndexError" in obs and info["milestones"] == ["reproduced_failure"]
-    _, _, _, _, info = env.step("replace tabular/stats.py\nordered[middle] + ordered[middle + 1]\n=======\nordered[middle - 1] + ordered[middle]")
+    _, _, _, _, info = env.step(
+        "replace tabular/stats.py\nordered[middle] + ordered[middle + 1]\n"
+        "=======\nordered[middle - 1] + ordered[middle]"
+    )
     assert info["milestones"] == []
     obs, _, _, _, info = env.step("test tests/test_stats.py")
     assert "exit code: 0" in obs
@@ -243,7 +255,10 @@ def test_truncation_scores_the_working_copy():
     short = SWEEnv(sandbox=FAST, max_turns=2)
     try:
         short.reset(options={"task_id": "datekit-2"})
-        short.step("replace datekit/calendar.py\n    return year % 4 == 0\n=======\n    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)")
+        short.step(
+            "replace datekit/calendar.py\n    return year % 4 == 0\n"
+            "=======\n    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)"
+        )
         _, reward, terminated, truncated, info = short.step("list")
         assert truncated and not terminated
         assert info["reward_components"]["resolved"] == 1.0 and reward == pytest.approx(1.0)
@@ -292,7 +307,15 @@ def test_rubric_values_on_hand_built_outcomes():
         "localization": 1.0,
     }
     mixed = SWEOutcome(
-        {"f1": True, "f2": False}, {"p1": True, "p2": False}, {"f1": 0.25, "f2": 0.75}, "diff", ("a.py", "b.py"), ("a.py",), 4, 1, True
+        {"f1": True, "f2": False},
+        {"p1": True, "p2": False},
+        {"f1": 0.25, "f2": 0.75},
+        "diff",
+        ("a.py", "b.py"),
+        ("a.py",),
+        4,
+        1,
+        True,
     )
     result = rubric.score(mixed)
     assert result.components == pytest.approx(

@@ -20,7 +20,8 @@ FAST = SandboxedExecution(backend="local", timeout=20, limits=Limits(cpu_seconds
 
 BASE = {
     "shout/__init__.py": "from shout.core import shout\n",
-    "shout/core.py": 'def shout(text: str, times: int = 1) -> str:\n    """Upper-case ``text`` and add ``times`` exclamation marks."""\n'
+    "shout/core.py": "def shout(text: str, times: int = 1) -> str:\n"
+    '    """Upper-case ``text`` and add ``times`` exclamation marks."""\n'
     '    return text.upper() + "!" * (times - 1)\n',
     "tests/test_core.py": "from shout import shout\n\n\ndef test_upper():\n    assert shout('hi').startswith('HI')\n",
     "README.md": "# shout\n",

@@ -26,7 +26,10 @@ from rewardlab.envs.swe.patch import PatchError, apply_patch, changed_files, che
         ("replace a.py\nold\n=======\nnew\nmore", Command("replace", ("a.py", "old", "new\nmore"))),
         ("create pkg/new.py\nprint(1)\n", Command("create", ("pkg/new.py",), body="print(1)\n")),
         ("test", Command("test")),
-        ("test tests/test_a.py::test_x[1-2] tests/test_b.py", Command("test", ("tests/test_a.py::test_x[1-2]", "tests/test_b.py"))),
+        (
+            "test tests/test_a.py::test_x[1-2] tests/test_b.py",
+            Command("test", ("tests/test_a.py::test_x[1-2]", "tests/test_b.py")),
+        ),
         ("python\nprint('hi')", Command("python", body="print('hi')")),
         ("SUBMIT", Command("submit")),
         ("\n\nsubmit", Command("submit")),
@@ -52,9 +55,11 @@ def test_parser_never_raises_anything_but_command_error(text):
 @given(st.sampled_from(["view", "edit", "search", "test", "replace", "create"]), st.text(max_size=80))
 def test_parser_with_command_words_and_noise(name, rest):
     try:
-        parse_command(f"{name} {rest}")
-    except CommandError:
-        pass
+        command = parse_command(f"{name} {rest}")
+    except CommandError as exc:
+        assert str(exc)
+    else:
+        assert command.name == name
 
 
 LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "def f():\n", "    return 1\n", "\n", "x = 'é'\n"]), max_size=25)

@@ -24,8 +24,8 @@ from rewardlab.envs.swe.rubric import SWEOutcome, TestStatistics, make_rubric
 from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, pytest_command, run_tests, strip_timing
 from rewardlab.envs.swe.workspace import Workspace, WorkspaceError
-from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxResult
 from rewardlab.errors import ConfigError
+from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxResult
 
 MILESTONES: tuple[str, ...] = ("opened_gold_file", "reproduced_failure", "first_fail_to_pass", "all_tests_pass")
 EDIT_COMMANDS = ("edit", "replace", "create")
@@ -414,7 +414,8 @@ class SWEEnv(TextEnv):
         if kind == "edit":
             return f"edit {path} {line}:{line}\n{rng.choice(['pass', '    return None', '# TODO', ''])}"
         if kind == "replace":
-            return f"replace {path}\n{rng.choice(['return', 'if ', '=='])}\n=======\n{rng.choice(['return 0 or', 'if not '])}"
+            old, new = rng.choice(["return", "if ", "=="]), rng.choice(["return 0 or", "if not "])
+            return f"replace {path}\n{old}\n=======\n{new}"
         if kind == "create":
             return f"create notes_{int(rng.integers(100))}.txt\nrandom note"
         if kind == "test":

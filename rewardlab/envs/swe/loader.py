@@ -92,5 +92,7 @@ def load_swebench_jsonl(
                 raise ConfigError(f"{path}:{number}: not JSON: {exc}") from exc
             if not isinstance(row, dict):
                 raise ConfigError(f"{path}:{number}: expected a JSON object")
-            tasks.append(instance_to_task(row, base_dir=base_dir, default_split=default_split, where=f"{path}:{number}"))
+            tasks.append(
+                instance_to_task(row, base_dir=base_dir, default_split=default_split, where=f"{path}:{number}")
+            )
     return TaskSet(tasks)

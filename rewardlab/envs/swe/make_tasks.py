@@ -279,8 +279,8 @@ SPECS: tuple[Spec, ...] = (
             (
                 "tests/test_reader.py",
                 "\n\ndef test_parse_line_doubled_quotes():\n"
-                "    assert parse_line('1,\"She said \"\"hi\"\"\",x') == [\"1\", 'She said \"hi\"', \"x\"]\n"
-                "    assert parse_line('\"\"\"\"') == ['\"']\n",
+                '    assert parse_line(\'1,"She said ""hi""",x\') == ["1", \'She said "hi"\', "x"]\n'
+                '    assert parse_line(\'""""\') == [\'"\']\n',
             ),
         ),
         ("tests/test_reader.py::test_parse_line_doubled_quotes",),
@@ -457,7 +457,7 @@ SPECS: tuple[Spec, ...] = (
         "envconf",
         "train",
         "Quoted value followed by a comment keeps its quotes\n\n"
-        "```\nGREETING=\"hello world\" # shown on the home page\n```\n"
+        '```\nGREETING="hello world" # shown on the home page\n```\n'
         "`parse()` returns `'\"hello world\" # shown on the home page'`... well, actually `'\"hello world\"'`\n"
         "with the quotes. The docs say a quoted value may be followed by a comment.",
         (
@@ -465,7 +465,7 @@ SPECS: tuple[Spec, ...] = (
                 "envconf/parser.py",
                 "def _unquote(value: str) -> str:\n",
                 "def _unquote(value: str) -> str:\n"
-                "    commented = re.fullmatch(r\"(\\\"[^\\\"]*\\\"|'[^']*')\\s+#.*\", value)\n"
+                '    commented = re.fullmatch(r"(\\"[^\\"]*\\"|\'[^\']*\')\\s+#.*", value)\n'
                 "    if commented:\n"
                 "        value = commented.group(1)\n",
             ),
@@ -492,8 +492,8 @@ SPECS: tuple[Spec, ...] = (
         (
             (
                 "envconf/parser.py",
-                "        key, _, value = line.partition(\"=\")\n        result[key.strip()]",
-                "        key, _, value = line.partition(\"=\")\n"
+                '        key, _, value = line.partition("=")\n        result[key.strip()]',
+                '        key, _, value = line.partition("=")\n'
                 "        if not _KEY.fullmatch(key.strip()):\n"
                 '            raise ParseError(f"line {number}: invalid key {key.strip()!r}")\n'
                 "        result[key.strip()]",
@@ -534,7 +534,7 @@ SPECS: tuple[Spec, ...] = (
         "envconf",
         "test",
         "Non-ASCII characters in double-quoted values come out garbled\n\n"
-        '`parse(\'CITY="Zürich"\')` returns `{\'CITY\': \'ZÃ¼rich\'}`. Single-quoted and unquoted values\n'
+        "`parse('CITY=\"Zürich\"')` returns `{'CITY': 'ZÃ¼rich'}`. Single-quoted and unquoted values\n"
         "are fine. Escapes like `\\n` inside double quotes must keep working.",
         (
             (
@@ -614,7 +614,7 @@ SPECS: tuple[Spec, ...] = (
         (
             (
                 "minirouter/converters.py",
-                '    def to_url(self, value: str) -> str:\n        return value\n',
+                "    def to_url(self, value: str) -> str:\n        return value\n",
                 '    def to_url(self, value: str) -> str:\n        return quote(value, safe="")\n',
             ),
         ),
@@ -639,7 +639,13 @@ SPECS: tuple[Spec, ...] = (
         "After the converters cleanup, building URLs for routes with integer parameters fails:\n\n"
         "```\n>>> router.add('/posts/<int:post_id>', post)\n>>> router.url_for('post', post_id=7)\n"
         "TypeError: expected str instance, int found\n```\nMatching `/posts/7` still works.",
-        (("minirouter/converters.py", "        return int(value)\n\n\nclass PathConverter", "        return str(int(value))\n\n\nclass PathConverter"),),
+        (
+            (
+                "minirouter/converters.py",
+                "        return int(value)\n\n\nclass PathConverter",
+                "        return str(int(value))\n\n\nclass PathConverter",
+            ),
+        ),
         (
             (
                 "tests/test_router.py",

@@ -67,10 +67,8 @@ def git_tree(repo_path: str | Path, commit: str) -> dict[str, str]:
             timeout=60,
         ).stdout
     except (OSError, subprocess.SubprocessError) as exc:
-        detail = getattr(exc, "stderr", b"") or b""
-        raise ConfigError(
-            f"cannot read commit {commit!r} of git repository {str(repo_path)!r}: {detail.decode(errors='replace') or exc}"
-        ) from exc
+        detail = (getattr(exc, "stderr", b"") or b"").decode(errors="replace").strip() or str(exc)
+        raise ConfigError(f"cannot read commit {commit!r} of git repository {str(repo_path)!r}: {detail}") from exc
     tree = {}
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         for member in tar.getmembers():

@@ -1,5 +1,4 @@
 import pytest
-
 from envconf import ParseError, parse
 
 

@@ -1,5 +1,4 @@
 import pytest
-
 from minirouter import NotFound, Router
 
 

@@ -41,4 +41,4 @@ def read_rows(text: str, delimiter: str = ",") -> list[dict[str, str]]:
     if not lines:
         return []
     header = parse_line(lines[0], delimiter)
-    return [dict(zip(header, parse_line(line, delimiter))) for line in lines[1:]]
+    return [dict(zip(header, parse_line(line, delimiter), strict=False)) for line in lines[1:]]
