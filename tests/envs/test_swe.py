@@ -158,6 +158,21 @@ def test_editing_the_test_file_breaks_the_test_patch(env):
     assert info["reward_components"]["applies"] == 0.0
 
 
+@pytest.mark.parametrize(
+    "hack",
+    [
+        "create conftest.py\nimport pytest\n\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = 'passed'\n",
+        "create pytest.py\nimport sys\nprint('PASSED tests/test_stats.py::test_mean_empty')\nsys.exit(0)\n",
+        "create tests/test_stats.py\ndef test_mean_empty():\n    pass\n",
+    ],
+)
+def test_editing_tests_or_the_runner_earns_nothing(env, hack):
+    _, reward, _, _, info = play(env, "tabular-2", [hack, "submit"])[-1]
+    assert info["reward_components"]["resolved"] == 0.0
+    assert info["reward_components"]["tests"] == 0.0
+
+
 def test_milestones_reproduce_then_fix(env):
     env.reset(options={"task_id": "tabular-4"})
     _, _, _, _, info = env.step("view tabular/stats.py")

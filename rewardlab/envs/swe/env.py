@@ -55,7 +55,8 @@ class SWEEnv(TextEnv):
     Text actions, one command per step (see :mod:`rewardlab.envs.swe.commands`): ``view``,
     ``search``, ``list``, ``edit`` (line range), ``replace`` (exact string), ``create``,
     ``test``, ``python``, ``submit``. Observations are the command's result, cut to
-    ``observation_budget`` characters with a note saying so.
+    ``observation_budget`` characters with a note saying so. The final step's ``info["patch"]``
+    is the agent's diff against the base commit.
 
     ## Rewards
 
@@ -69,6 +70,10 @@ class SWEEnv(TextEnv):
     - ``regression``: fraction of PASS_TO_PASS tests still passing (0 for an empty patch).
     - ``applies``: valid edit commands · non-empty diff · the test patch applies on top cleanly.
     - ``localization``: F1 of the edited files against the files the gold patch edits.
+
+    The hidden evaluation resets test files, ``conftest.py``, pytest configuration and
+    modules shadowing pytest to the base commit before applying the test patch
+    (:func:`evaluation_tree`), so editing tests or the runner earns nothing.
 
     An empty submission scores 0 on every component. ``is_success`` = ``resolved``.
     Milestones (``info["milestones"]``, progress = fraction reached): ``opened_gold_file``
@@ -173,6 +178,8 @@ class SWEEnv(TextEnv):
         self._gold = gold_files(task.data)
         self._fail_to_pass = list(task.data["FAIL_TO_PASS"])
         self._pass_to_pass = list(task.data["PASS_TO_PASS"])
+        self._test_files = {t.split("::")[0] for t in self._fail_to_pass + self._pass_to_pass}
+        self._test_files |= set(changed_files(task.data["test_patch"]))
         self._edit_commands = 0
         self._invalid_edits = 0
         self._evaluation = None
@@ -323,13 +330,11 @@ class SWEEnv(TextEnv):
         test_patch = self.task.data["test_patch"]
         touched = changed_files(test_patch)
         try:
-            patched = apply_patch({p: snapshot[p] for p in touched if p in snapshot}, test_patch)
+            apply_patch({p: snapshot[p] for p in touched if p in snapshot}, test_patch)
             clean = True
         except PatchError:
-            base = self._base_cache[self.task.id]
-            patched = apply_patch({p: base[p] for p in touched if p in base}, test_patch)
             clean = False
-        tree = {**snapshot, **patched}
+        tree = apply_patch(evaluation_tree(snapshot, self._base_cache[self.task.id], self._test_files), test_patch)
         eval_dir = self._tmp / "eval"
         shutil.rmtree(eval_dir, ignore_errors=True)
         Workspace(eval_dir, tree)
@@ -440,6 +445,30 @@ class SWEEnv(TextEnv):
         if self._owns_sandbox:
             self.sandbox.close()
         super().close()
+
+
+#: Files that decide how tests run rather than what the code does; reset to the base commit for evaluation.
+TEST_CONFIG_FILES = frozenset({"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"})
+#: Top-level module names that would shadow the test runner if the agent created them.
+RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "sitecustomize"})
+
+
+def evaluation_tree(snapshot: Mapping[str, str], base: Mapping[str, str], test_files: set[str]) -> dict[str, str]:
+    """The tree the hidden tests run on: the agent's files, with the test machinery reset to the base.
+
+    Like SWE-bench, the files holding the evaluated tests (and those the test patch touches)
+    are reset to the base commit before the test patch is applied; so are ``conftest.py``
+    files, pytest configuration, and modules that would shadow pytest (``pytest.py``, ...).
+    Agents therefore cannot pass the evaluation by editing tests or the test runner.
+    """
+
+    def protected(path: str) -> bool:
+        top = path.split("/", 1)[0].removesuffix(".py")
+        return path in test_files or path.rsplit("/", 1)[-1] in TEST_CONFIG_FILES or top in RUNNER_MODULES
+
+    tree = {path: text for path, text in snapshot.items() if not protected(path)}
+    tree.update({path: text for path, text in base.items() if protected(path)})
+    return tree
 
 
 def _body_lines(body: str) -> list[str]:
