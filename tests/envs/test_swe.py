@@ -162,7 +162,8 @@ def test_editing_the_test_file_breaks_the_test_patch(env):
     "hack",
     [
         "create conftest.py\nimport pytest\n\n@pytest.hookimpl(hookwrapper=True)\n"
-        "def pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = 'passed'\n",
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n",
         "create pytest.py\nimport sys\nprint('PASSED tests/test_stats.py::test_mean_empty')\nsys.exit(0)\n",
         "create tests/test_stats.py\ndef test_mean_empty():\n    pass\n",
     ],
