@@ -316,6 +316,17 @@ def test_category_selection_and_validation():
         BFCLEnv(categories=[])
 
 
+def test_underscore_names_for_apis_that_forbid_dots():
+    env = BFCLEnv(categories=["simple_python"], underscore_names=True)
+    observation, info = env.reset(seed=0, options={"task_id": "simple_python_1"})  # math.factorial(number=5)
+    assert info["tools"][0]["function"]["name"] == "math_factorial" and "math.factorial" not in observation
+    for name, success in (("math_factorial", True), ("math.factorial", False)):
+        _, info = answer(env, "simple_python_1", call(name, number=5))
+        assert info["is_success"] is success
+    with pytest.raises(ConfigError, match="underscore_names must be True or False"):
+        BFCLEnv(categories=["simple_python"], underscore_names="yes")
+
+
 def test_missing_bfcl_eval_names_the_extra(monkeypatch):
     load_tasks.cache_clear()
     monkeypatch.setitem(sys.modules, "bfcl_eval", None)

@@ -30,6 +30,9 @@ from rewardlab.envs.bfcl.oracle import answer_value  # noqa: E402
 MODEL_NAME = "gorilla-openfunctions-v2"
 """A bfcl-eval model whose function names keep their dots (``underscore_to_dot`` is False), as ours do."""
 
+FC_MODEL_NAME = "gpt-4.1-2025-04-14-FC"
+"""A bfcl-eval model whose function names have ``.`` -> ``_`` (our ``underscore_names=True``)."""
+
 ODD_VALUES: list[Any] = [None, 0, 1, 1.0, 2.5, -3, True, False, "", "abc", "ABC, x", [], [1, 2], ["a"], {}, {"k": "v"}]
 
 Candidate = list[tuple[str, dict[str, Any]]]
@@ -53,9 +56,9 @@ def ast_tasks():
     return [tasks.get(task_id) for task_id in tasks.ids()]
 
 
-def spec_of(task) -> AnswerSpec:
+def spec_of(task, underscores: bool = False) -> AnswerSpec:
     simple = is_simple(task.data["category"])
-    return AnswerSpec.compile(task.data["functions"], task.data["ground_truth"], simple=simple)
+    return AnswerSpec.compile(task.data["functions"], task.data["ground_truth"], simple=simple, underscores=underscores)
 
 
 def gold(task, rng: random.Random) -> Candidate:
@@ -145,14 +148,14 @@ def candidates(tasks, per_task: int, seed: int) -> list[tuple[Any, Candidate]]:
     return result
 
 
-def verdicts(bfcl, task, calls: Candidate) -> tuple[bool, bool | None]:
+def verdicts(bfcl, task, calls: Candidate, model_name: str = MODEL_NAME) -> tuple[bool, bool | None]:
     """(ours, theirs); theirs is None where bfcl-eval's checker itself raises."""
     ast_checker, python = bfcl
-    ours = spec_of(task).check(calls)
+    ours = spec_of(task, underscores=model_name == FC_MODEL_NAME).check(calls)
     model_output = [{name: copy.deepcopy(arguments)} for name, arguments in calls]
     try:
         theirs = ast_checker(
-            task.data["functions"], model_output, task.data["ground_truth"], python, task.data["category"], MODEL_NAME
+            task.data["functions"], model_output, task.data["ground_truth"], python, task.data["category"], model_name
         )["valid"]
     except (TypeError, KeyError, AttributeError, OverflowError):
         theirs = None
@@ -170,6 +173,20 @@ def test_agreement_with_bfcl_ast_checker(bfcl, ast_tasks):
     print(f"{crashed} more left out where bfcl-eval's checker raised)")
     assert len(compared) >= 300
     assert 0.2 * len(compared) < passed < 0.8 * len(compared), "the sample must hold both verdicts"
+    assert agreement >= 0.99
+
+
+def test_agreement_with_underscored_names(bfcl, ast_tasks):
+    dotted = [t for t in ast_tasks if any("." in f["name"] for f in t.data["functions"])][::2]
+    compared = []
+    for task, calls in candidates(dotted, per_task=1, seed=11):
+        renamed = [(name.replace(".", "_"), arguments) for name, arguments in calls]
+        ours, theirs = verdicts(bfcl, task, renamed, FC_MODEL_NAME)
+        if theirs is not None:
+            compared.append((ours, theirs))
+    agreement = sum(ours == theirs for ours, theirs in compared) / len(compared)
+    print(f"\nBFCL agreement with underscored names: {agreement:.4%} of {len(compared)} candidates")
+    assert len(compared) >= 300 and 0.2 * len(compared) < sum(t for _, t in compared) < 0.8 * len(compared)
     assert agreement >= 0.99
 
 

@@ -297,7 +297,11 @@ class CallSpec:
     answer: dict[str, list[Any]]
 
     @classmethod
-    def compile(cls, description: Mapping[str, Any] | None, answer: Mapping[str, Sequence[Any]]) -> CallSpec:
+    def compile(
+        cls, description: Mapping[str, Any] | None, answer: Mapping[str, Sequence[Any]], *, underscores: bool = False
+    ) -> CallSpec:
+        """``underscores``: expect the name with ``.`` replaced by ``_`` (BFCL's ``underscore_to_dot``
+        models, whose APIs do not allow dots in tool names)."""
         description = description or {}
         parameters = description.get("parameters") or {}
         properties = parameters.get("properties") or {}
@@ -308,7 +312,7 @@ class CallSpec:
             if name in properties
         }
         return cls(
-            name=str(description.get("name", "")),
+            name=tool_name(str(description.get("name", "")), underscores=underscores),
             properties=frozenset(properties),
             required=required,
             params=params,
@@ -388,6 +392,16 @@ class Verdict(NamedTuple):
         return messages
 
 
+def tool_name(name: str, *, underscores: bool) -> str:
+    """A function name as the agent must write it: as BFCL writes it, or with ``.`` -> ``_``.
+
+    Example:
+        >>> tool_name("math.factorial", underscores=True)
+        'math_factorial'
+    """
+    return name.replace(".", "_") if underscores else name
+
+
 def expected_calls(
     functions: Sequence[Mapping[str, Any]], ground_truth: Sequence[Mapping[str, Any]], *, simple: bool
 ) -> list[tuple[Mapping[str, Any] | None, Mapping[str, Sequence[Any]]]]:
@@ -434,10 +448,17 @@ class AnswerSpec:
 
     @classmethod
     def compile(
-        cls, functions: Sequence[Mapping[str, Any]], ground_truth: Sequence[Mapping[str, Any]], *, simple: bool
+        cls,
+        functions: Sequence[Mapping[str, Any]],
+        ground_truth: Sequence[Mapping[str, Any]],
+        *,
+        simple: bool,
+        underscores: bool = False,
     ) -> AnswerSpec:
-        """Compile a BFCL entry (``simple``: see :func:`expected_calls`)."""
-        return cls(tuple(CallSpec.compile(d, a) for d, a in expected_calls(functions, ground_truth, simple=simple)))
+        """Compile a BFCL entry (``simple``: see :func:`expected_calls`; ``underscores``: see
+        :meth:`CallSpec.compile`)."""
+        pairs = expected_calls(functions, ground_truth, simple=simple)
+        return cls(tuple(CallSpec.compile(d, a, underscores=underscores) for d, a in pairs))
 
     def check(self, calls: Sequence[tuple[str, Mapping[str, Any]]]) -> Verdict:
         """Check ``[(name, arguments), ...]``: BFCL's verdict plus a best-effort pairing for partial credit.

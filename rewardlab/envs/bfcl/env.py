@@ -60,6 +60,9 @@ After one step (the answer is scored). Non-text actions end the episode scored a
 ## Arguments
 
 - ``categories``: BFCL categories to load (default: all ten above).
+- ``underscore_names``: show and expect function names with ``.`` replaced by ``_``
+  (``math.factorial`` -> ``math_factorial``), as bfcl-eval does for models whose API forbids dots
+  in tool names (OpenAI's does); default False: names as BFCL writes them.
 - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``render_mode``: see
   :class:`~rewardlab.core.TextEnv`. (``max_turns`` is accepted for uniformity; it has no
   effect on a single-shot episode.)
@@ -83,12 +86,13 @@ import numpy as np
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate
 from rewardlab.core.tasks import Task
-from rewardlab.envs.bfcl.checker import AnswerSpec
-from rewardlab.envs.bfcl.loader import is_simple, load_tasks, validate_categories
+from rewardlab.envs.bfcl.checker import AnswerSpec, tool_name
+from rewardlab.envs.bfcl.loader import is_simple, load_tasks, render_prompt, validate_categories
 from rewardlab.envs.bfcl.oracle import BFCLOracle
 from rewardlab.envs.bfcl.rubric import BFCLOutcome, bfcl_rubric
 from rewardlab.envs.bfcl.tools import openai_tools
 from rewardlab.envs.toolcall.parsing import ParseLimits, parse_tool_calls
+from rewardlab.errors import ConfigError
 
 PARSE_LIMITS = ParseLimits(max_chars=200_000, max_depth=32, max_calls=16)
 """What an answer may be: 200,000 characters, JSON nested 32 deep, 16 calls."""
@@ -110,6 +114,7 @@ class BFCLEnv(TextEnv):
         self,
         *,
         categories: Sequence[str] | None = None,
+        underscore_names: bool = False,
         reward_weights: Mapping[str, float] | None = None,
         aggregate: Aggregate | None = None,
         gates: Sequence[str] | Mapping[str, float] | None = None,
@@ -118,6 +123,9 @@ class BFCLEnv(TextEnv):
         render_mode: str | None = None,
     ):
         self.categories = validate_categories(categories)
+        if not isinstance(underscore_names, bool):
+            raise ConfigError(f"underscore_names must be True or False, got {underscore_names!r}")
+        self.underscore_names = underscore_names
         super().__init__(
             tasks=load_tasks(self.categories),
             rubric=bfcl_rubric(),
@@ -137,15 +145,23 @@ class BFCLEnv(TextEnv):
         spec = self._specs.get(task.id)
         if spec is None:
             simple = is_simple(task.data["category"])
-            spec = AnswerSpec.compile(task.data["functions"], task.data["ground_truth"], simple=simple)
+            data = task.data
+            spec = AnswerSpec.compile(
+                data["functions"], data["ground_truth"], simple=simple, underscores=self.underscore_names
+            )
             self._specs[task.id] = spec
         return spec
 
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         self._spec = self.answer_spec(task)
-        self._function_names = frozenset(f.get("name") for f in task.data["functions"])
-        return task.prompt, {"tools": openai_tools(task.data["functions"]), "category": task.data["category"]}
+        functions = task.data["functions"]
+        prompt = task.prompt
+        if self.underscore_names:
+            functions = [{**f, "name": tool_name(str(f.get("name", "")), underscores=True)} for f in functions]
+            prompt = render_prompt(task.data["messages"], functions)
+        self._function_names = frozenset(f.get("name") for f in functions)
+        return prompt, {"tools": openai_tools(functions), "category": task.data["category"]}
 
     def _act(self, action: str) -> Turn:
         return self.score_answer(action)

@@ -2,14 +2,16 @@
 
 BFCL writes parameter types in its own vocabulary (``dict``, ``float``, ``tuple``, ``any`` ...);
 this maps them to JSON Schema as bfcl-eval's own ``GORILLA_TO_OPENAPI`` table does. Function
-names are kept as BFCL writes them (some contain dots, which OpenAI's API does not accept in a
-tool name; the checker expects the name as written).
+names are kept as BFCL writes them, or, with ``underscores=True``, have ``.`` replaced by ``_``
+(OpenAI's API does not accept dots in a tool name; bfcl-eval does the same for such models).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from rewardlab.envs.bfcl.checker import tool_name
 
 JSON_SCHEMA_TYPES: dict[str, str] = {
     "integer": "integer",
@@ -40,7 +42,7 @@ def _convert(schema: Any) -> Any:
     return result
 
 
-def openai_tools(functions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def openai_tools(functions: Sequence[Mapping[str, Any]], *, underscores: bool = False) -> list[dict[str, Any]]:
     """``[{"type": "function", "function": {name, description, parameters}}]`` for BFCL functions.
 
     Example:
@@ -52,6 +54,7 @@ def openai_tools(functions: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     for function in functions:
         parameters = _convert(dict(function.get("parameters") or {}))
         parameters["type"] = "object"
-        tool = {"name": function.get("name", ""), "description": function.get("description", "")}
+        name = tool_name(str(function.get("name", "")), underscores=underscores)
+        tool = {"name": name, "description": function.get("description", "")}
         tools.append({"type": "function", "function": {**tool, "parameters": parameters}})
     return tools
