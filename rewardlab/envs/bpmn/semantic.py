@@ -30,6 +30,7 @@ routing, not content). Then:
 
 from __future__ import annotations
 
+import itertools
 import re
 import zlib
 from collections import Counter
@@ -95,7 +96,7 @@ class LabelSet:
 def label_set(labels: list[tuple[int, ...]]) -> LabelSet:
     """The :class:`LabelSet` of a list of :func:`label_features` results."""
     lengths = np.array([len(f) for f in labels], dtype=np.int64)
-    features = np.fromiter((i for f in labels for i in f), dtype=np.int64, count=int(lengths.sum()))
+    features = np.fromiter(itertools.chain.from_iterable(labels), dtype=np.int64, count=int(lengths.sum()))
     rows = np.repeat(np.arange(len(labels)), lengths)
     weights = np.repeat(1.0 / np.sqrt(np.maximum(lengths, 1)), lengths).astype(np.float32)
     return LabelSet(len(labels), rows, features, weights, lengths == 0)
@@ -188,22 +189,22 @@ def _relations(model: BPMNModel, items: list[int]) -> np.ndarray:
     relations[forward & backward] = LOOP
     concurrent = np.zeros((k, k), dtype=bool)
     position = {g: p for p, g in enumerate(items)}
-    for g, node_id in enumerate(graph.ids):
-        node = model.nodes[node_id]
-        successors = graph.succ[g]
-        forks = node.kind in ("parallelGateway", "inclusiveGateway", "complexGateway") or node.category != "gateway"
-        if len(successors) < 2 or not forks:
+    to_items = None
+    for g, successors in enumerate(graph.succ):
+        if len(successors) < 2:
             continue
-        branches = []
-        for s in successors:
-            branch = reach[s, items].copy()
+        node = model.nodes[graph.ids[g]]
+        if node.category == "gateway" and node.kind not in ("parallelGateway", "inclusiveGateway", "complexGateway"):
+            continue
+        if to_items is None:
+            to_items = reach[:, items]
+        branches = to_items[successors]
+        for row, s in enumerate(successors):
             if s in position:
-                branch[position[s]] = True
-            branches.append(branch)
-        for x in range(len(branches)):
-            for y in range(x + 1, len(branches)):
-                both = np.outer(branches[x], branches[y])
-                concurrent |= both | both.T
+                branches[row, position[s]] = True
+        for x in range(len(successors)):
+            both = np.outer(branches[x], branches[x + 1 :].any(axis=0))
+            concurrent |= both | both.T
     relations[concurrent & ~forward & ~backward] = PARALLEL
     np.fill_diagonal(relations, np.where(np.diagonal(sub), LOOP, EXCLUSIVE))
     return relations
