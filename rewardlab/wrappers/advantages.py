@@ -3,7 +3,8 @@
 A batch holds rollouts of several tasks; ``groups[i]`` names the group of rollout ``i`` (usually
 its task id: GRPO draws G rollouts of one task with ``reset(options={"task_id": ...})``). For a
 group ``g`` with rewards ``r_1..r_G``, ``mean_g`` and ``std_g`` are the group's mean and
-population standard deviation (``ddof=0``, so a group of one rollout gets advantage 0).
+population standard deviation (``ddof=0``, so a group of one rollout gets advantage 0; TRL's
+GRPOTrainer divides by the sample std, so its advantages are these times ``sqrt((G − 1) / G)``).
 
 GRPO (:func:`group_advantages`), on the scalar reward::
 
