@@ -111,6 +111,7 @@ def test_prose_and_fences_around_a_good_answer_are_extracted():
         parsed = read_answer(wrapped)
         assert parsed.valid and parsed.extracted_from in ("code fence", "prose")
     assert read_answer(VALID).extracted_from is None
+    assert read_answer("\ufeff" + VALID).extracted_from is None
 
 
 def test_size_cap_is_checked_before_parsing():

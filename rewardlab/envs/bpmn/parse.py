@@ -131,7 +131,7 @@ def extract_xml(text: str) -> tuple[str | None, str | None]:
     Any other answer starting with ``<`` is returned as is, so the parser reports on it.
     ``(None, None)`` when there is no XML at all.
     """
-    stripped = text.strip()
+    stripped = text.strip().lstrip("\ufeff")
     if _BARE.match(stripped):
         return stripped, None
     for match in _FENCE.finditer(text):
