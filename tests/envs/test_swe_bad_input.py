@@ -125,6 +125,7 @@ def test_ten_megabyte_edits_are_refused(fresh):
         ("python", "needs a script"),
         ("submit now", "no arguments"),
         ("view textkit", "is a directory"),
+        ("x" * 1_000_000, "the command line is 1000000 characters long"),
         ("view no/such/file.py", "no such file"),
     ],
 )

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 COMMANDS: tuple[str, ...] = ("view", "search", "list", "edit", "replace", "create", "test", "python", "submit")
 SEPARATOR = "======="
+MAX_COMMAND_LINE = 4096
 _RANGE = re.compile(r"^(\d+)(?::(\d+))?$")
 _TEST_ID = re.compile(r"^[\w./\-\[\]:,=+@%]+$")
 
@@ -73,6 +74,11 @@ def parse_command(action: str) -> Command:
     """Parse one action; see the module docstring for the syntax."""
     text = action.lstrip("\n").replace("\r\n", "\n")
     first, _, body = text.partition("\n")
+    if len(first) > MAX_COMMAND_LINE:
+        raise CommandError(
+            f"the command line is {len(first)} characters long (limit {MAX_COMMAND_LINE}); "
+            "put file content on the lines after the command"
+        )
     words = _split(first)
     if not words:
         raise CommandError("empty command. " + USAGE)

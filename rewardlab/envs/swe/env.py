@@ -207,6 +207,12 @@ class SWEEnv(TextEnv):
             )
         if command.name in EDIT_COMMANDS:
             self._edit_commands += 1
+            size = len(command.body) + sum(len(a) for a in command.args)
+            if size > self.max_file_bytes:  # characters <= bytes: already too big, skip the work
+                self._invalid_edits += 1
+                return self._error(
+                    f"{command.args[0]}: at least {size} bytes exceeds the {self.max_file_bytes}-byte file limit"
+                )
         try:
             return getattr(self, f"_do_{command.name}")(command)
         except (WorkspaceError, CommandError) as exc:
