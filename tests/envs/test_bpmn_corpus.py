@@ -30,7 +30,10 @@ MODELS = CORPUS / "models"
 EXPORT = re.compile(r"^([ABC]\.\d\.\d)(?:\.\d+)?-export(?:\.\d+)?\.bpmn$")
 CASE = re.compile(r"^([ABC]\.\d\.\d)")
 
-pytestmark = pytest.mark.skipif(not MODELS.is_dir(), reason=f"MIWG corpus not found at {CORPUS}")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not MODELS.is_dir(), reason=f"MIWG corpus not found at {CORPUS}"),
+]
 
 
 @pytest.fixture(scope="module")
