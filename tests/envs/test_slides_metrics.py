@@ -244,3 +244,16 @@ def test_split_sentences():
         "Why?",
         "3 reasons.",
     ]
+
+
+def test_newlines_render_as_line_breaks_and_count_as_lines(renderer):
+    one = measure(renderer, [{"layout": "table", "title": "t", "bullets": ["a b c d e f g h"], "table": TABLE}])
+    many = measure(renderer, [{"layout": "table", "title": "t", "bullets": ["a\nb\nc\nd\ne\nf\ng\nh"], "table": TABLE}])
+    # eight lines of bullets push the table over the body box; one line does not
+    assert one["placement"] == 1.0 and many["placement"] == 0.0
+    deck = deck_from_json({"slides": [{"layout": "bullets", "title": "t", "bullets": ["first\nsecond"]}]}).deck
+    paragraph = renderer.render(deck).slides[0].shapes[1].text_frame.paragraphs[0]
+    assert paragraph.text == "first\vsecond"  # python-pptx shows a:br as a vertical tab
+
+
+TABLE = {"columns": ["a", "b"], "rows": [["1", "2"], ["3", "4"]]}
