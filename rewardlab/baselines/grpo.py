@@ -147,12 +147,17 @@ class GRPOConfig:
     """``auto``, ``cpu``, ``cuda`` or ``cuda:N``."""
     seed: int = 0
     """Seed of torch, the task sampler and the envs."""
-    output_dir: str = "runs/grpo"
+    output_dir: str = "results/grpo"
     """Where metrics, the training curve and checkpoints go."""
     save_every: int = 0
     """Save a checkpoint every N updates (0: only at the end)."""
     save_final: bool = True
     """Save the final model (or adapter) in ``<output_dir>/final``."""
+    ray_rollouts: bool = False
+    """Step each of the ``tasks_per_step * group_size`` envs in its own Ray actor (``ray.init()`` first, or a
+    local Ray instance is started); generation stays in the trainer. See :mod:`rewardlab.integrations.ray`."""
+    max_time_s: float | None = None
+    """Stop early once this many seconds have passed since training started (checked after each update)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.env_id, str) or not self.env_id:
@@ -183,6 +188,8 @@ class GRPOConfig:
             raise ConfigError(
                 f"max_new_tokens={self.max_new_tokens} must be below max_episode_tokens={self.max_episode_tokens}"
             )
+        if self.max_time_s is not None:
+            _check_positive(self, "max_time_s")
         for name in ("sft_steps", "save_every"):
             if (
                 isinstance(getattr(self, name), bool)
@@ -381,6 +388,18 @@ def setup(config: Any, model: Any = None, tokenizer: Any = None) -> tuple[Any, A
     return policy, tokenizer, reference, device
 
 
+def _make_envs(config: Any, count: int) -> list[Any]:
+    """Local envs, or Ray-actor envs when ``config.ray_rollouts``."""
+    if not getattr(config, "ray_rollouts", False):
+        return make_envs(config.env_id, count, config.env_kwargs)
+    ray = require("ray", "dist")
+    from rewardlab.integrations.ray import make_remote_envs
+
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False)
+    return make_remote_envs(config.env_id, count, config.env_kwargs)
+
+
 def train(
     config: GRPOConfig,
     *,
@@ -395,7 +414,7 @@ def train(
     output_dir = Path(config.output_dir)
     logger = MetricsLogger(output_dir)
     batch_size = config.tasks_per_step * config.group_size
-    envs = make_envs(config.env_id, batch_size, config.env_kwargs)
+    envs = _make_envs(config, batch_size)
     try:
         base = envs[0].unwrapped
         weights = dict(base.rubric.normalized_weights)
@@ -418,6 +437,7 @@ def train(
             lr=config.learning_rate,
             weight_decay=config.weight_decay,
         )
+        started = time.perf_counter()
         for step in range(1, config.steps + 1):
             tasks = rng.choice(train_ids, size=config.tasks_per_step, replace=len(train_ids) < config.tasks_per_step)
             task_ids = [str(t) for t in tasks for _ in range(config.group_size)]
@@ -467,6 +487,8 @@ def train(
                 on_update(row)
             if config.save_every and step % config.save_every == 0:
                 save_checkpoint(policy, tokenizer, output_dir / f"checkpoint-{step}", {"step": step})
+            if config.max_time_s is not None and time.perf_counter() - started >= config.max_time_s:
+                break
         if config.save_final:
             save_checkpoint(policy, tokenizer, output_dir / "final", {"config": config_dict(config)})
         plot_curves(logger.rows, output_dir / "training_curve.png", title=f"GRPO on {config.env_id}")

@@ -128,7 +128,7 @@ class PPOConfig:
     """``auto``, ``cpu``, ``cuda`` or ``cuda:N``."""
     seed: int = 0
     """Seed of torch, the task sampler and the envs."""
-    output_dir: str = "runs/ppo"
+    output_dir: str = "results/ppo"
     """Where metrics, the training curve and checkpoints go."""
     save_every: int = 0
     """Save a checkpoint every N updates (0: only at the end)."""

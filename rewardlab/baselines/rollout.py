@@ -265,8 +265,12 @@ def _run_lockstep(
     encoder = ChatEncoder(tokenizer)
     state = {} if state is None else state
     episodes, messages, tools, done = [], [], [], []
-    for i, task_id in enumerate(task_ids):
-        observation, info = envs[i].reset(seed=None if seed is None else seed + i, options={"task_id": task_id})
+    resets = call_all(
+        [envs[i] for i in range(len(task_ids))],
+        "reset",
+        [{"seed": None if seed is None else seed + i, "options": {"task_id": t}} for i, t in enumerate(task_ids)],
+    )
+    for i, (task_id, (observation, info)) in enumerate(zip(task_ids, resets, strict=True)):
         state[i] = (observation, info)
         episode = Episode(task_id=task_id, group=groups[i] if groups else task_id)
         messages.append(initial_messages(observation, info))
@@ -282,19 +286,22 @@ def _run_lockstep(
         else:
             sampled = {i: act(i) for i in fits}
         for i in running:
-            episode = episodes[i]
             if i not in sampled:
-                _finish_with_empty_actions(envs[i], episode)
+                _finish_with_empty_actions(envs[i], episodes[i])
                 done[i] = True
-                continue
+        stepping = [i for i in running if i in sampled]
+        actions = {i: tokenizer.decode(sampled[i][0], skip_special_tokens=True) for i in stepping}
+        results = call_all([envs[i] for i in stepping], "step", [{"action": actions[i]} for i in stepping])
+        for i, result in zip(stepping, results, strict=True):
+            episode = episodes[i]
             tokens, ended_turn = sampled[i]
-            action = tokenizer.decode(tokens, skip_special_tokens=True)
+            action = actions[i]
             episode.add(tokens, agent=True)
             if tokens:
                 episode.action_ends.append(len(episode.token_ids) - 1)
             episode.clipped_actions += int(not ended_turn)
             episode.actions.append(action)
-            observation, reward, terminated, truncated, info = envs[i].step(action)
+            observation, reward, terminated, truncated, info = result
             state[i] = (observation, info)
             episode.reward += float(reward)
             if tokens:
@@ -314,6 +321,20 @@ def _run_lockstep(
     return episodes
 
 
+def call_all(envs: Sequence[Any], method: str, kwargs: Sequence[dict[str, Any]]) -> list[Any]:
+    """Call ``method(**kwargs[i])`` on every env. Envs with ``<method>_async`` (remote envs, see
+    :mod:`rewardlab.integrations.ray`) get every call submitted before any result is awaited, so
+    they run in parallel; local envs run in turn."""
+    pending = [
+        getattr(env, f"{method}_async")(**kw) if hasattr(env, f"{method}_async") else None
+        for env, kw in zip(envs, kwargs, strict=True)
+    ]
+    return [
+        env.wait(handle) if handle is not None else getattr(env, method)(**kw)
+        for env, kw, handle in zip(envs, kwargs, pending, strict=True)
+    ]
+
+
 def _record_outcome(episode: Episode, info: dict[str, Any]) -> None:
     episode.components = {k: float(v) for k, v in info.get("reward_components", {}).items()}
     episode.is_success = bool(info.get("is_success", False))
@@ -329,3 +350,36 @@ def _finish_with_empty_actions(env: gym.Env, episode: Episode) -> None:
                 episode.step_rewards[-1] += float(reward)
             _record_outcome(episode, info)
             return
+
+
+def evaluate_policy(
+    model: Any,
+    tokenizer: Any,
+    env_id: str,
+    task_ids: Sequence[str],
+    *,
+    env_kwargs: dict[str, Any] | None = None,
+    batch_size: int = 8,
+    max_new_tokens: int = 128,
+    max_episode_tokens: int = 4096,
+    temperature: float = 0.0,
+) -> list[Episode]:
+    """Play every task of ``task_ids`` once (greedy by default, so the score repeats), ``batch_size`` at a time."""
+    envs = make_envs(env_id, min(batch_size, len(task_ids)), env_kwargs)
+    try:
+        episodes: list[Episode] = []
+        for start in range(0, len(task_ids), len(envs)):
+            episodes += collect_episodes(
+                envs,
+                model,
+                tokenizer,
+                task_ids[start : start + len(envs)],
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+                max_episode_tokens=max_episode_tokens,
+                seed=start,
+            )
+        return episodes
+    finally:
+        for env in envs:
+            env.close()

@@ -1,0 +1,219 @@
+"""Learning evidence: GRPO on CPU makes SmolLM2-135M-Instruct better on held-out test tasks.
+
+For each seed: evaluate the untrained model on a fixed sample of *test* tasks (greedy decoding,
+so the number is exact), train GRPO on *train* tasks for at most ``--minutes`` of wall-clock
+time, evaluate again on the same test tasks. Prints per-seed rows, mean ± std over seeds,
+per-component means, rollout/update tokens per second and the peak RAM of the run.
+
+    python benchmarks/grpo_learning.py                       # 3 seeds in sequence
+    python benchmarks/grpo_learning.py --seeds 1 --out results/learning   # one seed (run several in parallel)
+    python benchmarks/grpo_learning.py --report results/learning          # table from saved seed results
+
+Default env: ``RewardLab/BFCL-v0`` restricted to ``simple_python`` (one function, one call):
+its ``format`` component (bare JSON calls) is what a small model learns first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from benchmarks.common import stamp, table  # noqa: E402
+
+
+def evaluate(model, tokenizer, args, task_ids):
+    from rewardlab.baselines.rollout import evaluate_policy
+
+    start = time.perf_counter()
+    episodes = evaluate_policy(
+        model,
+        tokenizer,
+        args.env,
+        task_ids,
+        env_kwargs=args.env_kwargs,
+        batch_size=args.eval_batch,
+        max_new_tokens=args.max_new_tokens,
+    )
+    seconds = time.perf_counter() - start
+    names = list(episodes[0].components)
+    return {
+        "reward": float(np.mean([e.reward for e in episodes])),
+        "success": float(np.mean([e.is_success for e in episodes])),
+        "components": {n: float(np.mean([e.components.get(n, 0.0) for e in episodes])) for n in names},
+        "tokens_per_s": sum(e.agent_tokens for e in episodes) / seconds,
+        "seconds": seconds,
+    }
+
+
+def run_seed(seed: int, args) -> dict:
+    import gymnasium as gym
+    import torch
+
+    import rewardlab  # noqa: F401
+    from rewardlab.agents.models import load_model
+    from rewardlab.baselines.grpo import GRPOConfig, train
+
+    torch.set_num_threads(args.threads)
+    env = gym.make(args.env, **args.env_kwargs)
+    test_ids = env.unwrapped.tasks.ids("test")
+    env.close()
+    rng = np.random.default_rng(1234)  # the same held-out tasks for every seed
+    task_ids = [str(t) for t in rng.choice(test_ids, size=min(args.test_tasks, len(test_ids)), replace=False)]
+    model, tokenizer = load_model("smollm2", device="cpu")
+    before = evaluate(model, tokenizer, args, task_ids)
+    print(f"seed {seed}: untrained test reward {before['reward']:.3f}", flush=True)
+    config = GRPOConfig(
+        env_id=args.env,
+        env_kwargs=args.env_kwargs,
+        steps=10_000,
+        max_time_s=args.minutes * 60,
+        tasks_per_step=args.tasks_per_step,
+        group_size=args.group_size,
+        max_new_tokens=args.max_new_tokens,
+        learning_rate=args.lr,
+        beta=args.beta,
+        temperature=1.0,
+        seed=seed,
+        output_dir=str(Path(args.out) / f"seed{seed}"),
+        save_final=False,
+        device="cpu",
+    )
+    start = time.perf_counter()
+    result = train(
+        config,
+        model=model,
+        tokenizer=tokenizer,
+        on_update=lambda row: print(
+            f"  seed {seed} update {row['step']}: batch reward {row['rewards/mean']:.3f} "
+            f"format {row.get('rewards/format/mean', float('nan')):.2f} ({time.perf_counter() - start:.0f}s)",
+            flush=True,
+        ),
+    )
+    train_s = time.perf_counter() - start
+    after = evaluate(result.model, tokenizer, args, task_ids)
+    history = result.history
+    record = {
+        "seed": seed,
+        "env": args.env,
+        "env_kwargs": args.env_kwargs,
+        "test_tasks": len(task_ids),
+        "updates": len(history),
+        "train_minutes": train_s / 60,
+        "before": before,
+        "after": after,
+        "rollout_tokens_per_s": float(np.mean([r["perf/rollout_tokens_per_s"] for r in history])),
+        "update_tokens_per_s": float(np.mean([r["perf/update_tokens_per_s"] for r in history])),
+        "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2,
+        "config": {k: getattr(config, k) for k in ("tasks_per_step", "group_size", "max_new_tokens", "learning_rate")},
+    }
+    path = Path(args.out) / f"seed{seed}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=2))
+    print(f"seed {seed}: test reward {before['reward']:.3f} -> {after['reward']:.3f} ({len(history)} updates)")
+    return record
+
+
+def report(records: list[dict]) -> None:
+    records = sorted(records, key=lambda r: r["seed"])
+    print(stamp(("rewardlab", "torch", "transformers")))
+    first = records[0]
+    print(
+        f"\nGRPO on {first['env']} {first['env_kwargs']}, SmolLM2-135M-Instruct, CPU; "
+        f"greedy evaluation on {first['test_tasks']} held-out test tasks\n"
+    )
+    rows = []
+    for r in records:
+        rows.append(
+            [
+                r["seed"],
+                r["updates"],
+                f"{r['train_minutes']:.1f}",
+                f"{r['before']['reward']:.3f}",
+                f"{r['after']['reward']:.3f}",
+                f"{r['after']['reward'] - r['before']['reward']:+.3f}",
+                f"{r['before']['success']:.2f} -> {r['after']['success']:.2f}",
+            ]
+        )
+    print(table(["seed", "updates", "train min", "untrained reward", "trained reward", "gain", "success"], rows))
+    before = [r["before"]["reward"] for r in records]
+    after = [r["after"]["reward"] for r in records]
+    gains = [a - b for a, b in zip(after, before, strict=True)]
+    sd = statistics.stdev if len(records) > 1 else (lambda values: 0.0)
+    print(
+        "\n"
+        + table(
+            ["", "mean", "std over seeds"],
+            [
+                ["untrained", f"{statistics.fmean(before):.3f}", f"{sd(before):.3f}"],
+                ["trained", f"{statistics.fmean(after):.3f}", f"{sd(after):.3f}"],
+                ["gain", f"{statistics.fmean(gains):+.3f}", f"{sd(gains):.3f}"],
+            ],
+        )
+    )
+    names = list(first["before"]["components"])
+    print(
+        "\n"
+        + table(
+            ["component", "untrained", "trained (mean over seeds)"],
+            [
+                [
+                    n,
+                    f"{statistics.fmean(r['before']['components'][n] for r in records):.3f}",
+                    f"{statistics.fmean(r['after']['components'][n] for r in records):.3f}",
+                ]
+                for n in names
+            ],
+        )
+    )
+    print(
+        "\n"
+        + table(
+            ["rollout tokens/s (train)", "update tokens/s", "eval tokens/s (greedy)", "peak RSS per run"],
+            [
+                [
+                    f"{statistics.median(r['rollout_tokens_per_s'] for r in records):.1f}",
+                    f"{statistics.median(r['update_tokens_per_s'] for r in records):.1f}",
+                    f"{statistics.median(r['after']['tokens_per_s'] for r in records):.1f}",
+                    f"{max(r['peak_rss_gb'] for r in records):.2f} GB",
+                ]
+            ],
+        )
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--env", default="RewardLab/BFCL-v0")
+    parser.add_argument("--env-kwargs", type=json.loads, default={"categories": ["simple_python"]})
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--minutes", type=float, default=15.0, help="training wall-clock budget per seed")
+    parser.add_argument("--test-tasks", type=int, default=48)
+    parser.add_argument("--eval-batch", type=int, default=16)
+    parser.add_argument("--tasks-per-step", type=int, default=2)
+    parser.add_argument("--group-size", type=int, default=4)
+    parser.add_argument("--max-new-tokens", type=int, default=64)
+    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--beta", type=float, default=0.0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", default="results/grpo_learning")
+    parser.add_argument("--report", default=None, help="only print the table from the seed*.json files in this dir")
+    args = parser.parse_args()
+    if args.report:
+        report([json.loads(p.read_text()) for p in sorted(Path(args.report).glob("seed*.json"))])
+        return 0
+    records = [run_seed(seed, args) for seed in args.seeds]
+    report(records)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
