@@ -137,6 +137,9 @@ class LocalSandbox:
         limits: Default :class:`Limits` of each run.
         isolation: ``"auto"`` (strongest available), or require ``"bwrap"``, ``"unshare"`` or ``"none"``.
         read_only_paths: Extra host paths made visible read-only under bubblewrap.
+        hidden_paths: Paths inside the visible ones that are covered by an empty tmpfs under
+            bubblewrap. By default the ``rewardlab`` package itself, so that a pip-installed
+            RewardLab does not show its tasks' reference solutions to sandboxed code.
         run_as: The uid (and gid) to run as when the host process is root (default ``nobody``);
             ``None`` keeps root, which disables the process limit.
 
@@ -154,6 +157,7 @@ class LocalSandbox:
         limits: Limits | None = None,
         isolation: Isolation = "auto",
         read_only_paths: Sequence[str | Path] = (),
+        hidden_paths: Sequence[str | Path] | None = None,
         run_as: int | None = NOBODY,
     ):
         if isolation not in ISOLATIONS:
@@ -168,6 +172,9 @@ class LocalSandbox:
         self.isolation: str = isolation
         self.limits = limits or Limits()
         self.read_only_paths = [str(Path(p).resolve()) for p in read_only_paths]
+        if hidden_paths is None:
+            hidden_paths = [Path(__file__).resolve().parents[1]]
+        self.hidden_paths = [str(Path(p).resolve()) for p in hidden_paths]
         notes = []
         if isolation == "none":
             notes.append(_NO_ISOLATION_WARNING)
@@ -276,6 +283,7 @@ class LocalSandbox:
         for name in _ETC_FILES:  # what the dynamic linker and getpwuid need; not /etc/shadow
             if os.path.exists(f"/etc/{name}"):
                 args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chmod", "1777", "/tmp"]
         created: set[str] = {"/", "/usr", "/etc", "/tmp", "/proc", "/dev"}
         for path in [*self._python_paths, *self.read_only_paths]:
             for parent in reversed(Path(path).parents):
@@ -284,7 +292,10 @@ class LocalSandbox:
                     args += ["--perms", "0755", "--dir", str(parent)]
             created.add(path)
             args += ["--ro-bind", path, path]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chmod", "1777", "/tmp"]
+        visible = [*self._python_paths, *self.read_only_paths]
+        for path in self.hidden_paths:
+            if os.path.isdir(path) and any(path == v or path.startswith(v + "/") for v in visible):
+                args += ["--tmpfs", path]
         args += ["--bind", str(workdir), WORKSPACE, "--chdir", WORKSPACE, "--remount-ro", "/"]
         if self.uid is not None:
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
