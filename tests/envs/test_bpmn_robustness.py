@@ -25,6 +25,17 @@ def billion_laughs() -> str:
     return f"<?xml version='1.0'?><!DOCTYPE definitions [{''.join(entities)}]>{DEFINITIONS}&lol9;</definitions>"
 
 
+def dense_model(count: int, fan_out: int, kind: str) -> str:
+    """``count`` nodes, each with ``fan_out`` flows to pseudo-random others: a worst case for the graph metrics."""
+    nodes = "".join(f'<{kind} id="n{i}" name="Step {i}"/>' for i in range(count))
+    flows = "".join(
+        f'<sequenceFlow id="f{i}_{j}" sourceRef="n{i}" targetRef="n{(i * 7 + j * 13 + 1) % count}"/>'
+        for i in range(count)
+        for j in range(fan_out)
+    )
+    return f'{DEFINITIONS}<process id="p">{nodes}{flows}</process></definitions>'
+
+
 HOSTILE = {
     "billion laughs": (billion_laughs(), "DOCTYPE"),
     "quadratic blowup": (
@@ -58,6 +69,7 @@ HOSTILE = {
     "prose around broken XML": ("Sure! Here it is: <definitions><process> ... I hope this helps", "well-formed"),
     "code fence around non-BPMN": ("```xml\n<note><to>Tove</to></note>\n```", "root element"),
     "empty definitions": (DEFINITIONS + "</definitions>", "no flow nodes"),
+    "3,000 gateways": (dense_model(3000, 2, "parallelGateway"), "too large"),
     "binary garbage": (bytes(range(256)) * 50, "no XML found"),
 }
 
@@ -76,6 +88,18 @@ def test_hostile_answer_gives_low_score_and_clear_error(name):
     assert isinstance(info["action_error"], str) and expected in info["action_error"]
     assert len(info["action_error"]) < 500 and len(observation) < 2000
     assert elapsed < 2.0, f"{name} took {elapsed:.2f}s (containment, not a speed benchmark)"
+
+
+@pytest.mark.parametrize("kind", ["parallelGateway", "task"])
+def test_dense_models_at_the_size_caps_are_contained(kind):
+    answer = dense_model(500, 4, kind)
+    rubric = bpmn_rubric().configure(gates={})
+    start = time.perf_counter()
+    result = rubric.score(BPMNOutcome(answer, VALID))
+    elapsed = time.perf_counter() - start
+    assert result.components["validity"] == 1.0 and 0.0 < result.components["syntactic"] < 1.0
+    assert all(0.0 <= value <= 1.0 for value in result.metrics.values())
+    assert elapsed < 10.0, f"{kind}: {elapsed:.2f}s (containment, not a speed benchmark)"
 
 
 def test_external_entities_never_read_files(tmp_path):

@@ -4,7 +4,8 @@
 
 The agent reads a natural-language description of a business process and answers with one
 BPMN 2.0 XML document. If the answer is not valid BPMN (not well-formed XML, not a BPMN
-``definitions`` root, not valid against the OMG BPMN 2.0 XSD, or without flow nodes), the next
+``definitions`` root, not valid against the OMG BPMN 2.0 XSD, without flow nodes or with more
+than 500 flow nodes or 2,000 flows), the next
 observation reports what the validator found and the agent may repair it, up to
 ``max_attempts`` answers. The decomposed reward follows the quality perspectives of the BPMN
 reward-design study: validity as a gate, then syntactic, pragmatic and semantic quality.
@@ -24,7 +25,7 @@ Paid once, when the episode ends; each component is in [0, 1] and, by default, w
 =============  ==============================================================  =======  =====
 component      definition                                                      weight   range
 =============  ==============================================================  =======  =====
-``validity``   (well-formed + BPMN root + XSD-valid + has flow nodes) / 4;      1/4      [0, 1]
+``validity``   (well-formed + BPMN root + XSD-valid + scorable size) / 4;      1/4      [0, 1]
                a gate: below 1 the others are 0 and the reward is
                ``invalid_penalty`` (default 0)
 ``syntactic``  mean of 24 modelling rules (``syntactic/<rule>``)                1/4      [0, 1]

@@ -25,8 +25,10 @@ from rewardlab.envs.bpmn.parse import BPMN_NS, BPMNDI_NS, DC_NS
 
 MAX_LABEL_CHARS = 200
 """Labels are cut to this many characters before any metric looks at them."""
-MAX_FLOW_NODES = 3000
-"""Flow nodes read per model; the rest are ignored (and the syntactic rules notice the dangling flows)."""
+MAX_FLOW_NODES = 500
+"""Flow nodes read per model (the largest MIWG model has 108); a larger model is not scored."""
+MAX_FLOWS = 2000
+"""Sequence flows and message flows read per model; a model with more is not scored."""
 
 ACTIVITIES = frozenset(
     {
@@ -148,6 +150,8 @@ class BPMNModel:
     """``bpmnElement`` of every BPMNEdge."""
     bounds: list[tuple[str, tuple[float, ...]]] = field(default_factory=list)
     """(flow node id, (x, y, width, height)) of the shapes of flow nodes."""
+    oversized: bool = False
+    """More than :data:`MAX_FLOW_NODES` flow nodes or :data:`MAX_FLOWS` flows: the extra ones were not read."""
 
     @cached_property
     def graph(self) -> ControlFlow:
@@ -212,6 +216,7 @@ def _read_container(container: etree._Element, container_id: str, process: str, 
         category = _CATEGORY.get(tag) if isinstance(tag, str) else None
         if category is not None:
             if len(nodes) >= MAX_FLOW_NODES:
+                model.oversized = True
                 continue
             kind = tag[_CUT:]
             get = child.get
@@ -237,6 +242,9 @@ def _read_container(container: etree._Element, container_id: str, process: str, 
             continue
         local = _local(child)
         if local == "sequenceFlow":
+            if len(model.flows) >= MAX_FLOWS:
+                model.oversized = True
+                continue
             get = child.get
             model.flows.append(
                 Flow(
@@ -273,6 +281,9 @@ def _read_collaboration(collaboration: etree._Element, model: BPMNModel) -> None
             pid = child.get("id") or f"participant-{len(model.participants)}"
             model.participants[pid] = (clean_label(child.get("name")), child.get("processRef") or "")
         elif tag == "messageFlow":
+            if len(model.message_flows) >= MAX_FLOWS:
+                model.oversized = True
+                continue
             model.message_flows.append(
                 Flow(
                     child.get("id") or "",
@@ -332,25 +343,16 @@ class ControlFlow:
     @cached_property
     def reach_bits(self) -> list[int]:
         """``reach_bits[a] >> b & 1``: a path of one or more control-flow edges leads from a to b."""
-        n = len(self.ids)
-        label, components = strongly_connected_components(self.cf_succ)
-        members = [0] * len(components)
-        cyclic = [len(component) > 1 for component in components]
-        for c, component in enumerate(components):
-            for i in component:
-                members[c] |= 1 << i
-        reach = [0] * len(components)
-        for c, component in enumerate(components):  # sinks first: successors are already done
-            bits = 0
-            for i in component:
-                for j in self.cf_succ[i]:
-                    d = label[j]
-                    if d == c:
-                        cyclic[c] = True
-                    else:
-                        bits |= members[d] | reach[d]
-            reach[c] = bits | (members[c] if cyclic[c] else 0)
-        return [reach[label[i]] for i in range(n)]
+        return reachability(self.cf_succ)
+
+    @cached_property
+    def reached_by_bits(self) -> list[int]:
+        """``reached_by_bits[b] >> a & 1``: the transpose of :attr:`reach_bits`."""
+        cf_pred: list[list[int]] = [[] for _ in self.ids]
+        for i, successors in enumerate(self.cf_succ):
+            for j in successors:
+                cf_pred[j].append(i)
+        return reachability(cf_pred)
 
     @cached_property
     def reach(self) -> np.ndarray:
@@ -375,6 +377,28 @@ class ControlFlow:
             mask[sources] = True
             mask |= self.reach[sources].any(axis=0)
         return mask
+
+
+def reachability(succ: list[list[int]]) -> list[int]:
+    """Strict reachability as one bitset per node: bit b of ``result[a]`` is set when a ⇝ b."""
+    label, components = strongly_connected_components(succ)
+    members = [0] * len(components)
+    cyclic = [len(component) > 1 for component in components]
+    for c, component in enumerate(components):
+        for i in component:
+            members[c] |= 1 << i
+    reach = [0] * len(components)
+    for c, component in enumerate(components):  # sinks first: successors are already done
+        bits = 0
+        for i in component:
+            for j in succ[i]:
+                d = label[j]
+                if d == c:
+                    cyclic[c] = True
+                else:
+                    bits |= members[d] | reach[d]
+        reach[c] = bits | (members[c] if cyclic[c] else 0)
+    return [reach[c] for c in label]
 
 
 def strongly_connected_components(succ: list[list[int]]) -> tuple[list[int], list[list[int]]]:
@@ -462,23 +486,38 @@ def gateway_pairs(graph: ControlFlow) -> GatewayPairs:
     gateways = [i for i, node in enumerate(nodes) if node.category == "gateway"]
     splits = [i for i in gateways if len(graph.succ[i]) >= 2]
     joins = [i for i in gateways if len(graph.pred[i]) >= 2]
-    bits = graph.reach_bits
+    split_mask = sum(1 << i for i in splits)
+    join_mask = sum(1 << i for i in joins)
+    reach, reached_by = graph.reach_bits, graph.reached_by_bits
     join_split: dict[int, int | None] = {}
     for j in joins:
         preds = graph.pred[j]
-        if any(bits[j] >> p & 1 for p in preds):  # a loop entry: pair it with the split that closes the loop
-            on_cycle = [s for s in splits if bits[j] >> s & 1 and bits[s] >> j & 1]
+        if any(reach[j] >> p & 1 for p in preds):  # a loop entry: pair it with the split that closes the loop
+            on_cycle = _indices(reach[j] & reached_by[j] & split_mask)
             same = [s for s in on_cycle if compatible_gateways(nodes[s].kind, nodes[j].kind)]
             join_split[j] = _nearest(j, same or on_cycle, graph.succ)
         else:
-            covering = [s for s in splits if all(s == p or bits[s] >> p & 1 for p in preds)]
-            join_split[j] = _nearest(j, covering, graph.pred)
+            covering = split_mask
+            for p in preds:
+                covering &= reached_by[p] | 1 << p
+            join_split[j] = _nearest(j, _indices(covering), graph.pred)
     split_join: dict[int, int | None] = {}
     for s in splits:
-        succs = graph.succ[s]
-        covering = [j for j in joins if all(q == j or bits[q] >> j & 1 for q in succs)]
-        split_join[s] = _nearest(s, covering, graph.succ)
+        covering = join_mask
+        for q in graph.succ[s]:
+            covering &= reach[q] | 1 << q
+        split_join[s] = _nearest(s, _indices(covering), graph.succ)
     return GatewayPairs(splits, joins, join_split, split_join)
+
+
+def _indices(bits: int) -> list[int]:
+    """The positions of the set bits, in increasing order."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
 
 
 def _nearest(start: int, candidates: list[int], adjacency: list[list[int]]) -> int | None:

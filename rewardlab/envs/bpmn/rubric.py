@@ -3,7 +3,9 @@
 The four components are the quality perspectives of the BPMN reward-design study (syntactic,
 pragmatic, semantic, with XSD validity as a gate), each in [0, 1]:
 
-- ``validity = (well_formed + bpmn_root + schema_valid + has_flow_nodes) / 4``; it gates
+- ``validity = (well_formed + bpmn_root + schema_valid + scorable_model) / 4``, where
+  ``scorable_model`` means 1 to 500 flow nodes and at most 2,000 sequence and 2,000 message
+  flows (the size caps of :mod:`rewardlab.envs.bpmn.model`); it gates
   (threshold 1): below 1, the other components are 0 and the reward is ``invalid_penalty``.
   ``validity/bare_answer`` (the answer is the XML alone, with no prose or code fence around it)
   is reported but does not count.
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from rewardlab.core.rubric import Criterion, Rubric, RubricResult
-from rewardlab.envs.bpmn.model import BPMNModel, extract_model
+from rewardlab.envs.bpmn.model import MAX_FLOW_NODES, MAX_FLOWS, BPMNModel, extract_model
 from rewardlab.envs.bpmn.parse import ParsedAnswer, read_answer
 from rewardlab.envs.bpmn.pragmatic import pragmatic_metrics
 from rewardlab.envs.bpmn.semantic import Profile, profile, semantic_similarity
@@ -82,28 +84,36 @@ class BPMNOutcome:
         return None if self.reference_xml is None else analyse_reference(self.reference_xml)
 
     @property
+    def scorable(self) -> BPMNModel | None:
+        """The model when it has 1 to ``MAX_FLOW_NODES`` flow nodes and at most ``MAX_FLOWS`` flows of each kind."""
+        model = self.model
+        return model if model is not None and model.nodes and not model.oversized else None
+
+    @property
     def usable(self) -> bool:
-        """Valid BPMN with at least one flow node: what ends a repair episode."""
-        return self.parsed.valid and self.model is not None and bool(self.model.nodes)
+        """Valid BPMN of a scorable size: what ends a repair episode."""
+        return self.parsed.valid and self.scorable is not None
 
     @property
     def error(self) -> str | None:
         """What the validator found, or ``None`` for a usable answer."""
         if self.parsed.error is not None:
             return self.parsed.error
+        if self.model is not None and self.model.oversized:
+            return f"the model is too large to score; the limits are {MAX_FLOW_NODES} flow nodes and {MAX_FLOWS} flows"
         if not self.usable:
             return "the model has no flow nodes; put the tasks, events and gateways in a <process>"
         return None
 
 
 def validity(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
-    """``(well_formed + bpmn_root + schema_valid + has_flow_nodes) / 4``; ``bare_answer`` is reported only."""
+    """``(well_formed + bpmn_root + schema_valid + scorable_model) / 4``; ``bare_answer`` is reported only."""
     parsed = outcome.parsed
     checks = {
         "well_formed": float(parsed.well_formed),
         "bpmn_root": float(parsed.bpmn_root),
         "schema_valid": float(parsed.schema_valid),
-        "has_flow_nodes": float(outcome.model is not None and bool(outcome.model.nodes)),
+        "scorable_model": float(outcome.scorable is not None),
     }
     value = sum(checks.values()) / len(checks)
     checks["bare_answer"] = float(parsed.root is not None and parsed.extracted_from is None)
@@ -111,26 +121,26 @@ def validity(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
 
 
 def syntactic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
-    """Mean of the syntactic rules (0 when there is no BPMN model)."""
-    if outcome.model is None:
+    """Mean of the syntactic rules (0 when there is no scorable BPMN model)."""
+    if outcome.scorable is None:
         return 0.0, {}
-    rules = syntactic_rules(outcome.model)
+    rules = syntactic_rules(outcome.scorable)
     return sum(rules.values()) / len(rules), rules
 
 
 def pragmatic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
-    """Mean of the pragmatic metrics (0 when there is no BPMN model)."""
-    if outcome.model is None:
+    """Mean of the pragmatic metrics (0 when there is no scorable BPMN model)."""
+    if outcome.scorable is None:
         return 0.0, {}
-    metrics = pragmatic_metrics(outcome.model)
+    metrics = pragmatic_metrics(outcome.scorable)
     return sum(metrics.values()) / len(metrics), metrics
 
 
 def semantic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
-    """Fidelity to the reference (0 when there is no model or no reference)."""
-    if outcome.model is None or outcome.reference is None:
+    """Fidelity to the reference (0 when there is no scorable model or no reference)."""
+    if outcome.scorable is None or outcome.reference is None:
         return 0.0, {}
-    return semantic_similarity(profile(outcome.model), outcome.reference.profile)
+    return semantic_similarity(profile(outcome.scorable), outcome.reference.profile)
 
 
 def bpmn_rubric() -> Rubric:

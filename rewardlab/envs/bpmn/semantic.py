@@ -187,9 +187,9 @@ def _relations(model: BPMNModel, items: list[int]) -> np.ndarray:
     relations[forward & ~backward] = ORDER
     relations[~forward & backward] = REVERSE
     relations[forward & backward] = LOOP
-    concurrent = np.zeros((k, k), dtype=bool)
     position = {g: p for p, g in enumerate(items)}
     to_items = None
+    firsts, rests = [], []  # concurrent = OR over forks and branches x of outer(branch x, later branches)
     for g, successors in enumerate(graph.succ):
         if len(successors) < 2:
             continue
@@ -202,9 +202,16 @@ def _relations(model: BPMNModel, items: list[int]) -> np.ndarray:
         for row, s in enumerate(successors):
             if s in position:
                 branches[row, position[s]] = True
-        for x in range(len(successors)):
-            both = np.outer(branches[x], branches[x + 1 :].any(axis=0))
-            concurrent |= both | both.T
+        later = np.logical_or.accumulate(branches[::-1], axis=0)[::-1]
+        firsts.append(branches[:-1])
+        rests.append(later[1:])
+    if firsts:
+        first = np.concatenate(firsts).astype(np.float32)
+        rest = np.concatenate(rests).astype(np.float32)
+        concurrent = (first.T @ rest) > 0
+        concurrent |= concurrent.T
+    else:
+        concurrent = np.zeros((k, k), dtype=bool)
     relations[concurrent & ~forward & ~backward] = PARALLEL
     np.fill_diagonal(relations, np.where(np.diagonal(sub), LOOP, EXCLUSIVE))
     return relations
