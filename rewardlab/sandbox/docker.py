@@ -125,7 +125,6 @@ class DockerSandbox:
             self.image,
             command=["/bin/sh", "-c", script],
             stdin_open=True,
-            network_disabled=True,
             network_mode="none",
             mem_limit=limits.memory_bytes,
             memswap_limit=limits.memory_bytes,

@@ -259,6 +259,31 @@ def test_random_agent_scores_low(env):
     assert np.mean(total) < 0.5
 
 
+def test_sample_action_gives_well_formed_commands(env):
+    from rewardlab.envs.swe.commands import parse_command
+
+    env.reset(options={"task_id": "envconf-3"})
+    rng = np.random.default_rng(0)
+    names = set()
+    for _ in range(300):
+        command = parse_command(env.sample_action(rng))
+        names.add(command.name)
+    assert names == {"view", "search", "list", "edit", "replace", "create", "test", "python", "submit"}
+
+
+def test_hidden_tests_and_reference_solutions_are_invisible_to_agent_code(env):
+    from rewardlab.envs.swe.tasks import TASKS_FILE
+
+    if env.sandbox.isolation != "bwrap":
+        pytest.skip("only bubblewrap hides the host file system from agent code")
+    env.reset(options={"task_id": "envconf-3"})
+    env.step("test")  # creates the hidden evaluation tree next to the working copy
+    code = f"import os\nprint(os.listdir('..'))\nprint(open({str(TASKS_FILE)!r}).read()[:100])"
+    obs = env.step("python\n" + code)[0]
+    assert "eval" not in obs.split("\n")[1]
+    assert "FileNotFoundError" in obs and "test_existing_variables_win_by_default" not in obs
+
+
 def test_empty_and_non_text_actions_never_crash(env):
     env.reset(options={"task_id": "minirouter-1"})
     obs, reward, terminated, truncated, info = env.step("")
