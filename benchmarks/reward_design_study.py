@@ -10,6 +10,8 @@ the Kendall rank correlation (tau-b, ties allowed) of the trajectories' rewards 
 rewards under equal weighting, the number of trajectory pairs whose order flips (strictly
 ordered one way under equal weighting, strictly the other way under the scheme), and a few
 of those flips. Episodes the env scored unusable keep its ``invalid_penalty`` under every scheme.
+Tau is "n/a" when a scheme gives every trajectory the same reward (e.g. a gate none passes);
+ties lower tau-b without flipping any pair.
 
 This is the data to look at before picking a weighting: a scheme with tau near 1 changes
 little; flips between oracle-like and random trajectories show what a weighting rewards.
@@ -129,7 +131,8 @@ def env_report(env_id: str, n_random: int, n_oracle: int, n_noisy: int) -> str:
             tau = kendalltau(equal, rewards).statistic
             flipped = flips(labels, equal, rewards)
             examples = ", ".join(f"{a} > {b}" for a, b in flipped[:3]) + (" ..." if len(flipped) > 3 else "")
-            rows.append([scheme, "n/a" if math.isnan(tau) else f"{tau:.3f}", len(flipped), examples or "-"])
+            tau_text = "n/a (all tied)" if math.isnan(tau) else f"{tau:.3f}"
+            rows.append([scheme, tau_text, len(flipped), examples or "-"])
         by_reward = sorted(zip(equal, labels, strict=True), reverse=True)
         ranking = ", ".join(f"{label} {value:.2f}" for value, label in by_reward)
         return f"### {env_id}\n\n{len(trajectories)} trajectories, equal-weight reward: {ranking}\n\n" + table(
