@@ -85,7 +85,7 @@ def clean_label(text: str | None) -> str:
     return " ".join(text[: MAX_LABEL_CHARS * 2].split())[:MAX_LABEL_CHARS]
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One flow node.
 
@@ -119,7 +119,7 @@ class Node:
         return f"{self.kind}:{self.trigger}" if self.category == "event" else self.kind
 
 
-@dataclass
+@dataclass(slots=True)
 class Flow:
     """A sequence flow (or a message flow, whose ``container`` is the collaboration)."""
 
