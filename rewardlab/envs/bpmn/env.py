@@ -192,7 +192,7 @@ class BPMNEnv(TextEnv):
         for i in range(count):
             kind = str(rng.choice(["task", "userTask", "serviceTask", "exclusiveGateway", "parallelGateway"]))
             label = (
-                f"{rng.choice(_SAMPLE_VERBS)} {rng.choice(_SAMPLE_OBJECTS)}" if kind.endswith(("ask", "task")) else ""
+                f"{rng.choice(_SAMPLE_VERBS)} {rng.choice(_SAMPLE_OBJECTS)}" if kind.endswith(("task", "Task")) else ""
             )
             nodes.append((kind, f"n{i}", label))
         nodes.append(("endEvent", "end", "End"))
