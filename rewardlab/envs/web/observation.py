@@ -48,6 +48,7 @@ ARIA_INTERACTIVE = frozenset(["button", "link", "checkbox", "radio", "tab", "men
 BUTTON_INPUTS = frozenset(["submit", "button", "reset", "image"])
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
+_TEXT_CHILDREN = lxml_html.etree.XPath("text()")
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,8 @@ def parse_html(text: str) -> lxml_html.HtmlElement:
 
 
 def page_title(root: lxml_html.HtmlElement) -> str:
-    title = root.find(".//title")
+    head = root.find("head")
+    title = head.find("title") if head is not None else None
     return collapse(title.text_content()) if title is not None else ""
 
 
@@ -303,9 +305,12 @@ def _interactive_node(nid: int, el: lxml_html.HtmlElement, role: str, labels: _L
 
 
 def _own_text(el: lxml_html.HtmlElement) -> str:
-    parts = [el.text or ""]
-    parts.extend(child.tail or "" for child in el)
-    return collapse(" ".join(parts))
+    """The element's direct text children: ``el.text`` and its children's tails."""
+    if len(el) < 64:  # few children: Python is faster than an XPath call
+        parts = [el.text or ""]
+        parts.extend(child.tail or "" for child in el)
+        return collapse(" ".join(parts))
+    return collapse(" ".join(_TEXT_CHILDREN(el)))
 
 
 def extract_nodes(root: lxml_html.HtmlElement, *, limit: int) -> tuple[list[Node], list[lxml_html.HtmlElement], bool]:
