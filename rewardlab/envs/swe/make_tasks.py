@@ -346,10 +346,11 @@ SPECS: tuple[Spec, ...] = (
                 "tests/test_stats.py",
                 "\n\ndef test_median_even():\n"
                 "    assert median([4.0, 1.0, 3.0, 2.0]) == 2.5\n"
+                "\n\ndef test_median_two_values():\n"
                 "    assert median([1.0, 2.0]) == 1.5\n",
             ),
         ),
-        ("tests/test_stats.py::test_median_even",),
+        ("tests/test_stats.py::test_median_even", "tests/test_stats.py::test_median_two_values"),
     ),
     # ------------------------------------------------------------------ datekit
     Spec(
@@ -418,12 +419,20 @@ SPECS: tuple[Spec, ...] = (
                 "tests/test_durations.py",
                 "\n\ndef test_parse_duration_rejects_garbage():\n"
                 "    import pytest\n\n"
-                '    for text in ("5x", "1h 30min", "", "h", "-5m"):\n'
+                '    for text in ("5x", "h", "-5m"):\n'
+                "        with pytest.raises(ValueError):\n"
+                "            parse_duration(text)\n"
+                "\n\ndef test_parse_duration_rejects_partly_valid_text():\n"
+                "    import pytest\n\n"
+                '    for text in ("1h 30min", "2d and 3h", ""):\n'
                 "        with pytest.raises(ValueError):\n"
                 "            parse_duration(text)\n",
             ),
         ),
-        ("tests/test_durations.py::test_parse_duration_rejects_garbage",),
+        (
+            "tests/test_durations.py::test_parse_duration_rejects_garbage",
+            "tests/test_durations.py::test_parse_duration_rejects_partly_valid_text",
+        ),
     ),
     Spec(
         "datekit-4",
@@ -626,10 +635,14 @@ SPECS: tuple[Spec, ...] = (
                 '    url = router.url_for("user", name="José María")\n'
                 '    assert url == "/users/Jos%C3%A9%20Mar%C3%ADa"\n'
                 '    assert router.match(url) == (user, {"name": "José María"})\n'
-                '    assert router.url_for("user", name="a/b") == "/users/a%2Fb"\n',
+                "\n\ndef test_url_for_encodes_slashes_in_segments():\n"
+                '    assert make_router().url_for("user", name="a/b") == "/users/a%2Fb"\n',
             ),
         ),
-        ("tests/test_router.py::test_url_for_percent_encodes",),
+        (
+            "tests/test_router.py::test_url_for_percent_encodes",
+            "tests/test_router.py::test_url_for_encodes_slashes_in_segments",
+        ),
     ),
     Spec(
         "minirouter-4",
