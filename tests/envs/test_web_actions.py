@@ -7,6 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardlab.envs.web.actions import Action, parse_action
+from rewardlab.envs.web.observation import Node, format_node
+from rewardlab.envs.web.oracle import find_element
 
 
 @pytest.mark.parametrize(
@@ -64,3 +66,11 @@ def test_parser_never_raises(text):
 def test_str_of_an_action_parses_back_to_it(kind, element, text):
     action = Action(kind, element=element if kind in ("type", "select") else None, text=text)
     assert parse_action(str(action)) == (action, None)
+
+
+@given(st.text(max_size=120), st.text(max_size=40))
+def test_listing_lines_quote_any_page_text(name, value):
+    """Page text cannot break out of its quotes: one line per element, and the name reads back exactly."""
+    line = format_node(Node(7, "textbox", name, value=value))
+    assert len(line.splitlines()) == 1 and line.startswith("[7] textbox ")
+    assert find_element("Page:\n" + line, "textbox", name) == 7

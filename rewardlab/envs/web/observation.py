@@ -47,7 +47,10 @@ SKIP_TAGS = frozenset(
 ARIA_INTERACTIVE = frozenset(["button", "link", "checkbox", "radio", "tab", "menuitem", "option", "switch"])
 BUTTON_INPUTS = frozenset(["submit", "button", "reset", "image"])
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
-_SPACE = re.compile(r"\s+")
+# JavaScript's \s, so that both walkers collapse exactly the same characters
+_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
+# characters str.splitlines() breaks on that json.dumps leaves as they are
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 _TEXT_CHILDREN = lxml_html.etree.XPath("text()")
 
 
@@ -116,8 +119,11 @@ def collapse(text: str) -> str:
 
 
 def quote(text: str) -> str:
-    """A double-quoted string, JSON-escaped (so page text can never close the quote)."""
-    return json.dumps(text, ensure_ascii=False)
+    """A double-quoted string, JSON-escaped (so page text can neither close the quote nor start a line)."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    for char, escaped in _LINE_BREAKS.items():
+        quoted = quoted.replace(char, escaped)
+    return quoted
 
 
 def format_node(node: Node) -> str:

@@ -132,9 +132,13 @@ class Chromium:
             self.browser = playwright.chromium.launch(
                 executable_path=self.executable_path, headless=headless, args=list(CHROMIUM_FLAGS)
             )
-        except Exception:
+        except Exception as exc:
             _release_playwright()
-            raise
+            raise MissingDependencyError(
+                f"could not start Chromium ({str(exc).splitlines()[0]}); install Debian's chromium "
+                f"(apt-get install chromium), set {CHROMIUM_ENV_VAR}, pass executable_path=..., "
+                "or run `playwright install chromium`"
+            ) from exc
         self._closed = False
 
     def close(self) -> None:
