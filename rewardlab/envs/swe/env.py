@@ -185,7 +185,9 @@ class SWEEnv(TextEnv):
         self._evaluation = None
         listing = "\n".join(self.workspace.files())
         observation = f"{task.prompt}\n\nRepository files:\n{listing}\n\n{USAGE}"
-        return observation, {"repo": task.data.get("repo", "")}
+        isolation = getattr(self.sandbox, "isolation", self.sandbox.backend)
+        warnings = list(getattr(self.sandbox, "warnings", ()))
+        return observation, {"repo": task.data.get("repo", ""), "sandbox": isolation, "sandbox_warnings": warnings}
 
     def _act(self, action: str) -> Turn:
         try:
@@ -319,7 +321,6 @@ class SWEEnv(TextEnv):
             parts.append(f"[stopped: {result.killed_reason}{limit}]")
             if result.killed_reason in ("timeout", "cpu_limit"):
                 error = f"the command did not finish: {result.killed_reason}"
-        parts.extend(result.warnings)
         evaluation, _ = self._evaluate()
         milestones = self._milestones_from(evaluation, agent_failed=not result.ok)
         return Turn(observation=self._fit("\n".join(parts)), action_error=error, milestones=milestones)
