@@ -43,7 +43,9 @@ class StaticServer:
     def __init__(self, directory: Path):
         self._httpd = _Server(directory)
         self.origin = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="rewardlab-miniwob", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="rewardlab-miniwob", daemon=True
+        )
         self._thread.start()
         self._closed = False
 

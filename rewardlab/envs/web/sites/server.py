@@ -114,7 +114,10 @@ class SiteServer:
         self.port: int = self._httpd.server_address[1]
         self.origin = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name=f"rewardlab-web:{self.port}", daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=f"rewardlab-web:{self.port}",
+            daemon=True,
         )
         self._thread.start()
         self._closed = False
