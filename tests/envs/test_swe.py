@@ -67,6 +67,7 @@ def test_registered_and_made_through_gym():
     try:
         obs, info = made.reset(seed=0)
         assert info["task_id"] in TASKS.ids("train")
+        assert info["sandbox"] == made.unwrapped.sandbox.isolation and isinstance(info["sandbox_warnings"], list)
         assert "Repository files:" in obs and "submit" in obs
     finally:
         made.close()

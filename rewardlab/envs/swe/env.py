@@ -85,7 +85,9 @@ class SWEEnv(TextEnv):
     ## Starting State
 
     A fresh temporary copy of the task's repository at the base commit (without the test
-    patch). The observation is the issue text, the repository's file list and the commands.
+    patch). The observation is the issue text, the repository's file list and the commands;
+    ``info`` adds ``repo``, ``sandbox`` (how code is contained: ``bwrap``, ``unshare``, ``none``
+    or ``docker``) and ``sandbox_warnings`` (loud notes when containment is weak).
 
     ## Episode End
 
