@@ -62,6 +62,20 @@ def test_oracle_solves_every_task_with_full_reward(env):
         assert result.reward == pytest.approx(1.0)
 
 
+def test_oracle_scrolls_when_the_budget_hides_elements():
+    small = WebEnv(backend="http", observation_budget=600, max_turns=80)
+    try:
+        oracle = OracleAgent(small)
+        results = [run_episode(small, oracle, seed=0, task_id=task_id) for task_id in small.tasks.ids("test")]
+        assert all(r.is_success for r in results)
+        assert any("scroll(down)" in r.actions for r in results)
+        assert all(len(obs) <= 600 + 400 for r in results for obs in r.observations)  # + the reset's task line
+        scrolled = [r for r in results if "scroll(down)" in r.actions]
+        assert all(r.components["efficiency"] < 1.0 for r in scrolled)  # more steps than the plan
+    finally:
+        small.close()
+
+
 def test_random_agent_scores_low(env):
     results = [run_episode(env, RandomAgent(env, seed=s), seed=s) for s in range(12)]
     summary = summarize(results)
