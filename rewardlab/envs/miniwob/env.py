@@ -38,7 +38,7 @@ START_JS = """(seed) => {
     const el = document.getElementById(id);
     if (el) el.style.display = 'none';
   }
-  return [core.getUtterance(), WOB_TASK_READY];
+  return core.getUtterance();
 }"""
 
 
@@ -143,7 +143,7 @@ class MiniWoBEnv(TextEnv):
         if self._loaded_page != page:
             self.session.start(f"/miniwob/{page}.html")
             self._loaded_page = page
-        self.utterance, _ = self.backend.evaluate(START_JS, task.data["seed"])
+        self.utterance = self.backend.evaluate(START_JS, task.data["seed"])
         self.session.refresh()
         self.session.offset = 0
         self.page_done, self.raw_reward = False, 0.0
