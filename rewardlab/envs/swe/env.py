@@ -176,6 +176,7 @@ class SWEEnv(TextEnv):
         if task.id not in self._base_cache:
             self._base_cache[task.id] = base_tree(task.data)
         self._tmp = Path(tempfile.mkdtemp(prefix="rewardlab-swe-"))
+        self._tmp.chmod(0o711)  # an unprivileged sandbox uid may traverse it (not list it)
         self.workspace = Workspace(self._tmp / "repo", self._base_cache[task.id], max_file_bytes=self.max_file_bytes)
         self._gold = gold_files(task.data)
         self._fail_to_pass = list(task.data["FAIL_TO_PASS"])

@@ -1,9 +1,9 @@
 """The agent's working copy of a repository: safe file operations on a host directory.
 
 Every path the agent names is checked before use: it must be relative, stay inside the
-repository after resolving ``..`` and symbolic links, and name a regular text file. Writes open
-files with ``O_NOFOLLOW`` so that a symlink planted between the check and the write cannot
-redirect them. Failures raise :class:`WorkspaceError`, whose message the env shows the agent.
+repository after resolving ``..`` and symbolic links, and name a regular text file. Writes go to a
+new file (``O_EXCL | O_NOFOLLOW``) renamed over the target, so that a symlink planted between
+the check and the write cannot redirect them. Failures raise :class:`WorkspaceError`, whose message the env shows the agent.
 """
 
 from __future__ import annotations
@@ -132,9 +132,17 @@ class Workspace:
             if Path(os.path.realpath(parent)) != self.root and self.root not in Path(os.path.realpath(parent)).parents:
                 raise WorkspaceError(f"{path}: resolves outside the repository (symbolic link?)")
             parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        # write a fresh file next to the target, then rename it over the target: atomic, never
+        # follows a symbolic link planted at the target, and cheaper than truncating in place
+        temporary = target.with_name(f".{target.name}.rewardlab-{os.getpid()}")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            os.replace(temporary, target)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
 
     def copy_to(self, destination: str | Path) -> Path:
         """Copy the working copy (symbolic links as links, caches skipped) to ``destination``."""
