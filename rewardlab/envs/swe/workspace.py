@@ -3,7 +3,8 @@
 Every path the agent names is checked before use: it must be relative, stay inside the
 repository after resolving ``..`` and symbolic links, and name a regular text file. Writes go to a
 new file (``O_EXCL | O_NOFOLLOW``) renamed over the target, so that a symlink planted between
-the check and the write cannot redirect them. Failures raise :class:`WorkspaceError`, whose message the env shows the agent.
+the check and the write cannot redirect them. Failures raise :class:`WorkspaceError`, whose
+message the env shows the agent.
 """
 
 from __future__ import annotations
