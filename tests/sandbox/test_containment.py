@@ -60,7 +60,11 @@ def _leftovers(marker: str) -> list[psutil.Process]:
 def _sandbox_uid_processes() -> int:
     if os.geteuid() != 0:
         return 0
-    return sum(1 for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == 65534)
+    return sum(
+        1
+        for p in psutil.process_iter(["uids", "status"])
+        if p.info["uids"] and p.info["uids"].real == 65534 and p.info["status"] != psutil.STATUS_ZOMBIE
+    )
 
 
 @pytest.fixture
@@ -68,7 +72,7 @@ def no_leftovers():
     """Counts the sandbox uid's processes before and after the test: the test may not add any."""
     before = _sandbox_uid_processes()
     yield
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 5
     while _sandbox_uid_processes() > before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _sandbox_uid_processes() <= before
