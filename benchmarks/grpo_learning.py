@@ -54,23 +54,48 @@ def evaluate(model, tokenizer, args, task_ids):
     }
 
 
-def run_seed(seed: int, args) -> dict:
+def held_out_tasks(args) -> list[str]:
+    """The same fixed sample of test tasks for every seed and for the untrained model."""
     import gymnasium as gym
-    import torch
 
     import rewardlab  # noqa: F401
+
+    env = gym.make(args.env, **args.env_kwargs)
+    test_ids = env.unwrapped.tasks.ids("test")
+    env.close()
+    rng = np.random.default_rng(1234)
+    return [str(t) for t in rng.choice(test_ids, size=min(args.test_tasks, len(test_ids)), replace=False)]
+
+
+def run_untrained(args) -> dict:
+    """Greedy evaluation of the untrained model (the same for every seed), saved as untrained.json."""
+    import torch
+
+    from rewardlab.agents.models import load_model
+
+    torch.set_num_threads(args.threads)
+    task_ids = held_out_tasks(args)
+    model, tokenizer = load_model("smollm2", device="cpu")
+    before = evaluate(model, tokenizer, args, task_ids)
+    path = Path(args.out) / "untrained.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"test_tasks": len(task_ids), **before}, indent=2))
+    print(f"untrained test reward {before['reward']:.3f}", flush=True)
+    return before
+
+
+def run_seed(seed: int, args) -> dict:
+    import torch
+
     from rewardlab.agents.models import load_model
     from rewardlab.baselines.grpo import GRPOConfig, train
 
     torch.set_num_threads(args.threads)
-    env = gym.make(args.env, **args.env_kwargs)
-    test_ids = env.unwrapped.tasks.ids("test")
-    env.close()
-    rng = np.random.default_rng(1234)  # the same held-out tasks for every seed
-    task_ids = [str(t) for t in rng.choice(test_ids, size=min(args.test_tasks, len(test_ids)), replace=False)]
+    task_ids = held_out_tasks(args)
     model, tokenizer = load_model("smollm2", device="cpu")
-    before = evaluate(model, tokenizer, args, task_ids)
-    print(f"seed {seed}: untrained test reward {before['reward']:.3f}", flush=True)
+    before = None if args.skip_untrained else evaluate(model, tokenizer, args, task_ids)
+    if before is not None:
+        print(f"seed {seed}: untrained test reward {before['reward']:.3f}", flush=True)
     config = GRPOConfig(
         env_id=args.env,
         env_kwargs=args.env_kwargs,
@@ -118,12 +143,18 @@ def run_seed(seed: int, args) -> dict:
     path = Path(args.out) / f"seed{seed}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2))
-    print(f"seed {seed}: test reward {before['reward']:.3f} -> {after['reward']:.3f} ({len(history)} updates)")
+    print(f"seed {seed}: trained test reward {after['reward']:.3f} ({len(history)} updates)")
     return record
 
 
-def report(records: list[dict]) -> None:
+def report(records: list[dict], untrained: dict | None = None) -> None:
+    """Untrained evaluation is greedy on the same tasks, so it is the same for every seed: seeds run
+    with ``--skip-untrained`` take it from a seed that measured it."""
     records = sorted(records, key=lambda r: r["seed"])
+    measured = next((r["before"] for r in records if r["before"] is not None), untrained)
+    if measured is None:
+        raise SystemExit("no seed measured the untrained model; run one seed without --skip-untrained")
+    records = [{**r, "before": r["before"] or measured} for r in records]
     print(stamp(("rewardlab", "torch", "transformers")))
     first = records[0]
     print(
@@ -196,19 +227,30 @@ def main() -> int:
     parser.add_argument("--env-kwargs", type=json.loads, default={"categories": ["simple_python"]})
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--minutes", type=float, default=15.0, help="training wall-clock budget per seed")
-    parser.add_argument("--test-tasks", type=int, default=48)
+    parser.add_argument("--test-tasks", type=int, default=24)
     parser.add_argument("--eval-batch", type=int, default=16)
-    parser.add_argument("--tasks-per-step", type=int, default=2)
+    parser.add_argument("--tasks-per-step", type=int, default=1)
     parser.add_argument("--group-size", type=int, default=4)
-    parser.add_argument("--max-new-tokens", type=int, default=64)
-    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--max-new-tokens", type=int, default=48)
+    parser.add_argument("--lr", type=float, default=3e-5)
     parser.add_argument("--beta", type=float, default=0.0)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--untrained-only", action="store_true", help="only evaluate the untrained model")
+    parser.add_argument(
+        "--skip-untrained", action="store_true", help="do not evaluate the untrained model (use --untrained-only once)"
+    )
     parser.add_argument("--out", default="results/grpo_learning")
     parser.add_argument("--report", default=None, help="only print the table from the seed*.json files in this dir")
     args = parser.parse_args()
     if args.report:
-        report([json.loads(p.read_text()) for p in sorted(Path(args.report).glob("seed*.json"))])
+        untrained = Path(args.report) / "untrained.json"
+        report(
+            [json.loads(p.read_text()) for p in sorted(Path(args.report).glob("seed*.json"))],
+            json.loads(untrained.read_text()) if untrained.is_file() else None,
+        )
+        return 0
+    if args.untrained_only:
+        run_untrained(args)
         return 0
     records = [run_seed(seed, args) for seed in args.seeds]
     report(records)

@@ -14,6 +14,10 @@ Two ways to use a Ray cluster (``ray.init()`` first; ``pip install 'rewardlab[di
    and returns :class:`~rewardlab.evaluation.EpisodeResult` objects. Nothing model-related runs in
    the driver.
 
+Env ids the driver registered itself (``gym.register`` of a string entry point) are registered
+again inside each actor, so custom envs work as long as their module is importable there
+(``ray.init(runtime_env={"env_vars": {"PYTHONPATH": ...}})`` or an installed package).
+
 Example::
 
     import ray
@@ -38,10 +42,12 @@ __all__ = ["EnvActor", "RemoteEnv", "make_remote_envs", "run_episodes_on_actors"
 class EnvActor:
     """Holds one env inside a Ray actor (the class is turned into an actor by :func:`_actor_class`)."""
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any] | None = None):
+    def __init__(self, env_id: str, env_kwargs: dict[str, Any] | None = None, spec_json: str | None = None):
         import rewardlab  # noqa: F401  (registers the env ids in the actor's process)
         from rewardlab.wrappers.chat import ChatHistory
 
+        if env_id not in gym.registry and spec_json is not None:  # an id the driver registered itself
+            gym.registry[env_id] = gym.envs.registration.EnvSpec.from_json(spec_json)
         self.env = ChatHistory(gym.make(env_id, **(env_kwargs or {})))
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
@@ -62,6 +68,12 @@ class EnvActor:
 
     def close(self) -> None:
         self.env.close()
+
+
+def _spec_json(env_id: str) -> str | None:
+    """The driver's registration of ``env_id`` (string entry points only), for actors to repeat."""
+    spec = gym.spec(env_id)
+    return spec.to_json() if isinstance(spec.entry_point, str) else None
 
 
 def _actor_class(options: dict[str, Any] | None) -> Any:
@@ -120,7 +132,8 @@ def make_remote_envs(
     if not isinstance(count, int) or count < 1:
         raise ConfigError(f"count must be a positive int, got {count!r}")
     actor = _actor_class(actor_options)
-    return [RemoteEnv(actor.remote(env_id, env_kwargs), env_id, env_kwargs) for _ in range(count)]
+    spec = _spec_json(env_id)
+    return [RemoteEnv(actor.remote(env_id, env_kwargs, spec), env_id, env_kwargs) for _ in range(count)]
 
 
 def run_episodes_on_actors(
@@ -141,7 +154,8 @@ def run_episodes_on_actors(
     from rewardlab.evaluation import EpisodeResult
 
     actor = _actor_class(actor_options)
-    actors = [actor.remote(env_id, env_kwargs) for _ in range(max(1, min(num_actors, len(task_ids))))]
+    spec = _spec_json(env_id)
+    actors = [actor.remote(env_id, env_kwargs, spec) for _ in range(max(1, min(num_actors, len(task_ids))))]
     try:
         refs: list[Any] = [None] * len(task_ids)
         busy: dict[Any, tuple[int, Any]] = {}
