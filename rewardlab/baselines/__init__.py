@@ -1,0 +1,12 @@
+"""Baselines that train a causal LM on any RewardLab env (torch + transformers, the ``train`` extra).
+
+- :mod:`rewardlab.baselines.grpo`: GRPO with group-normalised advantages (optionally per component,
+  GDPO), clipped ratio, k3 KL to a frozen reference, GSPO's sequence-level ratio as an option.
+- :mod:`rewardlab.baselines.ppo`: PPO with a value head and GAE over the agent's tokens.
+- :mod:`rewardlab.baselines.sft`: SFT warm start from OracleAgent demonstrations.
+- :mod:`rewardlab.baselines.rollout`: multi-turn rollouts as token sequences with agent masks.
+- :mod:`rewardlab.baselines.common`: model set-up (LoRA, bf16), log-probs, logs, plots, checkpoints.
+
+Each algorithm is one file, read top to bottom; run one with ``rewardlab train grpo|ppo``.
+Importing this package does not import torch.
+"""
