@@ -20,7 +20,7 @@ import numpy as np
 
 import rewardlab
 from benchmarks.common import fmt_seconds, median, percentile, stamp, table
-from rewardlab.agents import OracleAgent, RandomAgent
+from rewardlab.agents import OracleAgent
 from rewardlab.errors import RewardLabError
 
 PEER_BENCHMARKS = ("benchmarks.bench_peers_textgames", "benchmarks.bench_bfcl", "benchmarks.bench_web")

@@ -23,8 +23,14 @@ def test_unknown_command_fails_cleanly(capsys):
 
 def test_format_table():
     text = format_table(
-        {"RewardLab/X-v0": {"reward": {"mean": 0.5, "ci95": 0.1}, "success_rate": 0.25, "episodes": 4,
-                            "components": {"format": {"mean": 1.0, "ci95": 0.0}}}}
+        {
+            "RewardLab/X-v0": {
+                "reward": {"mean": 0.5, "ci95": 0.1},
+                "success_rate": 0.25,
+                "episodes": 4,
+                "components": {"format": {"mean": 1.0, "ci95": 0.0}},
+            }
+        }
     )
     assert "RewardLab/X-v0  reward 0.500 ± 0.100  success 0.25  (4 episodes)" in text
     assert "format" in text and "1.000 ± 0.000" in text
