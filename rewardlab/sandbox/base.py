@@ -175,3 +175,16 @@ def classify(exit_code: int | None, timed_out: bool, stderr: str, dropped: int) 
     if dropped:
         return "output_limit"
     return None
+
+
+def check_run_arguments(cmd: Command, files: FileMap | None, workdir: str | Path | None, timeout: float) -> list[str]:
+    """Validate the arguments every backend's ``run`` takes; return ``cmd`` as an argv list
+    (a string runs through ``/bin/sh -c``)."""
+    if files is not None and workdir is not None:
+        raise ConfigError("pass either files (a fresh directory) or workdir (an existing one), not both")
+    if not timeout or timeout <= 0:
+        raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else [str(c) for c in cmd]
+    if not argv:
+        raise ConfigError("cmd is empty")
+    return argv

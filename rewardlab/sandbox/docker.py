@@ -24,7 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.sandbox.base import WORKSPACE, Command, FileMap, Limits, OutputBuffer, SandboxResult, classify
+from rewardlab.sandbox.base import (
+    WORKSPACE,
+    Command,
+    FileMap,
+    Limits,
+    OutputBuffer,
+    SandboxResult,
+    check_run_arguments,
+    classify,
+)
 
 DEFAULT_IMAGE = "python:3.11-slim"
 
@@ -107,14 +116,8 @@ class DockerSandbox:
         env: Mapping[str, str] | None = None,
     ) -> SandboxResult:
         """Run ``cmd`` on a copy of ``workdir`` (or on ``files``) in a new container; see :class:`Sandbox`."""
-        if files is not None and workdir is not None:
-            raise ConfigError("pass either files (a fresh directory) or workdir (an existing one), not both")
-        if not timeout or timeout <= 0:
-            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        argv = check_run_arguments(cmd, files, workdir, timeout)
         limits = limits or self.limits
-        argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else [str(c) for c in cmd]
-        if not argv:
-            raise ConfigError("cmd is empty")
         if workdir is not None:
             tree = _read_tree(Path(workdir))
         else:

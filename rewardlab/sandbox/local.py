@@ -50,6 +50,7 @@ from rewardlab.sandbox.base import (
     Limits,
     OutputBuffer,
     SandboxResult,
+    check_run_arguments,
     classify,
 )
 
@@ -206,14 +207,8 @@ class LocalSandbox:
         env: Mapping[str, str] | None = None,
     ) -> SandboxResult:
         """Run ``cmd`` in ``workdir`` (or a fresh directory holding ``files``); see :class:`Sandbox`."""
-        if files is not None and workdir is not None:
-            raise ConfigError("pass either files (a fresh directory) or workdir (an existing one), not both")
-        if not timeout or timeout <= 0:
-            raise ConfigError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        argv = check_run_arguments(cmd, files, workdir, timeout)
         limits = limits or self.limits
-        argv = ["/bin/sh", "-c", cmd] if isinstance(cmd, str) else [str(c) for c in cmd]
-        if not argv:
-            raise ConfigError("cmd is empty")
         with contextlib.ExitStack() as stack:
             if workdir is None:
                 workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="rewardlab-sandbox-"))
