@@ -105,6 +105,8 @@ def run_seed(seed: int, args) -> dict:
         group_size=args.group_size,
         max_new_tokens=args.max_new_tokens,
         learning_rate=args.lr,
+        sft_steps=args.sft_steps,
+        sft_learning_rate=args.sft_lr,
         beta=args.beta,
         temperature=1.0,
         seed=seed,
@@ -138,7 +140,17 @@ def run_seed(seed: int, args) -> dict:
         "rollout_tokens_per_s": float(np.mean([r["perf/rollout_tokens_per_s"] for r in history])),
         "update_tokens_per_s": float(np.mean([r["perf/update_tokens_per_s"] for r in history])),
         "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2,
-        "config": {k: getattr(config, k) for k in ("tasks_per_step", "group_size", "max_new_tokens", "learning_rate")},
+        "config": {
+            k: getattr(config, k)
+            for k in (
+                "tasks_per_step",
+                "group_size",
+                "max_new_tokens",
+                "learning_rate",
+                "sft_steps",
+                "sft_learning_rate",
+            )
+        },
     }
     path = Path(args.out) / f"seed{seed}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -159,7 +171,7 @@ def report(records: list[dict], untrained: dict | None = None) -> None:
     first = records[0]
     print(
         f"\nGRPO on {first['env']} {first['env_kwargs']}, SmolLM2-135M-Instruct, CPU; "
-        f"greedy evaluation on {first['test_tasks']} held-out test tasks\n"
+        f"greedy evaluation on {first['test_tasks']} held-out test tasks\nsettings: {first['config']}\n"
     )
     rows = []
     for r in records:
@@ -234,6 +246,8 @@ def main() -> int:
     parser.add_argument("--max-new-tokens", type=int, default=48)
     parser.add_argument("--lr", type=float, default=3e-5)
     parser.add_argument("--beta", type=float, default=0.0)
+    parser.add_argument("--sft-steps", type=int, default=0, help="SFT warm start on oracle demonstrations first")
+    parser.add_argument("--sft-lr", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--untrained-only", action="store_true", help="only evaluate the untrained model")
     parser.add_argument(

@@ -157,7 +157,8 @@ class GRPOConfig:
     """Step each of the ``tasks_per_step * group_size`` envs in its own Ray actor (``ray.init()`` first, or a
     local Ray instance is started); generation stays in the trainer. See :mod:`rewardlab.integrations.ray`."""
     max_time_s: float | None = None
-    """Stop early once this many seconds have passed since training started (checked after each update)."""
+    """Stop early once this many seconds have passed since training (SFT warm start included) started;
+    checked after each update."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.env_id, str) or not self.env_id:
@@ -422,6 +423,7 @@ def train(
         if not train_ids:
             raise ConfigError(f"{config.env_id} has no train tasks")
         rng = np.random.default_rng(config.seed)
+        started = time.perf_counter()
         if config.sft_steps:
             from rewardlab.baselines.sft import SFTConfig, sft_warm_start
 
@@ -437,7 +439,6 @@ def train(
             lr=config.learning_rate,
             weight_decay=config.weight_decay,
         )
-        started = time.perf_counter()
         for step in range(1, config.steps + 1):
             tasks = rng.choice(train_ids, size=config.tasks_per_step, replace=len(train_ids) < config.tasks_per_step)
             task_ids = [str(t) for t in tasks for _ in range(config.group_size)]
