@@ -157,8 +157,8 @@ class GRPOConfig:
     """Step each of the ``tasks_per_step * group_size`` envs in its own Ray actor (``ray.init()`` first, or a
     local Ray instance is started); generation stays in the trainer. See :mod:`rewardlab.integrations.ray`."""
     max_time_s: float | None = None
-    """Stop early once this many seconds have passed since training (SFT warm start included) started;
-    checked after each update."""
+    """Time budget in seconds (SFT warm start included): stop after an update when one more update of the
+    same duration would overrun it."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.env_id, str) or not self.env_id:
@@ -488,8 +488,9 @@ def train(
                 on_update(row)
             if config.save_every and step % config.save_every == 0:
                 save_checkpoint(policy, tokenizer, output_dir / f"checkpoint-{step}", {"step": step})
-            if config.max_time_s is not None and time.perf_counter() - started >= config.max_time_s:
-                break
+            elapsed = time.perf_counter() - started
+            if config.max_time_s is not None and elapsed + rollout_s + update_s > config.max_time_s:
+                break  # the next update, as long as this one, would overrun the budget
         if config.save_final:
             save_checkpoint(policy, tokenizer, output_dir / "final", {"config": config_dict(config)})
         plot_curves(logger.rows, output_dir / "training_curve.png", title=f"GRPO on {config.env_id}")
