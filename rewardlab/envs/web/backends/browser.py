@@ -227,9 +227,13 @@ class BrowserBackend:
         self._failed_url = url
         with contextlib.suppress(self._errors.Error):  # leave Chromium's error page for a clean one
             self.page.goto("about:blank", wait_until="load", timeout=self.timeout * 1000)
+        with contextlib.suppress(self._errors.Error):  # and let a late commit of the error page settle
+            self.page.wait_for_load_state("load", timeout=self.timeout * 1000)
 
     def navigate(self, url: str) -> None:
         self._note, self._failed_url, self._fresh = None, None, True
+        with contextlib.suppress(self._errors.Error):  # never start while an earlier navigation is loading
+            self.page.wait_for_load_state("load", timeout=self.timeout * 1000)
         for attempt in (0, 1):
             try:
                 self.page.goto(url, wait_until="load", timeout=self.timeout * 1000)
