@@ -134,3 +134,24 @@ def test_html_page_in_real_chromium(tmp_path):
         browser.close()
     assert errors == []
     assert (tmp_path / "leaderboard.png").stat().st_size > 1000
+
+
+def test_demo_without_model_covers_every_env(tmp_path, capsys):
+    import rewardlab
+
+    assert main(["demo", "--no-model", "--episodes", "1", "--results-dir", str(tmp_path)]) == 0
+    run = load_run(tmp_path / "demo")
+    envs = {(e["agent"], e["env"]) for e in run["entries"]}
+    assert envs == {(agent, env_id) for agent in ("random", "oracle") for env_id in rewardlab.env_ids()}
+    assert all(e["success_rate"] == 1.0 for e in run["entries"] if e["agent"] == "oracle")
+    out = capsys.readouterr().out
+    assert "leaderboard page:" in out and (tmp_path / "demo" / "leaderboard.html").exists()
+
+
+def test_run_suite_records_the_model_budget(monkeypatch):
+    from rewardlab.leaderboard import runner
+
+    monkeypatch.setattr(runner, "agent_factory", lambda name, **kwargs: runner.RandomAgent)
+    budget = runner.ModelBudget(episodes=1, max_turns=2, max_new_tokens=8)
+    entries = runner.run_suite(["RewardLab/ToolCall-v0"], ["model"], episodes=5, model_budget=budget, progress=False)
+    assert entries[0]["episodes"] == 1 and entries[0]["budget"] == {"max_turns": 2, "max_new_tokens": 8}
