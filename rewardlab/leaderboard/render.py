@@ -37,7 +37,7 @@ def to_markdown(entries: Sequence[dict]) -> str:
     blocks = []
     for env, rows in _by_env(entries).items():
         names = list(dict.fromkeys(n for e in rows for n in e["components"]))
-        header = ["agent", "reward", "success", *names, "episodes", "comparable"]
+        header = ["agent", "reward", "success rate", *names, "episodes", "comparable"]
         lines = [f"### {env}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         for e in rows:
             cells = [
@@ -120,7 +120,7 @@ def to_html(entries: Sequence[dict], *, title: str = "RewardLab leaderboard", no
     sections = []
     for env, rows in _by_env(entries).items():
         names = list(dict.fromkeys(n for e in rows for n in e["components"]))
-        headers = ["agent", "reward", "± 95% CI", "success", *names, "episodes"]
+        headers = ["agent", "reward", "± 95% CI", "success rate", *names, "episodes"]
         head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
         body = []
         for e in rows:

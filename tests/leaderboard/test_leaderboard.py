@@ -73,7 +73,7 @@ def test_markdown_sorted_by_reward():
     text = to_markdown(entries())
     section = text.split("### RewardLab/A-v0")[1].split("###")[0]
     assert section.index("oracle") < section.index("random")
-    assert "| agent | reward | success | format | answer | episodes | comparable |" in section
+    assert "| agent | reward | success rate | format | answer | episodes | comparable |" in section
     assert "0.800 ± " in section
 
 
