@@ -125,8 +125,9 @@ def test_attempt_limit_ends_the_episode_with_the_invalid_penalty():
     observation, reward, terminated, truncated, info = env.step(SCHEMA_INVALID)
     assert terminated and not truncated and "No attempts left" in observation
     assert reward == -0.5 and not info["is_success"]
-    assert info["reward_components"]["syntactic"] == 0.0 and info["reward_components"]["validity"] == 0.75
-    assert info["score"] == pytest.approx(0.75 / 4)
+    # well_formed, bpmn_root, scorable_model and bare_answer hold; schema_valid fails
+    assert info["reward_components"]["syntactic"] == 0.0 and info["reward_components"]["validity"] == 0.8
+    assert info["score"] == pytest.approx(0.8 / 4)
 
 
 def test_single_shot_and_max_turns_truncation():
@@ -138,7 +139,7 @@ def test_single_shot_and_max_turns_truncation():
     truncating.reset(seed=0, options={"task_id": TASK})
     _, reward, terminated, truncated, info = truncating.step(SCHEMA_INVALID)
     assert truncated and not terminated and reward == 0.0
-    assert info["reward_components"]["validity"] == 0.75
+    assert info["reward_components"]["validity"] == 0.8
 
 
 def test_empty_and_non_text_actions_never_crash(env):
@@ -207,7 +208,20 @@ def test_metrics_expose_every_sub_metric(env):
         assert info["reward_components"][component] == pytest.approx(sum(values) / len(values))
 
 
-def test_fenced_answer_is_extracted_and_flagged(env):
+def test_fenced_answer_fails_validity_and_asks_for_bare_xml(env):
+    env.reset(seed=0, options={"task_id": TASK})
+    answer = f"Here is the model:\n```xml\n{reference(env)}\n```\nHope this helps."
+    observation, reward, terminated, _, info = env.step(answer)
+    assert not terminated and "code fence" in info["action_error"] and "XML document only" in observation
+    observation, reward, terminated, _, info = env.step(answer)
+    observation, reward, terminated, _, info = env.step(answer)
+    assert terminated and not info["is_success"] and reward == 0.0
+    assert info["reward_components"]["validity"] == pytest.approx(0.8)
+    assert info["metrics"]["validity/bare_answer"] == 0.0 and info["score"] < 0.25
+
+
+def test_lenient_format_scores_the_extracted_model():
+    env = BPMNEnv(strict_format=False)
     env.reset(seed=0, options={"task_id": TASK})
     answer = f"Here is the model:\n```xml\n{reference(env)}\n```\nHope this helps."
     observation, reward, terminated, _, info = env.step(answer)

@@ -13,9 +13,10 @@ reward-design study: validity as a gate, then syntactic, pragmatic and semantic 
 ## Spaces
 
 - Observation: :class:`~rewardlab.core.TextSpace` — the task prompt, then validator reports.
-- Action: :class:`~rewardlab.core.TextSpace` — the answer. A bare XML document is expected; an
-  answer wrapped in a markdown code fence or prose is extracted leniently (reported in
-  ``action_error`` and in ``validity/bare_answer``).
+- Action: :class:`~rewardlab.core.TextSpace` — the answer, a bare XML document. An answer wrapped
+  in a markdown code fence or prose is read (``validity/bare_answer`` = 0) but, with
+  ``strict_format`` (the default), is not usable: validity < 1, so the gate zeroes the rest and the
+  agent is told to answer with the XML alone. ``strict_format=False`` scores the extracted model.
 
 ## Rewards
 
@@ -25,7 +26,8 @@ Paid once, when the episode ends; each component is in [0, 1] and, by default, w
 =============  ==============================================================  =======  =====
 component      definition                                                      weight   range
 =============  ==============================================================  =======  =====
-``validity``   (well-formed + BPMN root + XSD-valid + scorable size) / 4;      1/4      [0, 1]
+``validity``   (well-formed + BPMN root + XSD-valid + scorable size + bare) / 5; 1/4      [0, 1]
+               (``bare`` counts with ``strict_format``, else / 4);
                a gate: below 1 the others are 0 and the reward is
                ``invalid_penalty`` (default 0)
 ``syntactic``  mean of 24 modelling rules (``syntactic/<rule>``)                1/4      [0, 1]
@@ -56,6 +58,7 @@ is scored. Non-text actions count as empty answers.
 ## Arguments
 
 - ``max_attempts`` (int, default 3): answers allowed; 1 makes the env single-shot.
+- ``strict_format`` (bool, default True): XML inside prose or a code fence counts against validity.
 - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
   ``render_mode``: see :class:`~rewardlab.core.TextEnv`.
 
@@ -99,6 +102,7 @@ class BPMNEnv(TextEnv):
         self,
         *,
         max_attempts: int = 3,
+        strict_format: bool = True,
         reward_weights: Mapping[str, float] | None = None,
         aggregate: Aggregate | None = None,
         gates: Sequence[str] | Mapping[str, float] | None = None,
@@ -109,6 +113,7 @@ class BPMNEnv(TextEnv):
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
             raise ConfigError(f"max_attempts must be an int >= 1 (1 = single-shot), got {max_attempts!r}")
         self.max_attempts = max_attempts
+        self.strict_format = bool(strict_format)
         super().__init__(
             tasks=load_tasks(),
             rubric=bpmn_rubric(),
@@ -139,7 +144,7 @@ class BPMNEnv(TextEnv):
 
     def _attempt(self, answer: str, rejected: str | None) -> Turn:
         self.attempt += 1
-        outcome = BPMNOutcome(answer, reference_xml(self.task))
+        outcome = BPMNOutcome(answer, reference_xml(self.task), strict_format=self.strict_format)
         self.last_outcome = outcome
         parsed = outcome.parsed
         reached = [
@@ -168,7 +173,7 @@ class BPMNEnv(TextEnv):
         return "\n".join(lines)
 
     def _outcome(self) -> tuple[BPMNOutcome, bool]:
-        outcome = self.last_outcome or BPMNOutcome("", reference_xml(self.task))
+        outcome = self.last_outcome or BPMNOutcome("", reference_xml(self.task), strict_format=self.strict_format)
         return outcome, True
 
     def _is_success(self, outcome: BPMNOutcome, result: RubricResult) -> bool:

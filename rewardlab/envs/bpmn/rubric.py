@@ -7,8 +7,9 @@ pragmatic, semantic, with XSD validity as a gate), each in [0, 1]:
   ``scorable_model`` means 1 to 500 flow nodes and at most 2,000 sequence and 2,000 message
   flows (the size caps of :mod:`rewardlab.envs.bpmn.model`); it gates
   (threshold 1): below 1, the other components are 0 and the reward is ``invalid_penalty``.
-  ``validity/bare_answer`` (the answer is the XML alone, with no prose or code fence around it)
-  is reported but does not count.
+  With ``strict_format`` (BPMN-v0's default) ``validity/bare_answer`` (the answer is the XML
+  alone, with no prose or code fence around it) is a fifth check and the mean is over 5;
+  otherwise it is reported but does not count.
 - ``syntactic``: mean of the modelling rules in :mod:`rewardlab.envs.bpmn.syntactic`.
 - ``pragmatic``: mean of the understandability metrics in :mod:`rewardlab.envs.bpmn.pragmatic`.
 - ``semantic``: fidelity to the reference, :mod:`rewardlab.envs.bpmn.semantic`.
@@ -67,10 +68,12 @@ class BPMNOutcome:
         reference_xml: The reference model's XML, or ``None`` (semantic is then 0).
     """
 
-    def __init__(self, answer: str | bytes, reference_xml: str | None = None):
+    def __init__(self, answer: str | bytes, reference_xml: str | None = None, *, strict_format: bool = False):
         self.answer = answer
         self.parsed: ParsedAnswer = read_answer(answer)
         self.reference_xml = reference_xml
+        self.strict_format = strict_format
+        """When True, XML cut out of prose or a code fence is not a usable answer (it fails validity)."""
 
     @cached_property
     def model(self) -> BPMNModel | None:
@@ -91,8 +94,9 @@ class BPMNOutcome:
 
     @property
     def usable(self) -> bool:
-        """Valid BPMN of a scorable size: what ends a repair episode."""
-        return self.parsed.valid and self.scorable is not None
+        """Valid BPMN of a scorable size (and bare, with ``strict_format``): what ends a repair episode."""
+        bare = self.parsed.extracted_from is None or not self.strict_format
+        return self.parsed.valid and self.scorable is not None and bare
 
     @property
     def error(self) -> str | None:
@@ -101,13 +105,16 @@ class BPMNOutcome:
             return self.parsed.error
         if self.model is not None and self.model.oversized:
             return f"the model is too large to score; the limits are {MAX_FLOW_NODES} flow nodes and {MAX_FLOWS} flows"
-        if not self.usable:
+        if self.scorable is None:
             return "the model has no flow nodes; put the tasks, events and gateways in a <process>"
+        if not self.usable:
+            return f"the XML was found inside {self.parsed.extracted_from}; answer with the XML document only"
         return None
 
 
 def validity(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
-    """``(well_formed + bpmn_root + schema_valid + scorable_model) / 4``; ``bare_answer`` is reported only."""
+    """``(well_formed + bpmn_root + schema_valid + scorable_model) / 4``, or with ``strict_format`` the mean of
+    those and ``bare_answer`` (the answer is the XML alone, with no prose or code fence around it), over 5."""
     parsed = outcome.parsed
     checks = {
         "well_formed": float(parsed.well_formed),
@@ -115,9 +122,9 @@ def validity(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
         "schema_valid": float(parsed.schema_valid),
         "scorable_model": float(outcome.scorable is not None),
     }
-    value = sum(checks.values()) / len(checks)
     checks["bare_answer"] = float(parsed.root is not None and parsed.extracted_from is None)
-    return value, checks
+    counted = checks if outcome.strict_format else {k: v for k, v in checks.items() if k != "bare_answer"}
+    return sum(counted.values()) / len(counted), checks
 
 
 def syntactic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
