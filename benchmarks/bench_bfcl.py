@@ -61,6 +61,50 @@ def side_by_side(ours, theirs, count: int, repeat: int) -> tuple[float, float, f
     return median(ours_times), median(theirs_times), median(ratios)
 
 
+def build_cases(env: BFCLEnv, task_ids: list[str]) -> list[tuple]:
+    """Per answer: task id, task data, compiled spec, our input, bfcl-eval's input, action text."""
+    cases = []
+    for task_id in task_ids:
+        task = env.tasks.get(task_id)
+        spec = env.answer_spec(task)
+        for calls in answers_of(env, task_id):
+            ours_input = [(c["name"], c["arguments"]) for c in calls]
+            theirs_input = [{c["name"]: c["arguments"]} for c in calls]
+            text = json.dumps(calls[0] if len(calls) == 1 else calls)
+            cases.append((task_id, task.data, spec, ours_input, theirs_input, text))
+    return cases
+
+
+def checkers(cases: list[tuple], category: str):
+    """Two callables checking every case: ours (compiled spec) and bfcl-eval's ``ast_checker``."""
+    from bfcl_eval.constants.enums import Language
+    from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+
+    def ours():
+        for _, _, spec, calls, _, _ in cases:
+            spec.check(calls)
+
+    def theirs():
+        for _, data, _, _, output, _ in cases:
+            ast_checker(data["functions"], output, data["ground_truth"], Language.PYTHON, category, MODEL_NAME)
+
+    return ours, theirs
+
+
+def peer_rows(budget: float = 2.0) -> list[tuple[str, str, str, str]]:
+    """Rows for the suite-wide table: per-answer check time, ours vs bfcl-eval, two categories."""
+    env = BFCLEnv(categories=["simple_python", "parallel"])
+    rows = []
+    for category in ("simple_python", "parallel"):
+        task_ids = [t for t in env.tasks.ids() if env.tasks.get(t).data["category"] == category][:20]
+        cases = build_cases(env, task_ids)
+        ours, theirs = checkers(cases, category)
+        ours(), theirs()  # warm-up
+        ours_s, theirs_s, ratio = side_by_side(ours, theirs, len(cases), repeat=max(5, int(budget * 5)))
+        rows.append((f"BFCL check per answer ({category})", fmt_seconds(ours_s), fmt_seconds(theirs_s), f"{ratio:.2f}"))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=60, help="tasks per category")
@@ -75,24 +119,9 @@ def main() -> None:
     ours_total = theirs_total = 0.0
     for category in AST_CATEGORIES:
         task_ids = [t for t in env.tasks.ids() if env.tasks.get(t).data["category"] == category][: args.tasks]
-        cases = []
-        for task_id in task_ids:
-            task = env.tasks.get(task_id)
-            spec = env.answer_spec(task)
-            for calls in answers_of(env, task_id):
-                ours_input = [(c["name"], c["arguments"]) for c in calls]
-                theirs_input = [{c["name"]: c["arguments"]} for c in calls]
-                text = json.dumps(calls[0] if len(calls) == 1 else calls)
-                cases.append((task_id, task.data, spec, ours_input, theirs_input, text))
+        cases = build_cases(env, task_ids)
         n = len(cases)
-
-        def ours(cases=cases):
-            for _, _, spec, calls, _, _ in cases:
-                spec.check(calls)
-
-        def theirs(cases=cases, category=category):
-            for _, data, _, _, output, _ in cases:
-                ast_checker(data["functions"], output, data["ground_truth"], Language.PYTHON, category, MODEL_NAME)
+        ours, theirs = checkers(cases, category)
 
         def parse_and_check(cases=cases):
             for _, _, spec, _, _, text in cases:
