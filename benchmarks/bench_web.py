@@ -127,6 +127,37 @@ def miniwob_selenium(steps: int) -> tuple[list[float], list[float]] | str:
     return step_times, reset_times
 
 
+def peer_rows(budget: float = 2.0) -> list[tuple[str, str, str, str]]:
+    """Rows for the suite-wide table: MiniWoB step and reset, ours (Playwright) vs the miniwob
+    package's Selenium env, same tasks and actions."""
+    steps = 30
+    chromium = Chromium()
+    try:
+        env = MiniWoBEnv(chromium=chromium)
+        our_steps, our_resets = miniwob_ours(env, steps)
+        env.close()
+    finally:
+        chromium.close()
+    theirs = miniwob_selenium(steps)
+    if isinstance(theirs, str):
+        return [("MiniWoB step (Playwright vs Selenium)", fmt_seconds(median(our_steps)), theirs, "")]
+    their_steps, their_resets = theirs
+    return [
+        (
+            "MiniWoB step (Playwright vs miniwob's Selenium env)",
+            fmt_seconds(median(our_steps)),
+            fmt_seconds(median(their_steps)),
+            f"{median(our_steps) / median(their_steps):.2f}",
+        ),
+        (
+            "MiniWoB reset (Playwright vs miniwob's Selenium env)",
+            fmt_seconds(median(our_resets)),
+            fmt_seconds(median(their_resets)),
+            f"{median(our_resets) / median(their_resets):.2f}",
+        ),
+    ]
+
+
 # ---------------------------------------------------------------------- leaks
 def resources() -> dict[str, int]:
     me = psutil.Process()

@@ -56,10 +56,12 @@ def time_env(env_id: str, budget: float) -> dict[str, list[float]]:
 
 def vector_steps_per_second(env_id: str, mode: str, budget: float) -> float:
     """Steps/s (summed over 2 workers) of random actions through ``gym.make_vec``."""
-    kwargs = {"shared_memory": False} if mode == "async" else {}
+    # spawn, not fork: a parent that has loaded torch (Slides' sentence model) deadlocks forked workers
+    kwargs = {"shared_memory": False, "context": "spawn"} if mode == "async" else {}
     envs = gym.make_vec(env_id, num_envs=2, vectorization_mode=mode, vector_kwargs=kwargs)
     try:
         base = gym.make(env_id)
+        base.reset(seed=0)  # some envs draw well-formed random actions from the current task
         rng = np.random.default_rng(0)
         actions = [base.unwrapped.sample_action(rng) for _ in range(64)]
         base.close()
