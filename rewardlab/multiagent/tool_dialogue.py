@@ -38,10 +38,10 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-import gymnasium as gym
 from pettingzoo import AECEnv
 
 from rewardlab.core import DEFAULT_MAX_TEXT_LENGTH, TextSpace, coerce_action, truncate
+from rewardlab.envs.toolcall.env import ToolCallEnv
 from rewardlab.envs.toolcall.parsing import parse_tool_calls
 from rewardlab.errors import ConfigError
 from rewardlab.multiagent.text import TextObservation
@@ -98,8 +98,9 @@ class ToolDialogue(AECEnv):
         self.user_mode = user
         self.max_turns = max_turns
         self.render_mode = render_mode
-        # the underlying env must never end the episode on its own turn budget before we do
-        self.tool_env = gym.make("RewardLab/ToolCall-v0", **{**(env_kwargs or {}), "max_turns": max_turns + 1})
+        # the underlying env must never end the episode on its own turn budget before we do; it is made
+        # directly, without gym.make's checker wrappers, as this env enforces the call order itself
+        self.tool_env = ToolCallEnv(**{**(env_kwargs or {}), "max_turns": max_turns + 1})
         self.possible_agents = ["user", "assistant"] if user == "external" else ["assistant"]
         self._observation_space = TextSpace(2 * DEFAULT_MAX_TEXT_LENGTH + 1000)
         self._action_space = TextSpace(DEFAULT_MAX_TEXT_LENGTH)
