@@ -78,7 +78,9 @@ class GenerateVerifyRefine(AECEnv):
         self.env_id = env_id
         self.credit = credit
         self.render_mode = render_mode
-        self.scorer = gym.make(env_id, **{**(env_kwargs or {}), "max_turns": 1})
+        # the underlying env, unwrapped: this env enforces the call order itself, so gym.make's checker
+        # wrappers would only add overhead to every scoring
+        self.scorer = gym.make(env_id, **{**(env_kwargs or {}), "max_turns": 1}).unwrapped
         self.possible_agents = list(AGENTS)
         # task, answer and critique are each cut to DEFAULT_MAX_TEXT_LENGTH, plus the role instructions
         self._observation_space = TextSpace(3 * DEFAULT_MAX_TEXT_LENGTH + 1000)
