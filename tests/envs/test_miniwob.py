@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -13,24 +11,10 @@ from rewardlab.agents import OracleAgent, RandomAgent
 from rewardlab.envs.miniwob.env import MiniWoBEnv
 from rewardlab.envs.miniwob.oracle import SOLVERS, parse_listing
 from rewardlab.envs.miniwob.tasks import PAGES
-from rewardlab.envs.web.backends.browser import Chromium, find_chromium
 from rewardlab.evaluation import run_episode, summarize
+from tests.envs.conftest import NEEDS_CHROMIUM
 
-CHROMIUM_PATH = find_chromium()
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        CHROMIUM_PATH is None or not os.path.exists(CHROMIUM_PATH),
-        reason="no Chromium binary found: apt-get install chromium, or set REWARDLAB_CHROMIUM to a Chromium executable",
-    ),
-]
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    shared = Chromium()
-    yield shared
-    shared.close()
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")

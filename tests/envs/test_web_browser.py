@@ -5,7 +5,6 @@ One Chromium is shared by the whole module (each env opens its own browser conte
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 import time
@@ -15,26 +14,12 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from rewardlab.agents import OracleAgent, RandomAgent
-from rewardlab.envs.web.backends.browser import Chromium, find_chromium
 from rewardlab.envs.web.env import WebEnv
 from rewardlab.envs.web.observation import extract_nodes, parse_html
 from rewardlab.evaluation import run_episode
+from tests.envs.conftest import NEEDS_CHROMIUM
 
-CHROMIUM_PATH = find_chromium()
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        CHROMIUM_PATH is None or not os.path.exists(CHROMIUM_PATH),
-        reason="no Chromium binary found: apt-get install chromium, or set REWARDLAB_CHROMIUM to a Chromium executable",
-    ),
-]
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    shared = Chromium()
-    yield shared
-    shared.close()
+pytestmark = NEEDS_CHROMIUM
 
 
 @pytest.fixture(scope="module")

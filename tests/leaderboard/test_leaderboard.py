@@ -1,10 +1,9 @@
 import json
-import os
-import shutil
 
 import pytest
 
 from rewardlab.cli import main
+from rewardlab.envs.web.backends.browser import find_chromium
 from rewardlab.evaluation import EpisodeResult
 from rewardlab.leaderboard import (
     load_run,
@@ -99,20 +98,17 @@ def test_leaderboard_command_merges(tmp_path, capsys):
     assert "random [two]" in capsys.readouterr().out
 
 
-def chromium_path():
-    return os.environ.get("REWARDLAB_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 @pytest.mark.browser
 def test_html_page_in_real_chromium(tmp_path):
-    if not chromium_path():
+    chromium_path = find_chromium()
+    if not chromium_path:
         pytest.skip("no Chromium binary (install Debian's chromium or set REWARDLAB_CHROMIUM)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (extra: web)")
     paths = write_board(entries(), tmp_path)
     errors = []
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(
-            executable_path=chromium_path(),
+            executable_path=chromium_path,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
         )
         page = browser.new_page()
