@@ -101,6 +101,7 @@ class ToolDialogue(AECEnv):
         # the underlying env must never end the episode on its own turn budget before we do; it is made
         # directly, without gym.make's checker wrappers, as this env enforces the call order itself
         self.tool_env = ToolCallEnv(**{**(env_kwargs or {}), "max_turns": max_turns + 1})
+        self._parse_limits = self.tool_env.limits
         self.possible_agents = ["user", "assistant"] if user == "external" else ["assistant"]
         self._observation_space = TextSpace(2 * DEFAULT_MAX_TEXT_LENGTH + 1000)
         self._action_space = TextSpace(DEFAULT_MAX_TEXT_LENGTH)
@@ -151,14 +152,18 @@ class ToolDialogue(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._clear_rewards()
+        rewards = self.rewards
+        for name in rewards:  # PettingZoo's _clear_rewards, inlined: this step is on the hot path
+            rewards[name] = 0.0
         text, error = coerce_action(action)
         self.infos[agent]["action_error"] = error
         if agent == "user":
             self._user_turn(text)
         else:
             self._assistant_turn(text)
-        self._accumulate_rewards()
+        cumulative = self._cumulative_rewards
+        for name, reward in rewards.items():  # and _accumulate_rewards
+            cumulative[name] += reward
 
     # ------------------------------------------------------------------ turns
     def _user_says(self, message: str) -> None:
@@ -179,7 +184,7 @@ class ToolDialogue(AECEnv):
 
     def _assistant_turn(self, text: str) -> None:
         self.assistant_turns += 1
-        if parse_tool_calls(text, self.tool_env.unwrapped.limits).kind == "answer":
+        if parse_tool_calls(text, self._parse_limits).kind == "answer":
             self.transcript.append(("assistant_message", text))
             if self.user_mode == "scripted":
                 reply = self.scripted_user.act("", {"goal": self.goal})
@@ -194,9 +199,10 @@ class ToolDialogue(AECEnv):
             self.transcript.append(("assistant_tool_call", text))
             self.transcript.append(("tool", observation))
             self.last_for_assistant = observation
-            self.infos["assistant"]["action_error"] = info["action_error"]
-            self.infos["assistant"]["milestones"] = info["milestones"]
-            self.infos["assistant"]["progress"] = info["progress"]
+            own = self.infos["assistant"]
+            own["action_error"] = info["action_error"]
+            own["milestones"] = info["milestones"]
+            own["progress"] = info["progress"]
         if self.assistant_turns >= self.max_turns and not any(self.terminations.values()):
             self._finish(final_answer="", truncated=True)
 

@@ -30,6 +30,7 @@ def test_one_line_per_finished_episode(tmp_path):
     env.reset()
     for _ in range(8):  # truncated by the turn budget
         *_, truncated, _ = env.step("down")
+    env.close()
     records = list(read_episodes(path))
     assert len(records) == 2 == env.episodes_written
     first = records[0]
@@ -49,6 +50,7 @@ def test_hostile_text_and_vector_rewards_stay_valid_json(tmp_path):
     env = RecordEpisodes(VectorReward(EchoEnv()), path)
     env.reset(seed=0, options={"task_id": "t0"})
     env.step("\ud800 lone surrogate \n\x00 and emoji 🤖")
+    env.flush()
     (record,) = read_episodes(path)
     assert record["rewards"] == [[0.0, 0.0]]  # wrong and far too long: both components 0
     assert record["return"] == [0.0, 0.0] and "\x00" in record["actions"][0]
@@ -68,7 +70,7 @@ WRITER = textwrap.dedent(
     from rewardlab.wrappers import RecordEpisodes
     from tests.conftest import EchoEnv
 
-    env = RecordEpisodes(EchoEnv(), sys.argv[1])
+    env = RecordEpisodes(EchoEnv(), sys.argv[1], flush_interval_s=0)
     for i in range(10_000):
         env.reset(seed=i)
         env.step("x" * 4_000_000)   # ~4 MB lines: each write takes a while
@@ -121,16 +123,67 @@ def test_a_writer_killed_inside_a_write_call_leaves_the_file_intact(tmp_path):
     assert check_complete_lines(path) == 2
 
 
+BUFFERED_WRITER = textwrap.dedent(
+    """
+    import sys
+    from rewardlab.wrappers import RecordEpisodes
+    from tests.conftest import EchoEnv
+
+    env = RecordEpisodes(EchoEnv(), sys.argv[1], flush_interval_s=3600)
+    for i in range(5):
+        env.reset(seed=i, options={"task_id": f"t{i}"})
+        env.step("alpha")
+    print(sum(1 for _ in open(sys.argv[1])) if sys.argv[2] == "count" else "", flush=True)
+    if sys.argv[2] == "drop":
+        del env  # garbage-collected without close()
+        print(sum(1 for _ in open(sys.argv[1])), flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize("ending", ["count", "exit", "drop"])
+def test_buffered_episodes_are_written_at_exit_and_when_the_wrapper_is_dropped(tmp_path, ending):
+    path = tmp_path / "episodes.jsonl"
+    path.write_text("")
+    done = subprocess.run(
+        [sys.executable, "-c", BUFFERED_WRITER, str(path), ending], cwd=ROOT, capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    if ending == "count":
+        assert done.stdout.split()[0] == b"0"  # the hour-long interval has not passed: all buffered
+    if ending == "drop":
+        assert done.stdout.split() == [b"5"]
+    assert [r["task_id"] for r in read_episodes(path)] == [f"t{i}" for i in range(5)]
+
+
+def test_flush_interval_batches_writes_and_flush_writes_now(tmp_path):
+    path = tmp_path / "episodes.jsonl"
+    env = RecordEpisodes(EchoEnv(), path, flush_interval_s=3600)
+    for i in range(3):
+        env.reset(seed=i, options={"task_id": f"t{i}"})
+        env.step("alpha")
+    assert not path.exists() and env.episodes_written == 3
+    env.flush()
+    assert [r["task_id"] for r in read_episodes(path)] == ["t0", "t1", "t2"]
+    env.reset(seed=3, options={"task_id": "t3"})
+    env.step("alpha")
+    assert len(list(read_episodes(path))) == 3
+    env.close()
+    assert [r["task_id"] for r in read_episodes(path)][-1] == "t3"
+
+
 def test_bad_path(tmp_path):
     with pytest.raises(ConfigError, match="directory"):
         RecordEpisodes(EchoEnv(), tmp_path)
     with pytest.raises(ConfigError, match="path"):
         RecordEpisodes(EchoEnv(), 12)
+    with pytest.raises(ConfigError, match="flush_interval_s"):
+        RecordEpisodes(EchoEnv(), tmp_path / "e.jsonl", flush_interval_s=-1)
 
 
 def test_non_atomic_mode_appends_and_cuts_off_a_partial_last_line(tmp_path):
     path = tmp_path / "episodes.jsonl"
-    env = RecordEpisodes(EchoEnv(), path, atomic=False)
+    env = RecordEpisodes(EchoEnv(), path, atomic=False, flush_interval_s=0)
     env.reset(seed=0, options={"task_id": "t0"})
     env.step("alpha")
     inode = path.stat().st_ino
