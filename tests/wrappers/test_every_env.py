@@ -33,6 +33,7 @@ def run(request, tmp_path_factory):
     for seed in range(2):
         rewards, infos, ended = random_episode(stack, seed, max_steps=MAX_STEPS)
         episodes.append(SimpleNamespace(vectors=rewards, infos=infos, ended=ended, raw=list(capture.rewards)))
+    stack.get_wrapper_attr("flush")()  # RecordEpisodes buffers finished episodes
     yield SimpleNamespace(env=env, episodes=episodes, path=path)
     env.close()
 
