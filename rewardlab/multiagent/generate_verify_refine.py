@@ -95,7 +95,7 @@ class GenerateVerifyRefine(AECEnv):
         return self._action_space
 
     # ------------------------------------------------------------------ scoring
-    def _score(self, answer: str) -> dict[str, Any]:
+    def _score(self, answer: str) -> tuple[float, dict[str, Any]]:
         """Replay the task in the underlying env and return the final step's reward and info.
 
         The first answer is scored in the episode ``reset`` already started; later ones replay it."""
@@ -103,7 +103,7 @@ class GenerateVerifyRefine(AECEnv):
             self.scorer.reset(seed=self._seed, options={"task_id": self.task_id})
         self._scorer_fresh = False
         _, reward, _, _, info = self.scorer.step(answer)
-        return {"reward": reward, **info}
+        return float(reward), info
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -117,7 +117,7 @@ class GenerateVerifyRefine(AECEnv):
         self.task_info = {k: info[k] for k in ("task_id", "system_prompt", "tools") if k in info}
         self.agents = list(AGENTS)
         self.transcript = {}
-        self.generator_result: dict[str, Any] | None = None
+        self.generator_result: tuple[float, dict[str, Any]] | None = None
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -143,7 +143,8 @@ class GenerateVerifyRefine(AECEnv):
         text, error = coerce_action(action)
         self.infos[agent]["action_error"] = error
         self.transcript[agent] = text
-        self._clear_rewards()
+        # rewards stay 0 (as reset set them) until the refiner's step, the last before every agent is done,
+        # so PettingZoo's _clear_rewards/_accumulate_rewards are only needed there (in _finish)
         if agent == "generator":
             self.generator_result = self._score(text)
             self.agent_selection = "verifier"
@@ -156,21 +157,22 @@ class GenerateVerifyRefine(AECEnv):
                 )
             self.agent_selection = "refiner"
         else:
-            self._finish(self._score(text))
-        self._accumulate_rewards()
+            self._finish(*self._score(text))
 
-    def _finish(self, final: dict[str, Any]) -> None:
-        generated = self.generator_result
+    def _finish(self, final_reward: float, final: dict[str, Any]) -> None:
+        generated_reward, generated = self.generator_result
         verdict = self.infos["verifier"].get("verdict")
         verdict_right = float(verdict is not None and verdict == bool(generated["is_success"]))
         if self.credit == "joint":
-            self.rewards = dict.fromkeys(self.agents, float(final["reward"]))
+            self.rewards = dict.fromkeys(self.agents, final_reward)
         else:
             self.rewards = {
-                "generator": float(generated["reward"]),
+                "generator": generated_reward,
                 "verifier": verdict_right,
-                "refiner": float(final["reward"] - generated["reward"]),
+                "refiner": final_reward - generated_reward,
             }
+        for agent, reward in self.rewards.items():
+            self._cumulative_rewards[agent] += reward
         outcome_keys = ("reward_components", "reward_weights", "metrics", "score", "is_success")
         self.infos["generator"].update({k: generated[k] for k in outcome_keys})
         self.infos["refiner"].update({k: final[k] for k in outcome_keys})

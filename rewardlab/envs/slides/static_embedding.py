@@ -1,0 +1,137 @@
+"""Static token embeddings distilled from all-MiniLM-L6-v2: sentence vectors without a forward pass.
+
+The distillation (the Model2Vec recipe, with a stop-word list in place of its PCA and frequency
+weighting) runs the transformer once per vocabulary entry ``t`` on the one-token sentence
+``[CLS] t [SEP]`` and keeps the mean-pooled output, so ``table[t]`` is exactly what the full model
+returns for that token alone. The table is centred (the mean row is subtracted: the direction
+every token shares would otherwise make unrelated sentences look alike), and the rows of special
+tokens, stop words and punctuation are zeroed, so they do not pull every sentence towards the
+same point (the similarity of unrelated sentences drops by about a third). It is saved as float16 under the
+user's cache directory; building it takes under a minute on CPU, once per model version.
+
+A sentence's vector is then the mean of the rows of its word-piece tokens, L2-normalised::
+
+    v(s) = normalise( Σ_{t ∈ tokens(s)} table[t] / |tokens(s)| )
+
+which costs a tokeniser call and a few hundred additions instead of six transformer layers:
+microseconds per sentence. Word order and context are lost, so similarities are coarser than
+the full model's; :class:`~rewardlab.envs.slides.similarity.StaticEmbeddingSimilarity` has its
+own calibration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+DIMENSION = 384
+BATCH = 1024
+RECIPE = "v2"
+"""Part of the cache file name: a new distillation recipe never reads an old table."""
+MAX_CACHED = 200_000
+"""Sentence vectors kept per process (~300 MB at most); the cache is cleared when it grows past this."""
+
+
+def cache_dir() -> Path:
+    """``$REWARDLAB_CACHE`` or ``~/.cache/rewardlab``."""
+    return Path(os.environ.get("REWARDLAB_CACHE", Path.home() / ".cache" / "rewardlab"))
+
+
+def _fingerprint(model_dir: Path) -> str:
+    """Identifies the weights: name and size of every file of the model directory."""
+    entries = sorted(f"{p.name}:{p.stat().st_size}" for p in model_dir.iterdir() if p.is_file())
+    return hashlib.sha256("\n".join(entries).encode()).hexdigest()[:16]
+
+
+def distil_table(model: object, tokenizer: object) -> np.ndarray:
+    """``table[t]``: the model's mean-pooled output for ``[CLS] t [SEP]``, centred; rows of special
+    tokens, stop words and punctuation are 0."""
+    import torch
+
+    from rewardlab.envs.slides.similarity import STOPWORDS
+
+    vocab = len(tokenizer)
+    special = set(tokenizer.all_special_ids)
+    table = np.zeros((vocab, DIMENSION), dtype=np.float32)
+    with torch.inference_mode():
+        for start in range(0, vocab, BATCH):
+            ids = torch.arange(start, min(start + BATCH, vocab))
+            batch = torch.stack(
+                [
+                    torch.full_like(ids, tokenizer.cls_token_id),
+                    ids,
+                    torch.full_like(ids, tokenizer.sep_token_id),
+                ],
+                dim=1,
+            )
+            hidden = model(input_ids=batch, attention_mask=torch.ones_like(batch)).last_hidden_state
+            table[start : start + len(ids)] = hidden.mean(dim=1).numpy()
+    words = tokenizer.convert_ids_to_tokens(list(range(vocab)))
+    keep = np.array([i not in special and any(c.isalnum() for c in w) for i, w in enumerate(words)])
+    table[keep] -= table[keep].mean(axis=0)
+    silent = ~keep | np.array([w.removeprefix("##") in STOPWORDS for w in words])
+    table[silent] = 0.0
+    return table
+
+
+class StaticEncoder:
+    """The process-wide static table and tokenizer: built or read from the cache on first use."""
+
+    _lock = threading.Lock()
+    _instance: StaticEncoder | None = None
+
+    def __init__(self, model_dir: Path):
+        from transformers import AutoTokenizer
+
+        self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
+        path = cache_dir() / f"minilm-static-{RECIPE}-{_fingerprint(model_dir)}.npy"
+        if path.is_file():
+            self.table = np.load(path).astype(np.float32)
+        else:
+            from transformers import AutoModel
+
+            model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+            self.table = distil_table(model, self.tokenizer)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            with open(partial, "wb") as file:
+                np.save(file, self.table.astype(np.float16))
+            os.replace(partial, path)  # another process may be building it too: the last rename wins
+            self.table = self.table.astype(np.float16).astype(np.float32)  # the same values a cached load gives
+        self.cache: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def get(cls, model_dir: Path) -> StaticEncoder:
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = cls(model_dir)
+            return cls._instance
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised mean token vectors, one row per text (zeros for text with no tokens).
+
+        Vectors are cached per text (a brief's reference sentences are tokenised once)."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
+        if missing:
+            encoded = self.tokenizer(
+                missing, add_special_tokens=False, truncation=True, max_length=512, return_attention_mask=False
+            )["input_ids"]
+            lengths = np.array([len(ids) for ids in encoded])
+            rows = np.zeros((len(missing), DIMENSION), dtype=np.float32)
+            filled = lengths > 0
+            if filled.any():
+                tokens = self.table[np.concatenate([ids for ids in encoded if ids])]
+                starts = np.concatenate([[0], np.cumsum(lengths[filled])[:-1]])
+                rows[filled] = np.add.reduceat(tokens, starts, axis=0) / lengths[filled, None]
+            rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+            if len(self.cache) > MAX_CACHED:
+                self.cache.clear()
+            self.cache.update(zip(missing, rows, strict=True))
+        if not texts:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        return np.stack([self.cache[t] for t in texts])
