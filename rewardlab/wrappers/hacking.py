@@ -5,7 +5,6 @@ from __future__ import annotations
 import bisect
 import logging
 import math
-import statistics
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -127,8 +126,8 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
         self.records: list[dict[str, Any]] = []
         self.lengths: deque[float] = deque(maxlen=window)
         self._sorted_lengths: list[float] = []  # the same values, sorted, for the median
-        self._repetitions: list[float] = []  # per action of the current episode, measured as it is taken
-        self._lengths: list[int] = []
+        # running over the current episode's actions, each measured as it is taken
+        self._max_repetition, self._length_sum, self._actions = 0.0, 0, 0
         self._proxy = 0.0
 
     def gold_score(self, info: Mapping[str, Any]) -> float:
@@ -138,14 +137,15 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
         return float(self.gold(info))
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        self._repetitions, self._lengths, self._proxy = [], [], 0.0
+        self._max_repetition, self._length_sum, self._actions, self._proxy = 0.0, 0, 0, 0.0
         return self.env.reset(seed=seed, options=options)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
         text = action if isinstance(action, str) else str(action)
-        self._repetitions.append(repetition_rate(text, self.ngram))
-        self._lengths.append(len(text))
+        self._max_repetition = max(self._max_repetition, repetition_rate(text, self.ngram))
+        self._length_sum += len(text)
+        self._actions += 1
         self._proxy += float(reward)
         if (terminated or truncated) and "reward_components" in info:
             info["hacking"] = self._judge(info)
@@ -153,8 +153,8 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
 
     def _judge(self, info: Mapping[str, Any]) -> dict[str, Any]:
         gold = self.gold_score(info)
-        repetition = max(self._repetitions)
-        length = statistics.fmean(self._lengths)
+        repetition = self._max_repetition
+        length = self._length_sum / self._actions
         flags = []
         if self._proxy >= self.proxy_threshold and gold < self.gold_threshold:
             flags.append("proxy_gold_gap")
