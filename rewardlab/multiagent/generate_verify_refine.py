@@ -49,6 +49,7 @@ AGENTS = ("generator", "verifier", "refiner")
 VERDICT = re.compile(r"VERDICT\s*:\s*(PASS|FAIL)\b", re.IGNORECASE)
 Credit = Literal["joint", "role"]
 MISSING_VERDICT = "no verdict line: end the critique with 'VERDICT: PASS' or 'VERDICT: FAIL'"
+OUTCOME_KEYS = ("reward_components", "reward_weights", "metrics", "score", "is_success")
 
 
 def parse_verdict(critique: str) -> bool | None:
@@ -107,9 +108,8 @@ class GenerateVerifyRefine(AECEnv):
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        options = options or {}
         self._seed = seed
-        select = {k: options[k] for k in ("task_id", "split") if k in options}
+        select = {k: options[k] for k in ("task_id", "split") if k in options} if options else None
         prompt, info = self.scorer.reset(seed=seed, options=select or None)
         self._scorer_fresh = True
         self.task_id = info["task_id"]
@@ -152,9 +152,7 @@ class GenerateVerifyRefine(AECEnv):
             verdict = parse_verdict(text)
             self.infos[agent]["verdict"] = verdict
             if verdict is None and error is None:
-                self.infos[agent]["action_error"] = (
-                    "no verdict line: end the critique with 'VERDICT: PASS' or 'VERDICT: FAIL'"
-                )
+                self.infos[agent]["action_error"] = MISSING_VERDICT
             self.agent_selection = "refiner"
         else:
             self._finish(*self._score(text))
@@ -173,9 +171,10 @@ class GenerateVerifyRefine(AECEnv):
             }
         for agent, reward in self.rewards.items():
             self._cumulative_rewards[agent] += reward
-        outcome_keys = ("reward_components", "reward_weights", "metrics", "score", "is_success")
-        self.infos["generator"].update({k: generated[k] for k in outcome_keys})
-        self.infos["refiner"].update({k: final[k] for k in outcome_keys})
+        for agent, info in (("generator", generated), ("refiner", final)):
+            own = self.infos[agent]
+            for key in OUTCOME_KEYS:
+                own[key] = info[key]
         self.infos["verifier"].update(
             reward_components={"verdict": verdict_right},
             reward_weights={"verdict": 1.0},
