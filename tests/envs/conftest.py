@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 
+import psutil
 import pytest
 
 from rewardlab.envs.web.backends.browser import Chromium, find_chromium
@@ -25,3 +28,22 @@ def chromium():
     shared = Chromium()
     yield shared
     shared.close()
+
+
+def process_resources() -> tuple[int, int, int, int]:
+    """This process's child processes, open file descriptors, inet connections and threads."""
+    me = psutil.Process()
+    return (
+        len(me.children(recursive=True)),
+        me.num_fds(),
+        len(me.net_connections(kind="inet")),
+        threading.active_count(),
+    )
+
+
+def assert_back_to(before: tuple[int, int, int, int], timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for :func:`process_resources` to return to ``before``."""
+    deadline = time.monotonic() + timeout
+    while process_resources() != before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process_resources() == before, (before, process_resources())

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 import gymnasium as gym
 import numpy as np
-import psutil
 import pytest
 from gymnasium.utils.env_checker import check_env
 
@@ -20,6 +18,7 @@ from rewardlab.envs.web.sites.lab import INJECTION
 from rewardlab.envs.web.tasks import answer_matches, generate_tasks, load_tasks
 from rewardlab.errors import ConfigError
 from rewardlab.evaluation import run_episode, summarize
+from tests.envs.conftest import assert_back_to, process_resources
 
 
 @pytest.fixture(scope="module")
@@ -284,18 +283,8 @@ def test_turn_budget_truncates_and_scores_state(env):
         limited.close()
 
 
-def _resources() -> tuple[int, int, int, int]:
-    me = psutil.Process()
-    return (
-        len(me.children(recursive=True)),
-        me.num_fds(),
-        len(me.net_connections(kind="inet")),
-        threading.active_count(),
-    )
-
-
 def test_two_hundred_episodes_leak_no_processes_files_ports_or_threads():
-    before = _resources()
+    before = process_resources()
     leaky = WebEnv(backend="http")
     oracle = OracleAgent(leaky)
     ids = leaky.tasks.ids()
@@ -304,10 +293,7 @@ def test_two_hundred_episodes_leak_no_processes_files_ports_or_threads():
         run_episode(leaky, agent, seed=episode, task_id=ids[episode % len(ids)])
     leaky.close()
     leaky.close()  # twice is fine
-    deadline = time.monotonic() + 5
-    while _resources() != before and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _resources() == before
+    assert_back_to(before, timeout=5)
 
 
 def test_sample_action_is_well_formed(env):

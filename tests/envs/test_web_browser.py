@@ -6,10 +6,8 @@ One Chromium is shared by the whole module (each env opens its own browser conte
 from __future__ import annotations
 
 import socket
-import threading
 import time
 
-import psutil
 import pytest
 from gymnasium.utils.env_checker import check_env
 
@@ -17,7 +15,7 @@ from rewardlab.agents import OracleAgent, RandomAgent
 from rewardlab.envs.web.env import WebEnv
 from rewardlab.envs.web.observation import extract_nodes, parse_html
 from rewardlab.evaluation import run_episode
-from tests.envs.conftest import NEEDS_CHROMIUM
+from tests.envs.conftest import NEEDS_CHROMIUM, assert_back_to, process_resources
 
 pytestmark = NEEDS_CHROMIUM
 
@@ -156,25 +154,12 @@ def test_requests_to_other_hosts_and_ports_are_blocked_in_the_browser(browser_en
         listener.close()
 
 
-def _resources() -> tuple[int, int, int, int]:
-    me = psutil.Process()
-    return (
-        len(me.children(recursive=True)),
-        me.num_fds(),
-        len(me.net_connections(kind="inet")),
-        threading.active_count(),
-    )
-
-
 def test_episodes_and_close_leak_nothing():
-    before = _resources()
+    before = process_resources()
     env = WebEnv(backend="browser")  # launches and owns its own Chromium
     oracle = OracleAgent(env)
     for episode in range(12):
         run_episode(env, oracle, seed=episode, task_id=env.tasks.ids()[episode * 5])
     env.close()
     env.close()
-    deadline = time.monotonic() + 10
-    while _resources() != before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _resources() == before, (before, _resources())
+    assert_back_to(before, timeout=10)

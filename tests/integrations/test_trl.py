@@ -103,46 +103,24 @@ def test_environment_class_follows_trls_contract():
     assert [f(completions=completions, environments=[env])[0] for f in funcs] == values  # scored once
 
 
-def test_single_turn_example_trains_two_steps_and_logs_each_component(tiny_model_dir, tmp_path):
-    main = runpy.run_path(str(EXAMPLES / "trl_grpo_single_turn.py"), run_name="example")["main"]
-    result = main(
-        [
-            "--model",
-            str(tiny_model_dir),
-            "--steps",
-            "2",
-            "--max-completion-length",
-            "8",
-            "--num-generations",
-            "2",
-            "--output-dir",
-            str(tmp_path),
-        ]
-    )
+def run_example(name: str, model_dir, output_dir) -> list[dict]:
+    """Two training steps of ``examples/<name>`` on the tiny model; the log rows that carry a reward."""
+    main = runpy.run_path(str(EXAMPLES / name), run_name="example")["main"]
+    arguments = ["--model", str(model_dir), "--steps", "2", "--max-completion-length", "8", "--num-generations", "2"]
+    result = main([*arguments, "--output-dir", str(output_dir)])
     logged = [row for row in result["log_history"] if "reward" in row]
     assert len(logged) == 2
+    return logged
+
+
+def test_single_turn_example_trains_two_steps_and_logs_each_component(tiny_model_dir, tmp_path):
+    logged = run_example("trl_grpo_single_turn.py", tiny_model_dir, tmp_path)
     for name in ("reward", "format", "count", "function", "parameters", "types", "values"):
         assert f"rewards/{name}/mean" in logged[0]
 
 
 def test_multi_turn_example_trains_two_steps_with_the_environment_factory(tiny_model_dir, tmp_path):
-    main = runpy.run_path(str(EXAMPLES / "trl_multi_turn.py"), run_name="example")["main"]
-    result = main(
-        [
-            "--model",
-            str(tiny_model_dir),
-            "--steps",
-            "2",
-            "--max-completion-length",
-            "8",
-            "--num-generations",
-            "2",
-            "--output-dir",
-            str(tmp_path),
-        ]
-    )
-    logged = [row for row in result["log_history"] if "reward" in row]
-    assert len(logged) == 2
+    logged = run_example("trl_multi_turn.py", tiny_model_dir, tmp_path)
     for name in ("reward", "format", "schema", "execution", "state", "answer", "efficiency"):
         assert f"rewards/{name}/mean" in logged[0]
     assert "tools/call_frequency" in logged[0]  # TRL ran its tool loop with the env's `act`
