@@ -39,6 +39,7 @@ import re
 from typing import Any, Literal
 
 import gymnasium as gym
+from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
 from rewardlab.core import DEFAULT_MAX_TEXT_LENGTH, TextSpace, coerce_action, truncate
@@ -99,18 +100,24 @@ class GenerateVerifyRefine(AECEnv):
     def _score(self, answer: str) -> tuple[float, dict[str, Any]]:
         """Replay the task in the underlying env and return the final step's reward and info.
 
-        The first answer is scored in the episode ``reset`` already started; later ones replay it."""
+        The first answer is scored in the episode ``reset`` already started. Later ones replay that
+        reset: the same options from the same random state. Restoring the generator's state is exact and
+        much cheaper than seeding a new generator, which costs about as much as a BFCL step."""
         if not self._scorer_fresh:
-            self.scorer.reset(seed=self._seed, options={"task_id": self.task_id})
+            self.scorer.np_random.bit_generator.state = self._start_state
+            self.scorer.reset(options=self._reset_options)
         self._scorer_fresh = False
         _, reward, _, _, info = self.scorer.step(answer)
         return float(reward), info
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        self._seed = seed
+        if seed is not None:
+            self.scorer.np_random, _ = seeding.np_random(seed)
+        self._start_state = self.scorer.np_random.bit_generator.state
         select = {k: options[k] for k in ("task_id", "split") if k in options} if options else None
-        prompt, info = self.scorer.reset(seed=seed, options=select or None)
+        self._reset_options = select or None
+        prompt, info = self.scorer.reset(options=self._reset_options)
         self._scorer_fresh = True
         self.task_id = info["task_id"]
         self.task_prompt = prompt
@@ -118,11 +125,11 @@ class GenerateVerifyRefine(AECEnv):
         self.agents = list(AGENTS)
         self.transcript = {}
         self.generator_result: tuple[float, dict[str, Any]] | None = None
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {**self.task_info, "role": agent, "action_error": None} for agent in self.agents}
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {agent: {**self.task_info, "role": agent, "action_error": None} for agent in AGENTS}
         self.agent_selection = AGENTS[0]
 
     def observe(self, agent: str) -> TextObservation:

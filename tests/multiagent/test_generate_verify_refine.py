@@ -6,9 +6,25 @@ from rewardlab.errors import ConfigError
 from rewardlab.multiagent import GenerateVerifyRefine, parse_verdict
 from tests.conftest import EchoEnv
 
+
+class DrawnTargetEnv(EchoEnv):
+    """EchoEnv whose target gets a number drawn from ``np_random`` at reset: scoring an answer twice
+    gives the same result only if the second scoring replays the episode's random state."""
+
+    def _start(self, task):
+        self.target = f"{task.data['target']}{int(self.np_random.integers(1000))}"
+        self.answer = ""
+        return f"say {self.target}", {}
+
+    def _outcome(self):
+        return {"answer": self.answer, "target": self.target}, True
+
+
 ECHO = "Test/EchoGVR-v0"
-if ECHO not in gym.registry:
-    gym.register(ECHO, entry_point=EchoEnv)
+DRAWN = "Test/DrawnTargetGVR-v0"
+for env_id, entry_point in ((ECHO, EchoEnv), (DRAWN, DrawnTargetEnv)):
+    if env_id not in gym.registry:
+        gym.register(env_id, entry_point=entry_point)
 
 
 def play(env, actions, task_id="t0", seed=0):
@@ -59,6 +75,23 @@ def test_missing_verdict_is_an_action_error_and_wrong():
     assert "VERDICT" in env.infos["verifier"]["action_error"]
     env.step("alpha")
     assert env._cumulative_rewards["verifier"] == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, None])
+@pytest.mark.parametrize("options", [None, {"split": "test"}, {"task_id": "t2"}])
+def test_both_answers_are_scored_as_the_underlying_env_scores_them(seed, options):
+    team = GenerateVerifyRefine(DRAWN, credit="role")
+    team.reset(seed=seed, options=options)
+    answer = team.task_prompt.removeprefix("say ")
+    for action in (answer, "VERDICT: PASS", answer):
+        team.step(action)
+    # the refiner repeated the generator's correct answer: both full marks, no improvement
+    assert team.infos["generator"]["reward_components"] == {"exact": 1.0, "length": 1.0}
+    assert team.infos["refiner"]["reward_components"] == {"exact": 1.0, "length": 1.0}
+    assert team._cumulative_rewards == {"generator": 1.0, "verifier": 1.0, "refiner": 0.0}
+    if seed is not None:  # the same seed and options give the same task in the single-agent env
+        single = gym.make(DRAWN, max_turns=1)
+        assert single.reset(seed=seed, options=options)[0] == team.task_prompt
 
 
 @pytest.mark.parametrize("action", [None, 42, b"\xff\xfe", "x" * 1_000_000, "\x00🤖"])
