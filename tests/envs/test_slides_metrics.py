@@ -159,6 +159,30 @@ def test_model_similarities_rank_paraphrases_above_unrelated_text(backend):
 
 
 @needs_model
+@pytest.mark.parametrize("backend", ["embedding", "static"])
+def test_model_similarities_give_related_text_credit_and_off_topic_text_little(backend):
+    # over the test briefs: a key point against its own notes (paraphrase) vs against the notes of a
+    # brief from another scenario, and the support a statement of that other brief's notes gets here
+    from rewardlab.envs.slides.similarity import make_similarity
+
+    similarity = make_similarity(backend)
+    briefs = [Brief.from_task(task) for task in load_tasks() if task.split == "test"]
+    own, other, off_topic_support = [], [], []
+    for i, brief in enumerate(briefs):
+        stranger = briefs[(i + 3) % len(briefs)]  # three variants per scenario: always another scenario
+        own.append(similarity.matrix(list(brief.key_points), list(brief.source_sentences)).max(axis=1))
+        other.append(similarity.matrix(list(brief.key_points), list(stranger.source_sentences)).max(axis=1))
+        statements = [s for s in stranger.source_sentences if is_sentence(s)]
+        off_topic_support.append(similarity.matrix(statements, list(brief.source_sentences)).max(axis=1))
+    own_credit, other_credit, support_credit = (
+        credit(similarity, np.concatenate(values)) for values in (own, other, off_topic_support)
+    )
+    assert np.median(own_credit) >= 0.75 and np.median(other_credit) == 0.0
+    assert np.median(support_credit) <= 0.1 and np.mean(support_credit) <= 0.2
+    assert np.mean(own_credit) - np.mean(other_credit) >= 0.5
+
+
+@needs_model
 def test_static_table_reloads_identically_and_empty_text_is_a_zero_vector():
     from rewardlab.envs.slides.similarity import model_path
     from rewardlab.envs.slides.static_embedding import StaticEncoder

