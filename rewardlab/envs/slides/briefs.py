@@ -678,11 +678,11 @@ SCENARIOS: tuple[Scenario, ...] = (
             ),
             (
                 "Attendance improved during the pilot",
-                "Attendance among tutored students rose by {attend} percentage points.",
+                "Attendance among tutored students rose by {attend} percentage points during the pilot.",
             ),
             (
                 "Scaling up is affordable",
-                "Running the programme in every grade would cost about {cost} thousand dollars a year.",
+                "Running the programme in every grade is affordable at about {cost} thousand dollars a year.",
             ),
         ),
         sections=(
