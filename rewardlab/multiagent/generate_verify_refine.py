@@ -11,8 +11,9 @@
 The generator answers the task. The verifier sees the task and that answer and writes a critique
 ending in a verdict line, ``VERDICT: PASS`` or ``VERDICT: FAIL`` (the last such line counts). The
 refiner sees the task, the answer and the critique, and writes the final answer, which the
-underlying env scores. Answers are scored by replaying the same task with the same seed in the
-underlying env, so scores are deterministic and the two answers are judged identically.
+underlying env scores. Each answer is scored in the underlying env after the episode's reset,
+replayed for the second answer (same options, same random state), so scores are deterministic
+and the two answers are judged identically.
 
 ## Rewards
 With ``R(a)`` the underlying env's reward for answer ``a``, ``g`` the generator's answer and
