@@ -124,12 +124,12 @@ class SlidesEnv(TextEnv):
       (a mapping or JSON text) replacing the deterministic recoverer. With a judge the env is
       nondeterministic: ``env.unwrapped.deterministic`` is then False.
     - ``save_dir``: keep every rendered deck as ``<save_dir>/<task_id>-<episode>.pptx``.
+    - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
+      ``render_mode``: see :class:`~rewardlab.core.TextEnv`.
 
     Without ``save_dir`` the scored deck is not serialised during ``step``: speaker notes and the
     zip file cost more than scoring itself (``benchmarks/bench_slides.py``). ``env.unwrapped.last_pptx``
     gives the last scored deck as .pptx bytes, speaker notes included, rendered on first access.
-    - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
-      ``render_mode``: see :class:`~rewardlab.core.TextEnv`.
 
     ## Version History
 

@@ -13,9 +13,10 @@ punctuation):
 
 Steps 1 and 2 remove what every token shares: without them a sentence's mean vector is dominated
 by a few common directions and unrelated sentences look alike (over the 48 briefs, a key point
-and the closest sentence of another brief's notes have median cosine 0.32 without step 2 and 0.22
-with it, against 0.23 for the full model). The table is saved as float16 under the user's cache
-directory; building it takes under a minute on CPU, once per model version.
+and the closest sentence of another brief's notes have median cosine 0.32 without step 2 and 0.23
+with it, against 0.26 for the full model: ``benchmarks/calibrate_similarity.py``). The table is
+saved as float16 under the user's cache directory; building it takes under a minute on CPU, once
+per model version.
 
 A sentence's vector is then the mean of the rows of its word-piece tokens, L2-normalised::
 
