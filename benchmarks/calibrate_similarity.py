@@ -28,7 +28,7 @@ import numpy as np
 from benchmarks.common import stamp, table
 from rewardlab.envs.slides.env import SlidesEnv
 from rewardlab.envs.slides.rubric import is_sentence
-from rewardlab.envs.slides.similarity import credit, make_similarity
+from rewardlab.envs.slides.similarity import Similarity, credit, make_similarity
 from rewardlab.envs.slides.tasks import Brief
 
 RELATED = ("key point vs own notes", "key point vs oracle deck")
@@ -53,8 +53,7 @@ def other_scenario(briefs: list[Brief], i: int) -> int:
     return (i + 7) % len(briefs)
 
 
-def similarities(backend: str, data: list[tuple[Brief, list[str]]]) -> dict[str, np.ndarray]:
-    similarity = make_similarity(backend)
+def similarities(similarity: Similarity, data: list[tuple[Brief, list[str]]]) -> dict[str, np.ndarray]:
     best = lambda a, b: similarity.matrix(list(a), list(b)).max(axis=1)  # noqa: E731
     rows: dict[str, list[np.ndarray]] = {}
     briefs = [brief for brief, _ in data]
@@ -86,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = []
     for backend in args.backends:
         similarity = make_similarity(backend)
-        values = similarities(backend, data)
+        values = similarities(similarity, data)
         unrelated = np.concatenate([values["key point vs other notes"], values["key point vs other deck"]])
         related = np.concatenate([values[name] for name in RELATED])
         for name, v in values.items():

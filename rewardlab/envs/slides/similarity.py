@@ -339,7 +339,7 @@ class StaticEmbeddingSimilarity(EmbeddingSimilarity):
     scores in tens of milliseconds. Coarser than the full model.
 
     Calibration: ``low = 0.25``, ``high = 0.5``, from ``benchmarks/calibrate_similarity.py`` over
-    the 48 briefs: a key point's best match in its own notes has median 0.52 (0.64 with the full
+    the 48 briefs: a key point's best match in its own notes has median 0.52 (0.65 with the full
     model); in another brief's notes, median 0.23 and p90 0.37 (0.26 and 0.39); a statement of
     another brief's deck against this brief's notes, median 0.26 and p90 0.41 (0.28 and 0.43).
     """
