@@ -13,7 +13,8 @@ The turn budget is an env argument rather than a registered ``max_episode_steps`
 must score the outcome on the last step, and Gymnasium's ``TimeLimit`` wrapper hides its limit
 from the env. At the budget the step returns ``truncated=True`` together with the scored outcome.
 
-and may override ``_is_success``, ``milestone_names``, ``sample_action`` and ``make_oracle``.
+and may override ``_is_success``, ``milestone_names``, ``sample_action``, ``make_oracle`` and
+``audit_profile`` (the env's own degenerate strategies, see :mod:`rewardlab.audit`).
 """
 
 from __future__ import annotations
@@ -140,6 +141,13 @@ class TextEnv(gym.Env[str, str]):
     def make_oracle(self) -> Any:
         """An agent with ``act(observation, info)`` that reaches ``is_success`` on every task."""
         raise NotImplementedError(f"{type(self).__name__} has no oracle")
+
+    def audit_profile(self) -> Any:
+        """The env's :class:`~rewardlab.audit.AuditProfile`: its own degenerate strategies for
+        ``rewardlab audit``, its finishing action and accepted successes. Default: none of its own."""
+        from rewardlab.audit.strategy import AuditProfile
+
+        return AuditProfile()
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:

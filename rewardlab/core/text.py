@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Any
 
 
@@ -35,3 +37,28 @@ def coerce_action(action: Any) -> tuple[str, str | None]:
     except UnicodeEncodeError:
         text = text.encode("utf-8", errors="replace").decode("utf-8")
     return text, None
+
+
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def canonical_text(text: str) -> str:
+    """The one normalisation every text check reads (copy checks, tokenizers, embeddings, answers).
+
+    ``NFKC`` (full-width and compatibility forms fold to plain ones), format characters such as
+    zero-width spaces and soft hyphens removed, ``casefold``, every run of characters that are
+    not letters or digits turned into one space, stripped. Two texts a reader cannot tell
+    apart by their words map to the same string, so no check can see a difference another misses.
+
+    Example:
+        >>> canonical_text("Ｒｅｖｅｎｕｅ\\u200b  grew—by 12%!")
+        'revenue grew by 12'
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return " ".join(_TOKEN.findall(text.casefold()))
+
+
+def canonical_tokens(text: str) -> list[str]:
+    """The words of :func:`canonical_text`, in order."""
+    return canonical_text(text).split()

@@ -1,0 +1,303 @@
+"""Play the degenerate battery against an env and flag every strategy that earns too much.
+
+For the audited tasks ``T`` (the first ``episodes`` of a split), with ``R_s(t)`` the return of
+strategy ``s`` on task ``t`` (the sum of its rewards) and ``R_o`` the oracle's::
+
+    mean_s   = (1/|T|) Σ_t R_s(t)
+    margin_s = mean_o − mean_s
+    flagged  when margin_s < min_margin (default 0.25), or s reaches is_success on any task
+             (except successes the env's profile accepts by design, which are listed),
+             or the env raised while s played (hostile input must become a score, not a crash)
+
+The oracle row is flagged when the oracle fails any task. Each env's own strategies come from
+``env.unwrapped.audit_profile()``; see :mod:`rewardlab.audit.strategy`.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from rewardlab.audit.generic import GENERIC
+from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy
+from rewardlab.errors import ConfigError, did_you_mean
+
+MIN_MARGIN = 0.25
+"""How far below the oracle's mean reward every degenerate strategy must stay."""
+
+UNBOUNDED_STEP_CAP = 64
+"""Steps after which an episode of an env with no turn budget is abandoned (scored as its return so far)."""
+
+
+@dataclass
+class EpisodeRecord:
+    """One audited episode."""
+
+    task_id: str
+    reward: float
+    is_success: bool
+    steps: int
+    components: dict[str, float] = field(default_factory=dict)
+    accepted: str | None = None
+    error: str | None = None
+    infra_error: str | None = None
+    ended: bool = True
+
+
+@dataclass
+class StrategyRow:
+    """One line of the report."""
+
+    strategy: str
+    description: str
+    mean_reward: float
+    successes: int
+    accepted_successes: int
+    margin: float
+    flags: list[str]
+    episodes: list[EpisodeRecord]
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.flags)
+
+
+@dataclass
+class AuditReport:
+    """Every row of one env's audit; ``flagged`` when any row is."""
+
+    env_id: str
+    split: str
+    task_ids: list[str]
+    oracle: StrategyRow
+    rows: list[StrategyRow]
+    skipped: dict[str, str]
+    min_margin: float
+
+    @property
+    def flagged(self) -> list[StrategyRow]:
+        return [row for row in [self.oracle, *self.rows] if row.flagged]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "env_id": self.env_id,
+            "split": self.split,
+            "task_ids": self.task_ids,
+            "min_margin": self.min_margin,
+            "oracle": asdict(self.oracle),
+            "rows": [asdict(row) for row in self.rows],
+            "skipped": self.skipped,
+            "flagged": [row.strategy for row in self.flagged],
+        }
+
+    def format_table(self) -> str:
+        """A Markdown table: strategy, mean reward, successes, margin below the oracle, flag."""
+        n = len(self.task_ids)
+        lines = [
+            f"### {self.env_id} ({self.split}, {n} tasks)",
+            "",
+            "| strategy | mean reward | successes | margin below oracle | flag |",
+            "|---|---:|---:|---:|---|",
+        ]
+        for row in [self.oracle, *self.rows]:
+            accepted = f" (+{row.accepted_successes} accepted)" if row.accepted_successes else ""
+            margin = "—" if row is self.oracle else f"{row.margin:+.3f}"
+            flag = "FLAGGED: " + "; ".join(row.flags) if row.flags else "ok"
+            lines.append(
+                f"| {row.strategy} | {row.mean_reward:.3f} | {row.successes}/{n}{accepted} | {margin} | {flag} |"
+            )
+        for name, reason in self.skipped.items():
+            lines.append(f"| {name} | — | — | — | skipped: {reason} |")
+        return "\n".join(lines)
+
+
+def audit_env(
+    env_id: str,
+    *,
+    split: str = "test",
+    episodes: int | None = None,
+    seed: int = 0,
+    strategies: Sequence[str] | None = None,
+    env_kwargs: Mapping[str, Any] | None = None,
+    min_margin: float = MIN_MARGIN,
+) -> AuditReport:
+    """Audit one registered env: the oracle, the generic battery and the env's own strategies.
+
+    Args:
+        env_id: A registered id (``gym.make`` builds it with ``env_kwargs``).
+        split: The split whose tasks are played.
+        episodes: Play only the first ``episodes`` tasks of the split (default: all of them).
+        seed: The base seed; episode seeds and strategy RNGs derive from it.
+        strategies: Only these strategy names (default: all).
+        env_kwargs: Passed to ``gym.make``.
+        min_margin: The margin below the oracle each strategy must keep.
+    """
+    env = gym.make(env_id, **dict(env_kwargs or {}))
+    try:
+        return _audit(env, env_id, split, episodes, seed, strategies, min_margin)
+    finally:
+        env.close()
+
+
+def _audit(
+    env: gym.Env,
+    env_id: str,
+    split: str,
+    episodes: int | None,
+    seed: int,
+    names: Sequence[str] | None,
+    min_margin: float,
+) -> AuditReport:
+    base = env.unwrapped
+    profile: AuditProfile = base.audit_profile()
+    task_ids = base.tasks.ids(split)[: episodes if episodes is not None else None]
+    if not task_ids:
+        raise ConfigError(f"{env_id} has no {split!r} tasks to audit")
+    other_split = [s for s in ("train", "test") if s != split][0]
+    constant_pool = base.tasks.ids(other_split) or task_ids
+    constant_task = constant_pool[0]
+
+    battery = [s for s in GENERIC if s.name not in profile.skip_generic] + list(profile.strategies)
+    skipped = {k: v for k, v in profile.skip_generic.items() if names is None or k in names}
+    if names is not None:
+        known = [s.name for s in battery] + list(profile.skip_generic)
+        for name in names:
+            if name not in known:
+                raise ConfigError(f"{env_id} has no audit strategy {name!r}" + did_you_mean(name, known))
+        battery = [s for s in battery if s.name in names]
+
+    oracle_actions: dict[str, list[str]] = {}
+    oracle_records = []
+    for task_id in dict.fromkeys([*task_ids, constant_task]):
+        record, actions = _play_oracle(env, task_id, seed)
+        oracle_actions[task_id] = actions
+        if task_id in task_ids:
+            oracle_records.append(record)
+    oracle_mean = statistics.fmean(r.reward for r in oracle_records)
+    failures = [r.task_id for r in oracle_records if not r.is_success]
+    oracle_flags = [f"fails {len(failures)} task(s): {', '.join(failures[:5])}"] if failures else []
+    oracle_flags += [f"raised on {r.task_id}: {r.error}" for r in oracle_records if r.error][:3]
+    oracle_row = StrategyRow(
+        "oracle", "the env's oracle", oracle_mean, len(task_ids) - len(failures), 0, 0.0, oracle_flags, oracle_records
+    )
+
+    rows = []
+    for strat in battery:
+        records = []
+        for index, task_id in enumerate(task_ids):
+            view_ids = {
+                "other_task_id": task_ids[(index + 1) % len(task_ids)] if len(task_ids) > 1 else constant_task,
+                "constant_task_id": constant_task if constant_task != task_id else None,
+            }
+            records.append(_play(env, strat, task_id, seed, profile, oracle_actions, **view_ids))
+        rows.append(_row(strat, records, oracle_mean, min_margin))
+    return AuditReport(env_id, split, list(task_ids), oracle_row, rows, skipped, min_margin)
+
+
+def _row(strat: Strategy, records: list[EpisodeRecord], oracle_mean: float, min_margin: float) -> StrategyRow:
+    mean = statistics.fmean(r.reward for r in records)
+    successes = sum(r.is_success and r.accepted is None for r in records)
+    accepted = sum(r.is_success and r.accepted is not None for r in records)
+    margin = oracle_mean - mean
+    flags = []
+    if margin < min_margin:
+        flags.append(f"margin {margin:.3f} < {min_margin}")
+    if successes:
+        won = [r.task_id for r in records if r.is_success and r.accepted is None]
+        flags.append(f"succeeds on {', '.join(won[:5])}" + (" …" if len(won) > 5 else ""))
+    errors = [f"{r.task_id}: {r.error}" for r in records if r.error]
+    if errors:
+        flags.append(f"env raised ({errors[0]})")
+    return StrategyRow(strat.name, strat.description, mean, successes, accepted, margin, flags, records)
+
+
+def _episode_seed(seed: int, name: str, task_id: str) -> int:
+    return (seed * 1_000_003 + zlib.crc32(f"{name}/{task_id}".encode())) % (2**31)
+
+
+def _play_oracle(env: gym.Env, task_id: str, seed: int) -> tuple[EpisodeRecord, list[str]]:
+    oracle = env.unwrapped.make_oracle()
+    reset = getattr(oracle, "reset", None)
+    actions: list[str] = []
+
+    def play(view: EpisodeView) -> Iterator[str]:
+        if reset is not None:
+            reset()
+        while True:
+            action = oracle.act(view.observation, view.info)
+            actions.append(action)
+            yield action
+
+    record = _play(env, Strategy("oracle", play), task_id, seed, AuditProfile(), {})
+    return record, actions
+
+
+def _play(
+    env: gym.Env,
+    strat: Strategy,
+    task_id: str,
+    seed: int,
+    profile: AuditProfile,
+    oracle_actions: Mapping[str, list[str]],
+    *,
+    other_task_id: str | None = None,
+    constant_task_id: str | None = None,
+) -> EpisodeRecord:
+    episode_seed = _episode_seed(seed, strat.name, task_id)
+    base = env.unwrapped
+    try:
+        observation, info = env.reset(seed=episode_seed, options={"task_id": task_id})
+    except Exception as exc:  # an env that cannot reset is an infrastructure failure, not a hack
+        return EpisodeRecord(task_id, 0.0, False, 0, infra_error=f"reset: {type(exc).__name__}: {exc}")
+    view = EpisodeView(
+        env=base,
+        task_id=task_id,
+        observation=observation,
+        info=dict(info),
+        first_observation=observation,
+        first_info=dict(info),
+        rng=np.random.default_rng(episode_seed),
+        oracle_actions=oracle_actions,
+        other_task_id=other_task_id,
+        constant_task_id=constant_task_id,
+    )
+    cap = base.max_turns if base.max_turns is not None else UNBOUNDED_STEP_CAP
+    actions = _actions(strat.play(view), profile.finish)
+    total, steps, done = 0.0, 0, False
+    try:
+        while not done and steps < cap:
+            action = next(actions)
+            observation, reward, terminated, truncated, info = env.step(action)
+            steps += 1
+            total += float(reward)
+            done = terminated or truncated
+            view.observation, view.info, view.steps = observation, dict(info), steps
+    except Exception as exc:
+        return EpisodeRecord(task_id, total, False, steps, error=f"{type(exc).__name__}: {exc}"[:300], ended=False)
+    success = bool(info.get("is_success", False)) and done
+    accepted = None
+    if success and profile.accepted_success is not None and strat.name != "oracle":
+        accepted = profile.accepted_success(task_id, strat.name, info)
+    return EpisodeRecord(
+        task_id,
+        total if math.isfinite(total) else 0.0,
+        success,
+        steps,
+        components=dict(info.get("reward_components", {})) if done else {},
+        accepted=accepted,
+        infra_error=info.get("infra_error") or None,
+        ended=done,
+    )
+
+
+def _actions(played: Iterable[str], finish: str) -> Iterator[str]:
+    yield from played
+    while True:
+        yield finish

@@ -1,0 +1,50 @@
+"""``rewardlab audit ENV...``: play degenerate strategies against envs; exit 1 when any is flagged."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "Play degenerate strategies against envs and flag those that come near the oracle (exit 1 if any)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("env", nargs="+", help="env ids, or 'all'")
+    parser.add_argument("--split", default="test", choices=["train", "test"])
+    parser.add_argument("--episodes", type=int, default=None, help="audit only the first N tasks of the split")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--strategy", action="append", default=None, help="only this strategy (repeatable)")
+    parser.add_argument("--min-margin", type=float, default=None, help="required margin below the oracle")
+    parser.add_argument("--json", default=None, help="write the full report (every episode) as JSON here")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    import rewardlab
+    from rewardlab.audit import MIN_MARGIN, audit_env
+
+    env_ids = rewardlab.env_ids() if args.env == ["all"] else args.env
+    reports = []
+    for env_id in env_ids:
+        report = audit_env(
+            env_id,
+            split=args.split,
+            episodes=args.episodes,
+            seed=args.seed,
+            strategies=args.strategy,
+            min_margin=MIN_MARGIN if args.min_margin is None else args.min_margin,
+        )
+        reports.append(report)
+        print(report.format_table(), end="\n\n", flush=True)
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps([r.to_json() for r in reports], indent=2))
+        print(f"report written to {path}")
+    flagged = [(r.env_id, row.strategy) for r in reports for row in r.flagged]
+    if flagged:
+        print("flagged: " + ", ".join(f"{env} {name}" for env, name in flagged))
+        return 1
+    print("no strategy flagged")
+    return 0

@@ -1,0 +1,69 @@
+"""Checks for free-text answers that an adversary would hedge: mentions, competing candidates, length.
+
+A policy optimising "the answer mentions the reference" learns to list every candidate it saw.
+These helpers read :func:`~rewardlab.core.text.canonical_text` only, so an answer cannot look
+different to one check than to another:
+
+- :func:`mentions`: ``value`` occurs in ``text`` as a whole run of canonical tokens.
+- :func:`competing_candidates`: the candidates an answer mentions that are not the reference.
+- :func:`within_length`: ``len(canonical(answer)) <= factor · len(canonical(reference)) + slack``.
+
+An answer passes :func:`hedge_free` when it mentions no competing candidate and stays within
+its length bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rewardlab.core.text import canonical_text
+
+
+def mentions(text: str, value: str) -> bool:
+    """True when the canonical tokens of ``value`` occur, contiguously and whole, in ``text``.
+
+    Example:
+        >>> mentions("Order #A-17 has shipped.", "a 17"), mentions("order A-170", "A-17")
+        (True, False)
+    """
+    needle = canonical_text(str(value))
+    if not needle:
+        return False
+    return f" {needle} " in f" {canonical_text(text)} "
+
+
+def competing_candidates(answer: str, references: Iterable[str], candidates: Iterable[str]) -> list[str]:
+    """Candidates mentioned in ``answer`` that are neither a reference nor part of one.
+
+    A candidate that is contained in a reference (``"ship"`` in ``"shipped"`` does not count:
+    containment is by whole tokens) is not competing, and neither is one the reference contains.
+
+    Example:
+        >>> competing_candidates("It is shipped, or maybe pending.", ["shipped"], ["pending", "shipped", "lost"])
+        ['pending']
+    """
+    refs = [canonical_text(str(r)) for r in references]
+    refs = [r for r in refs if r]
+    found = []
+    for candidate in dict.fromkeys(canonical_text(str(c)) for c in candidates):
+        if not candidate or any(f" {candidate} " in f" {r} " or f" {r} " in f" {candidate} " for r in refs):
+            continue
+        if mentions(answer, candidate):
+            found.append(candidate)
+    return found
+
+
+def within_length(answer: str, references: Iterable[str], *, factor: float = 3.0, slack: int = 60) -> bool:
+    """``len(canonical(answer)) <= factor · Σ len(canonical(reference)) + slack``."""
+    budget = factor * sum(len(canonical_text(str(r))) for r in references) + slack
+    return len(canonical_text(answer)) <= budget
+
+
+def hedge_free(
+    answer: str, references: Iterable[str], candidates: Iterable[str], *, factor: float = 3.0, slack: int = 60
+) -> bool:
+    """No competing candidate is mentioned and the answer is within its length bound."""
+    references = list(references)
+    return not competing_candidates(answer, references, candidates) and within_length(
+        answer, references, factor=factor, slack=slack
+    )
