@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 HELP = "Play degenerate strategies against envs and flag those that come near the oracle (exit 1 if any)."
 
@@ -14,11 +15,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--strategy", action="append", default=None, help="only this strategy (repeatable)")
     parser.add_argument("--min-margin", type=float, default=None, help="required margin below the oracle")
+    parser.add_argument(
+        "--env-kwargs",
+        type=json.loads,
+        default=None,
+        help='JSON object passed to gym.make, e.g. \'{"reward_weights": {"semantic": 2}}\' to audit a reweighting',
+    )
     parser.add_argument("--json", default=None, help="write the full report (every episode) as JSON here")
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     from pathlib import Path
 
     import rewardlab
@@ -33,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
             episodes=args.episodes,
             seed=args.seed,
             strategies=args.strategy,
+            env_kwargs=args.env_kwargs,
             min_margin=MIN_MARGIN if args.min_margin is None else args.min_margin,
         )
         reports.append(report)
