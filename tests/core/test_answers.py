@@ -1,0 +1,53 @@
+"""canonical_text and the hedge checks: one normalisation, whole-token mentions, competing candidates."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rewardlab.core.answers import competing_candidates, hedge_free, mentions, within_length
+from rewardlab.core.text import canonical_text, canonical_tokens
+
+FORMAT_CHARS = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]
+
+
+@given(st.text())
+def test_canonical_text_is_idempotent(text):
+    assert canonical_text(canonical_text(text)) == canonical_text(text)
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E)), st.data())
+def test_invisible_and_full_width_variants_read_the_same(text, data):
+    full_width = "".join(chr(ord(c) + 0xFEE0) for c in text)
+    cut = data.draw(st.integers(0, len(text)))
+    invisible = text[:cut] + data.draw(st.sampled_from(FORMAT_CHARS)) + text[cut:]
+    assert canonical_text(full_width) == canonical_text(text) == canonical_text(invisible)
+
+
+def test_canonical_tokens_fold_case_and_punctuation():
+    assert canonical_tokens("The ORDER—#A-17, shipped!") == ["the", "order", "a", "17", "shipped"]
+
+
+def test_mentions_are_whole_token_runs():
+    assert mentions("Your order A-17 has shipped", "a17") is False
+    assert mentions("Your order A-17 has shipped", "A 17")
+    assert not mentions("unshipped", "shipped")
+    assert not mentions("anything", "")
+
+
+@given(st.lists(st.sampled_from(["shipped", "pending", "lost", "delivered", "12", "A-17"]), min_size=1, unique=True))
+def test_the_reference_is_never_a_competitor(references):
+    answer = " or ".join(["shipped", "pending", "lost", "delivered", "12", "A-17"])
+    found = competing_candidates(answer, references, ["shipped", "pending", "lost", "delivered", "12", "A-17"])
+    assert not set(found) & {canonical_text(r) for r in references}
+    assert len(found) == 6 - len(references)
+
+
+def test_candidates_inside_the_reference_do_not_compete():
+    assert competing_candidates("It was delivered late", ["delivered late"], ["late", "lost"]) == []
+
+
+def test_length_bound_and_hedge_free():
+    assert within_length("shipped", ["shipped"]) and not within_length("shipped " * 40, ["shipped"])
+    assert hedge_free("It has shipped.", ["shipped"], ["pending", "shipped"])
+    assert not hedge_free("shipped or pending", ["shipped"], ["pending", "shipped"])
