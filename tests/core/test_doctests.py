@@ -1,0 +1,15 @@
+"""Run the ``Example:`` doctests of the core text helpers and the audit's strategy module."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["rewardlab.core.text", "rewardlab.core.answers", "rewardlab.audit.strategy"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_doctests(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
+    assert result.attempted > 0, f"{name} has no Example: doctest"
