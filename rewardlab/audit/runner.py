@@ -1,6 +1,6 @@
 """Play the degenerate battery against an env and flag every strategy that earns too much.
 
-For the audited tasks ``T`` (the first ``episodes`` of a split), with ``R_s(t)`` the return of
+For the audited tasks ``T`` (a split's tasks, or ``episodes`` of them evenly spread), with ``R_s(t)`` the return of
 strategy ``s`` on task ``t`` (the sum of its rewards) and ``R_o`` the oracle's::
 
     mean_s   = (1/|T|) Σ_t R_s(t)
@@ -133,7 +133,7 @@ def audit_env(
     Args:
         env_id: A registered id (``gym.make`` builds it with ``env_kwargs``).
         split: The split whose tasks are played.
-        episodes: Play only the first ``episodes`` tasks of the split (default: all of them).
+        episodes: Play only ``episodes`` tasks, evenly spread over the split (default: all of them).
         seed: The base seed; episode seeds and strategy RNGs derive from it.
         strategies: Only these strategy names (default: all).
         env_kwargs: Passed to ``gym.make``.
@@ -157,7 +157,7 @@ def _audit(
 ) -> AuditReport:
     base = env.unwrapped
     profile: AuditProfile = base.audit_profile()
-    task_ids = base.tasks.ids(split)[: episodes if episodes is not None else None]
+    task_ids = spread(base.tasks.ids(split), episodes)
     if not task_ids:
         raise ConfigError(f"{env_id} has no {split!r} tasks to audit")
     other_split = [s for s in ("train", "test") if s != split][0]
@@ -199,6 +199,21 @@ def _audit(
             records.append(_play(env, strat, task_id, seed, profile, oracle_actions, **view_ids))
         rows.append(_row(strat, records, oracle_mean, min_margin))
     return AuditReport(env_id, split, list(task_ids), oracle_row, rows, skipped, min_margin)
+
+
+def spread(task_ids: Sequence[str], count: int | None) -> list[str]:
+    """``count`` ids evenly spaced over ``task_ids`` (all of them when ``count`` is None or larger),
+    so that a partial audit still covers every category of a split stored in category order.
+
+    Example:
+        >>> spread(list("abcdefgh"), 3)
+        ['a', 'c', 'f']
+    """
+    if count is None or count >= len(task_ids):
+        return list(task_ids)
+    if count < 1:
+        raise ConfigError(f"episodes must be >= 1, got {count}")
+    return [task_ids[(i * len(task_ids)) // count] for i in range(count)]
 
 
 def _row(strat: Strategy, records: list[EpisodeRecord], oracle_mean: float, min_margin: float) -> StrategyRow:

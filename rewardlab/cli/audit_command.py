@@ -11,7 +11,7 @@ HELP = "Play degenerate strategies against envs and flag those that come near th
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("env", nargs="+", help="env ids, or 'all'")
     parser.add_argument("--split", default="test", choices=["train", "test"])
-    parser.add_argument("--episodes", type=int, default=None, help="audit only the first N tasks of the split")
+    parser.add_argument("--episodes", type=int, default=None, help="audit N tasks evenly spread over the split")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--strategy", action="append", default=None, help="only this strategy (repeatable)")
     parser.add_argument("--min-margin", type=float, default=None, help="required margin below the oracle")

@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["rewardlab.core.text", "rewardlab.core.answers", "rewardlab.audit.strategy"]
+MODULES = ["rewardlab.core.text", "rewardlab.core.answers", "rewardlab.audit.strategy", "rewardlab.audit.runner"]
 
 
 @pytest.mark.parametrize("name", MODULES)
