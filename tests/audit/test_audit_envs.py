@@ -1,0 +1,50 @@
+"""``rewardlab audit`` over every registered env: no degenerate strategy may be flagged.
+
+Each env is audited on tasks evenly spread over its test split (all of them where episodes are
+cheap); the closing figures of ``rewardlab audit ENV --split test`` cover every test task.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import rewardlab
+from rewardlab.audit import audit_env
+from rewardlab.errors import MissingDependencyError
+from rewardlab.envs.web.backends.browser import find_chromium
+
+EPISODES: dict[str, int | None] = {
+    "RewardLab/BFCL-v0": 60,
+    "RewardLab/BFCLMultiTurn-v0": 12,
+    "RewardLab/BPMN-v0": None,
+    "RewardLab/MiniWoB-v0": 6,
+    "RewardLab/SWE-v0": 3,
+    "RewardLab/Slides-v0": None,
+    "RewardLab/SlidesAgent-v0": 6,
+    "RewardLab/ToolCall-v0": None,
+    "RewardLab/Web-v0": 6,
+}
+"""Test tasks audited per env (``None``: the whole test split)."""
+
+BROWSER_ENVS = {"RewardLab/MiniWoB-v0", "RewardLab/Web-v0"}
+CHROMIUM = find_chromium()
+
+
+def test_every_registered_env_is_audited():
+    assert set(EPISODES) == set(rewardlab.env_ids())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id", sorted(EPISODES))
+def test_no_degenerate_strategy_is_flagged(env_id):
+    if env_id in BROWSER_ENVS and (CHROMIUM is None or not os.path.exists(CHROMIUM)):
+        pytest.skip("no Chromium binary found: apt-get install chromium")
+    try:
+        report = audit_env(env_id, split="test", episodes=EPISODES[env_id], seed=0)
+    except MissingDependencyError as exc:
+        pytest.skip(f"{env_id}: {exc}")
+    assert not report.flagged, report.format_table()
+    assert report.oracle.successes == len(report.task_ids)
+    assert len(report.rows) >= 12, "the env registers too few strategies of its own"
