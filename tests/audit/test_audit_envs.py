@@ -12,8 +12,8 @@ import pytest
 
 import rewardlab
 from rewardlab.audit import audit_env
-from rewardlab.errors import MissingDependencyError
 from rewardlab.envs.web.backends.browser import find_chromium
+from rewardlab.errors import MissingDependencyError
 
 EPISODES: dict[str, int | None] = {
     "RewardLab/BFCL-v0": 60,
