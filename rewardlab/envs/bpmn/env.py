@@ -70,7 +70,7 @@ is scored. Non-text actions count as empty answers.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -82,6 +82,9 @@ from rewardlab.envs.bpmn.parse import BPMN_NS
 from rewardlab.envs.bpmn.rubric import BPMNOutcome, bpmn_rubric, is_success
 from rewardlab.envs.bpmn.tasks import load_tasks, reference_xml
 from rewardlab.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rewardlab.audit.strategy import AuditProfile
 
 MILESTONES: tuple[str, ...] = ("well_formed", "bpmn_root", "schema_valid")
 
@@ -184,6 +187,12 @@ class BPMNEnv(TextEnv):
 
     def make_oracle(self) -> BPMNOracle:
         return BPMNOracle(self)
+
+    def audit_profile(self) -> AuditProfile:
+        """The BPMN strategies of :mod:`rewardlab.envs.bpmn.audit` (constant models, label-only chains, format tricks)."""
+        from rewardlab.envs.bpmn.audit import PROFILE
+
+        return PROFILE
 
     def sample_action(self, rng: np.random.Generator) -> str:
         """A random BPMN-looking answer: random labels and flows, sometimes broken on purpose.
