@@ -7,7 +7,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS: tuple[str, ...] = ("list", "play", "eval", "audit", "bench", "leaderboard", "demo", "train")
+COMMANDS: tuple[str, ...] = ("list", "play", "eval", "audit", "bench", "leaderboard", "demo", "train", "sandbox")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -103,13 +103,16 @@ def test_no_isolation_mode_warns_loudly():
     assert any("NO network" in w for w in result.warnings)
 
 
-def test_auto_picks_local_without_an_engine_and_docker_refuses():
+def test_auto_follows_the_engine_and_docker_refuses_without_one():
     problem = docker_engine_error()
-    if problem is None:
-        pytest.skip("a Docker engine answers here; auto would pick Docker")
-    assert make_sandbox("auto").backend == "local"
-    with pytest.raises(ConfigError, match="needs a running Docker engine"):
-        make_sandbox("docker")
+    box = make_sandbox("auto")
+    try:
+        assert box.backend == ("docker" if problem is None else "local")
+    finally:
+        box.close()
+    if problem is not None:
+        with pytest.raises(ConfigError, match="needs a running Docker engine"):
+            make_sandbox("docker")
 
 
 def test_sandboxed_execution_coerces_env_arguments(box):
