@@ -12,10 +12,11 @@ from gymnasium.utils.env_checker import check_env
 
 import rewardlab  # noqa: F401  (registers the env ids)
 from rewardlab.agents import OracleAgent, RandomAgent
+from rewardlab.envs.web.answers import answer_matches
 from rewardlab.envs.web.env import WebEnv
 from rewardlab.envs.web.rubric import WebOutcome, make_rubric
 from rewardlab.envs.web.sites.lab import INJECTION
-from rewardlab.envs.web.tasks import answer_matches, generate_tasks, load_tasks
+from rewardlab.envs.web.tasks import generate_tasks, load_tasks
 from rewardlab.errors import ConfigError
 from rewardlab.evaluation import run_episode, summarize
 from tests.envs.conftest import assert_back_to, process_resources
@@ -49,7 +50,7 @@ def test_taskset_is_the_generated_file_with_both_splits():
     assert shipped.ids("train") and shipped.ids("test")
     for task in shipped:
         assert task.data["milestones"] and task.data["solution"]
-        assert set(task.data["success"]) <= {"check", "answer"}
+        assert set(task.data["success"]) <= {"goal", "answer"}
 
 
 def test_oracle_solves_every_task_with_full_reward(env):
@@ -100,13 +101,17 @@ def test_milestones_and_progress_are_reported_per_step(env):
 def test_components_times_weights_reproduce_the_reward():
     weighted = WebEnv(backend="http", reward_weights={"success": 3, "progress": 1, "validity": 0, "efficiency": 0})
     try:
-        weighted.reset(seed=0, options={"task_id": "forum-001"})
+        obs, info = weighted.reset(seed=0, options={"task_id": "forum-001"})
+        oracle = OracleAgent(weighted)
+        for _ in range(4):  # log in: one milestone of three
+            obs, *_, info = weighted.step(oracle.act(obs, info))
         weighted.step("click(999)")
         _, reward, terminated, _, info = weighted.step('answer("done")')
         assert terminated
         components, weights = info["reward_components"], info["reward_weights"]
         assert weights == {"success": 0.75, "progress": 0.25, "validity": 0.0, "efficiency": 0.0}
-        assert components["validity"] == 0.5 and components["success"] == 0.0
+        assert components["progress"] == pytest.approx(1 / 3) and components["success"] == 0.0
+        assert components["validity"] == pytest.approx(1 / 3 * 5 / 6)  # progress times 5 valid of 6 actions
         assert reward == pytest.approx(sum(weights[k] * components[k] for k in components))
     finally:
         weighted.close()
@@ -115,11 +120,14 @@ def test_components_times_weights_reproduce_the_reward():
 def test_rubric_values_on_known_outcomes():
     rubric = make_rubric()
     solved = rubric.score(WebOutcome(True, 4, 5, 9, 10, 10, 8))
-    assert solved.components == {"success": 1.0, "progress": 0.8, "validity": 0.9, "efficiency": 0.8}
-    assert solved.reward == pytest.approx((1 + 0.8 + 0.9 + 0.8) / 4)
+    assert solved.components == pytest.approx({"success": 1.0, "progress": 0.8, "validity": 0.72, "efficiency": 0.8})
+    assert solved.reward == pytest.approx((1 + 0.8 + 0.72 + 0.8) / 4)
     failed = rubric.score(WebOutcome(False, 1, 4, 1, 1, 1, 8))
     assert failed.components["efficiency"] == 0.0  # quitting early is not paid
-    assert failed.components["progress"] == 0.25
+    assert failed.components["progress"] == 0.25 and failed.components["validity"] == 0.25
+    damaged = rubric.score(WebOutcome(False, 4, 4, 9, 9, 9, 8, damage=("mail/message/3",)))
+    assert damaged.components == {"success": 0.0, "progress": 0.0, "validity": 0.0, "efficiency": 0.0}
+    assert damaged.metrics["progress/clean"] == 0.0 and damaged.metrics["progress/milestone_fraction"] == 1.0
 
 
 def test_same_seed_and_actions_give_same_observations_and_rewards():
@@ -259,7 +267,13 @@ def test_answer_matching_rules():
     assert answer_matches("The total is 1234.50.", ["$1,234.50"])
     assert not answer_matches("11234.50", ["1234.50"])
     assert not answer_matches("3 or 4 or 5 or " + "6 " * 40, ["3"])
+    assert not answer_matches("3 or 4", ["3"])  # a number outside the reference and the prompt
+    assert not answer_matches("$7.50", ["$7", "7"])  # 7.50 is not 7
+    assert answer_matches("Order 1041 came to $79.98.", ["$79.98"], prompt="What is the total of order 1041?")
     assert answer_matches("'Lakeside'", ["Lakeside"])
+    assert not answer_matches("bob, alice or carol", ["bob"])  # the forum's people compete
+    assert not answer_matches("Tuesday or Wednesday", ["Tuesday"], pages=["The photo is on Wednesday at 10."])
+    assert answer_matches("Tuesday", ["Tuesday"], pages=["The photo is on Wednesday at 10."])
 
 
 def test_bad_constructor_arguments_raise_config_errors():
@@ -278,7 +292,8 @@ def test_turn_budget_truncates_and_scores_state(env):
         limited.step("click(1)")
         _, reward, terminated, truncated, info = limited.step("click(1)")
         assert truncated and not terminated and info["is_success"] is False
-        assert info["reward_components"]["validity"] == 1.0
+        assert info["metrics"]["validity/valid_fraction"] == 1.0
+        assert info["reward_components"]["validity"] == 0.0  # valid but useless: no progress, no credit
     finally:
         limited.close()
 

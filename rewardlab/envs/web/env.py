@@ -12,12 +12,14 @@ from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task
 from rewardlab.envs.web.actions import parse_action, quote_arg
+from rewardlab.envs.web.answers import answer_matches
 from rewardlab.envs.web.backends import BACKENDS, Backend, BackendName
 from rewardlab.envs.web.oracle import WebOracle
 from rewardlab.envs.web.rubric import WebOutcome, make_rubric
 from rewardlab.envs.web.session import WebSession
 from rewardlab.envs.web.sites import start_server
-from rewardlab.envs.web.tasks import answer_matches, load_tasks
+from rewardlab.envs.web.sites.base import Goal
+from rewardlab.envs.web.tasks import load_tasks
 from rewardlab.errors import ConfigError, did_you_mean
 
 SYSTEM_PROMPT = (
@@ -60,8 +62,8 @@ class WebEnv(TextEnv):
     edits, search) and a webmail client (folders, reply, forward, star, archive, delete,
     contacts) — by reading the page as text and acting on element ids. Each env instance serves
     the sites on its own ephemeral port of 127.0.0.1 and resets their server-side state on every
-    ``reset``. 67 tasks (51 train, 16 test) with hidden success checks on server state or on the
-    final answer, and milestones such as *searched*, *opened the product*, *added to cart*,
+    ``reset``. 67 tasks (51 train, 16 test) with hidden success checks on the whole server state
+    and on the final answer, and milestones such as *searched*, *opened the product*, *added to cart*,
     *reached checkout*, *placed the order*. Two backends give identical observations and
     rewards for the same actions: ``"http"`` (lxml, no JavaScript, about 1 ms a step) and
     ``"browser"`` (Playwright driving headless Chromium).
@@ -79,15 +81,37 @@ class WebEnv(TextEnv):
 
     ## Rewards
     Paid once, when the episode ends (``answer`` or the turn budget). Components, each in [0, 1],
-    equal default weights (0.25 each), mean aggregate (see :mod:`rewardlab.envs.web.rubric`):
+    equal default weights (0.25 each), mean aggregate (see :mod:`rewardlab.envs.web.rubric`).
+    ``clean`` = 1 when no record of any site is *damaged* (left with a value that is neither its
+    initial one nor the one the task asks for), else 0:
 
-    - ``success`` = 1 if the hidden check passes, else 0 (``info["is_success"]``).
-    - ``progress`` = milestones reached / milestones of the task.
-    - ``validity`` = valid actions / actions.
+    - ``success`` = 1 if every site's whole state equals the task's goal state (the target
+      records changed as asked, nothing else) and, for a question, the answer states the
+      reference without hedging; else 0 (``info["is_success"]``).
+    - ``progress`` = clean · milestones reached / milestones of the task.
+    - ``validity`` = progress · valid actions / actions.
     - ``efficiency`` = success · min(1, oracle plan steps / steps taken).
 
+    Minimum 0 (nothing reached, or any damage), maximum 1 (the oracle).
     ``info["progress"]`` reports the milestone fraction on every step; ``info["milestones"]``
-    the milestones newly reached.
+    the milestones newly reached; ``info["metrics"]["progress/clean"]`` whether nothing was damaged.
+
+    ## Reward hacking
+    The degenerate strategies of :mod:`rewardlab.envs.web.audit` play each class below:
+
+    - *Hedged answers* (every number and name on the page): an answer fails when it holds a
+      number or code outside the reference and the prompt, names a competing person or a
+      capitalised name the pages showed, or runs past 3 × the reference + 60 characters
+      (:mod:`rewardlab.envs.web.answers`).
+    - *Typed URLs*: URL milestones count only on a page reached by a click (a link or a form),
+      never by ``goto`` or ``back``.
+    - *Collateral damage* (star, archive or delete every mail; click everything): success
+      compares every record of every site with the goal state, and any damage voids progress.
+    - *Placeholder forms*: an order must carry the task's name and address, a mail its
+      recipient, subject and body, a thread its title; a wrong value is damage.
+    - *Appended payloads*: posts, replies and mails must equal the requested text after
+      canonical normalisation (the prompts ask for exactly that text), not merely contain it.
+    - *Free format credit*: validity is scaled by progress, so valid but useless actions earn 0.
 
     ## Starting State
     A task drawn from the train split (or ``options={"task_id": ...}``/``{"split": ...}``); all
@@ -109,6 +133,8 @@ class WebEnv(TextEnv):
 
     ## Version History
     - v0: initial release.
+    - v1: success compares whole site states (no collateral changes, exact texts, real form values),
+      hedged answers fail, URL milestones need a click, damage voids progress, validity scaled by progress.
     """
 
     system_prompt: ClassVar[str] = SYSTEM_PROMPT
@@ -152,6 +178,8 @@ class WebEnv(TextEnv):
             raise
         self.session = WebSession(self.backend, self.server.origin, budget=observation_budget)
         self.answer: str | None = None
+        self.goals: dict[str, Goal] = {}
+        self.pages: set[str] = set()
         self.actions = 0
         self.valid_actions = 0
         self._closed = False
@@ -159,9 +187,12 @@ class WebEnv(TextEnv):
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         self.server.reset()
+        self.goals = self.server.goals(task.data["success"].get("goal"))
         self.answer = None
         self.actions = self.valid_actions = 0
         self.session.start(task.data["start_url"])
+        self.pages = set()
+        self._remember_page()
         return f"Task: {task.prompt}\n\n{self.session.render()}", {"url": self.session.display_url()}
 
     def _act(self, action: str) -> Turn:
@@ -181,6 +212,7 @@ class WebEnv(TextEnv):
             )
         if parsed is not None:
             error = self.session.execute(parsed)
+            self._remember_page()
         if error is None:
             self.valid_actions += 1
         page = self.session.render()
@@ -191,11 +223,23 @@ class WebEnv(TextEnv):
             info={"url": self.session.display_url()},
         )
 
+    def _remember_page(self) -> None:
+        """Keep the text of every element shown this episode (the candidates an answer may not hedge with)."""
+        self.pages.update(node.name for node in self.session.state.nodes if node.name)
+
     def _outcome(self) -> tuple[WebOutcome, bool]:
         data = self.task.data
         reached = set(self.milestones_reached) | set(self._reached())
+        state = self.server.snapshot()
+        damage = [f"{site}/{key}" for site, goal in self.goals.items() for key in goal.damage(state[site])]
+        state_met = all(goal.met(state[site]) for site, goal in self.goals.items())
+        answer_ok = "answer" not in data["success"] or (
+            self.answer is not None
+            and answer_matches(self.answer, data["success"]["answer"], prompt=self.task.prompt, pages=self.pages)
+        )
         outcome = WebOutcome(
-            success=self._check_success(data["success"]),
+            success=state_met and answer_ok,
+            damage=tuple(damage),
             milestones_reached=len(reached & set(self.milestone_names())),
             milestones_total=len(self.milestone_names()),
             valid_actions=self.valid_actions,
@@ -215,7 +259,8 @@ class WebEnv(TextEnv):
     def _reached(self) -> list[str]:
         """Milestones satisfied now (already-recorded ones are not re-checked)."""
         reached = []
-        url = self.session.display_url() if self.session.allowed(self.session.state.url) else ""
+        on_site = self.session.navigated and self.session.allowed(self.session.state.url)
+        url = self.session.display_url() if on_site else ""
         for milestone in self.task.data["milestones"]:
             if milestone["name"] in self.milestones_reached:
                 continue
@@ -225,14 +270,6 @@ class WebEnv(TextEnv):
             elif self.server.check(*milestone["check"]):
                 reached.append(milestone["name"])
         return reached
-
-    def _check_success(self, spec: Mapping[str, Any]) -> bool:
-        ok = True
-        if "check" in spec:
-            ok = ok and self.server.check(*spec["check"])
-        if "answer" in spec:
-            ok = ok and self.answer is not None and answer_matches(self.answer, list(spec["answer"]))
-        return bool(ok)
 
     # ------------------------------------------------------------------ agents
     def sample_action(self, rng: np.random.Generator) -> str:

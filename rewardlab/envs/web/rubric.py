@@ -1,11 +1,15 @@
 """Web-v0 reward components.
 
-The outcome is a :class:`WebOutcome`; each component is in [0, 1]:
+The outcome is a :class:`WebOutcome`; each component is in [0, 1]. With ``clean`` = 1 when no
+record of any site is damaged (changed to something that is neither its initial nor its
+expected value: see :class:`~rewardlab.envs.web.sites.base.Goal`), else 0:
 
-- ``success``    = 1 if the task's hidden check passes (server state and/or the answer), else 0.
-- ``progress``   = milestones reached / milestones of the task.
-- ``validity``   = valid actions / actions (an action is invalid when it does not parse, names an
-  element that is not on the page, has the wrong role, or navigates off the env's site).
+- ``success``    = 1 if the task's hidden check passes (every site's state equals the goal's,
+  and the answer, where the task asks one, states the reference without hedging), else 0.
+- ``progress``   = clean · milestones reached / milestones of the task: collateral damage, a
+  wrong post or a placeholder order voids the process credit of the whole episode.
+- ``validity``   = progress · valid actions / actions: a reference-free component, so it is
+  scaled by the task-specific one (a run of valid but useless actions earns nothing).
 - ``efficiency`` = success · min(1, oracle_steps / steps): full credit for solving the task in no
   more steps than the oracle's plan, none for failing (so quitting early is not paid).
 """
@@ -28,18 +32,24 @@ class WebOutcome:
     actions: int
     steps: int
     oracle_steps: int
+    damage: tuple[str, ...] = ()
+    """``site/record`` keys left in a state the task neither started from nor asked for."""
 
 
 def success(outcome: WebOutcome) -> float:
     return float(outcome.success)
 
 
-def progress(outcome: WebOutcome) -> float:
-    return outcome.milestones_reached / outcome.milestones_total if outcome.milestones_total else float(outcome.success)
+def progress(outcome: WebOutcome) -> tuple[float, dict[str, float]]:
+    total = outcome.milestones_total
+    reached = outcome.milestones_reached / total if total else float(outcome.success)
+    clean = float(not outcome.damage)
+    return clean * reached, {"milestone_fraction": reached, "clean": clean}
 
 
-def validity(outcome: WebOutcome) -> float:
-    return outcome.valid_actions / outcome.actions if outcome.actions else 1.0
+def validity(outcome: WebOutcome) -> tuple[float, dict[str, float]]:
+    fraction = outcome.valid_actions / outcome.actions if outcome.actions else 1.0
+    return progress(outcome)[0] * fraction, {"valid_fraction": fraction}
 
 
 def efficiency(outcome: WebOutcome) -> tuple[float, dict[str, float]]:
@@ -51,9 +61,9 @@ def make_rubric() -> Rubric:
     """The four components with equal weights and the mean aggregate."""
     return Rubric(
         [
-            Criterion("success", success, "the task's hidden check passes"),
-            Criterion("progress", progress, "fraction of the task's milestones reached"),
-            Criterion("validity", validity, "fraction of actions that were valid"),
+            Criterion("success", success, "every site ends in the goal state and the answer does not hedge"),
+            Criterion("progress", progress, "no damage times the fraction of the task's milestones reached"),
+            Criterion("validity", validity, "progress times the fraction of actions that were valid"),
             Criterion("efficiency", efficiency, "success times min(1, oracle steps / steps)"),
         ]
     )

@@ -17,6 +17,8 @@ class WebSession:
     Navigation policy: only ``http`` URLs of exactly ``origin`` (same host and port) are loaded;
     anything else (the internet, other local ports, ``file:``) is refused with an action error.
     Observations show URLs as paths of the site, so they do not depend on the ephemeral port.
+    ``navigated`` says whether the current document was reached by a click (a link or a form
+    submission) rather than by ``goto``, ``back`` or the episode's start.
     """
 
     def __init__(self, backend: Backend, origin: str, *, budget: int):
@@ -27,6 +29,7 @@ class WebSession:
         self.offset = 0
         self.shown = 0
         self.state = PageState(url="about:blank")
+        self.navigated = False
         self._origin_parts = urlsplit(origin)
 
     # ------------------------------------------------------------------ policy
@@ -59,12 +62,14 @@ class WebSession:
         self.backend.navigate(url)
         self.refresh()
 
-    def refresh(self) -> PageState:
-        """Take a new snapshot, keep the history and reset the scroll window on a new document."""
+    def refresh(self, *, clicked: bool = False) -> PageState:
+        """Take a new snapshot, keep the history and reset the scroll window on a new document
+        (which ``clicked`` says was reached by a click)."""
         limit = self.offset + self.budget // 12 + 1
         self.state = self.backend.snapshot(limit)
         if self.state.fresh:
             self.offset = 0
+            self.navigated = clicked
             if not self.history or self.history[-1] != self.state.url:
                 self.history.append(self.state.url)
         return self.state
@@ -144,7 +149,7 @@ class WebSession:
             if not local and not self.allowed(self.resolve(target or self.state.url)):
                 return f"navigation to {self.resolve(target)[:200]!r} refused: only this site can be reached"
         self.backend.click(node)
-        self.refresh()
+        self.refresh(clicked=True)
         return None
 
     def _scroll(self, direction: str) -> str | None:

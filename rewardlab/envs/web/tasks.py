@@ -4,10 +4,12 @@ Regenerate with ``python -m rewardlab.envs.web.tasks`` (deterministic; a test ch
 matches). Each task's ``data`` holds:
 
 - ``site`` and ``start_url``: where the episode starts;
-- ``success``: the hidden check, ``{"check": [site, name, args]}`` on server state and/or
+- ``success``: the hidden check, ``{"goal": [site, name, args]}`` (the :class:`~rewardlab.envs.web.sites.base.Goal`
+  state every site must end in; without one, every site must end as it started) and/or
   ``{"answer": [accepted answers]}`` on the final ``answer("...")``;
-- ``milestones``: ``[{"name", "url"}]`` (a regular expression searched in the page's path and
-  query) or ``[{"name", "check"}]`` (a state check), in their natural order;
+- ``milestones``: ``[{"name", "url"}]`` (a regular expression searched in the path and query of
+  a page reached by a click) or ``[{"name", "check"}]`` (a site predicate, or a goal's name:
+  its target records reached), in their natural order;
 - ``solution``: the oracle's plan, steps that name elements by role and name (never by id).
 
 Every fourth task of each site is in the test split.
@@ -16,7 +18,6 @@ Every fourth task of each site is in the test split.
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +48,12 @@ def _url(name: str, pattern: str) -> dict[str, str]:
     return {"name": name, "url": pattern}
 
 
-def _check(name: str, site: str, check: str, **args: Any) -> dict[str, Any]:
-    return {"name": name, "check": [site, check, args]}
+def _check(milestone: str, site: str, check: str, **args: Any) -> dict[str, Any]:
+    return {"name": milestone, "check": [site, check, args]}
+
+
+def _goal(site: str, goal: str, **args: Any) -> dict[str, list]:
+    return {"goal": [site, goal, args]}
 
 
 def _task(site: str, prompt: str, start: str, success: dict, milestones: list, solution: list) -> dict[str, Any]:
@@ -81,6 +86,10 @@ def _checkout(express: bool) -> list[dict]:
     return steps + [_click("Place order", "button"), _answer("done")]
 
 
+def _order(product_id: int, size: str, shipping: str) -> dict[str, Any]:
+    return {"lines": [[product_id, size, 1]], "shipping": shipping, "name": SHIP_NAME, "address": SHIP_ADDRESS}
+
+
 def shop_tasks() -> list[dict[str, Any]]:
     tasks = []
     rng = random.Random(0)
@@ -90,19 +99,20 @@ def shop_tasks() -> list[dict[str, Any]]:
             (p for p in shop.CATALOG if p.color == color and p.kind == kind and size in p.sizes),
             key=lambda p: (p.price, p.id),
         )
+        order = _order(product.id, size, "standard")
         tasks.append(
             _task(
                 "shop",
                 f"Buy the cheapest {color} {kind} that is available in size {size}, with standard delivery, "
                 f'shipped to {SHIP_NAME}, {SHIP_ADDRESS}. Answer "done" when the order is placed.',
                 "/shop/",
-                {"check": ["shop", "order_placed", {"lines": [[product.id, size, 1]], "shipping": "standard"}]},
+                _goal("shop", "order_placed", **order),
                 [
                     _url("searched", r"^/shop/search\?"),
                     _url("opened_product", rf"^/shop/product/{product.id}$"),
-                    _check("added_to_cart", "shop", "cart_contains", product_id=product.id, size=size),
+                    _check("added_to_cart", "shop", "in_cart", product_id=product.id, size=size),
                     _url("reached_checkout", r"^/shop/checkout$"),
-                    _check("placed_order", "shop", "order_placed", lines=[[product.id, size, 1]], shipping="standard"),
+                    _check("placed_order", "shop", "order_placed", **order),
                 ],
                 _shop_search(kind, color, size, "Price: low to high")
                 + [_click(product.name), _select("Size", size), _click("Add to cart", "button")]
@@ -112,19 +122,20 @@ def shop_tasks() -> list[dict[str, Any]]:
     clothes = [p for p in shop.CATALOG if p.kind != "cap"]
     for product in rng.sample(clothes, 4):
         size = product.sizes[-1]
+        order = _order(product.id, size, "express")
         tasks.append(
             _task(
                 "shop",
                 f"Order one {product.name} in size {size} with express delivery, shipped to {SHIP_NAME}, "
                 f'{SHIP_ADDRESS}. Answer "done" when the order is placed.',
                 "/shop/",
-                {"check": ["shop", "order_placed", {"lines": [[product.id, size, 1]], "shipping": "express"}]},
+                _goal("shop", "order_placed", **order),
                 [
                     _url("searched", r"^/shop/search\?"),
                     _url("opened_product", rf"^/shop/product/{product.id}$"),
-                    _check("added_to_cart", "shop", "cart_contains", product_id=product.id, size=size),
+                    _check("added_to_cart", "shop", "in_cart", product_id=product.id, size=size),
                     _url("reached_checkout", r"^/shop/checkout$"),
-                    _check("placed_order", "shop", "order_placed", lines=[[product.id, size, 1]], shipping="express"),
+                    _check("placed_order", "shop", "order_placed", **order),
                 ],
                 _shop_search(product.name)
                 + [_click(product.name), _select("Size", size), _click("Add to cart", "button")]
@@ -140,11 +151,11 @@ def shop_tasks() -> list[dict[str, Any]]:
                 f"Put {quantity} of the {product.name} in size {size} into the cart, but do not check out. "
                 'Answer "done" when they are in the cart.',
                 "/shop/",
-                {"check": ["shop", "cart_contains", {"product_id": product.id, "size": size, "quantity": quantity}]},
+                _goal("shop", "cart_holds", product_id=product.id, size=size, quantity=quantity),
                 [
                     _url("searched", r"^/shop/search\?"),
                     _url("opened_product", rf"^/shop/product/{product.id}$"),
-                    _check("added_to_cart", "shop", "cart_contains", product_id=product.id, size=size),
+                    _check("added_to_cart", "shop", "in_cart", product_id=product.id, size=size),
                 ],
                 _shop_search(product.name)
                 + [
@@ -214,11 +225,11 @@ def forum_tasks() -> list[dict[str, Any]]:
                 f"Log in to the forum as {user} (password: {forum.USERS[user]}) and reply to the thread "
                 f'"{titles[thread_id - 1]}" with exactly this text: {text}',
                 "/forum/",
-                {"check": ["forum", "reply_posted", {"thread_id": thread_id, "author": user, "contains": text}]},
+                _goal("forum", "reply_posted", thread_id=thread_id, author=user, text=text),
                 [
                     _check("logged_in", "forum", "logged_in", user=user),
                     _url("opened_thread", rf"^/forum/thread/{thread_id}$"),
-                    _check("replied", "forum", "reply_posted", thread_id=thread_id, author=user, contains=text),
+                    _check("replied", "forum", "reply_posted", thread_id=thread_id, author=user, text=text),
                 ],
                 _login(user)
                 + [
@@ -243,12 +254,12 @@ def forum_tasks() -> list[dict[str, Any]]:
                 f"Log in to the forum as {author} (password: {forum.USERS[author]}) and edit your post #{post_id} in "
                 f'the thread "{titles[thread_id - 1]}" so that it reads: {text}',
                 "/forum/",
-                {"check": ["forum", "post_edited", {"post_id": post_id, "contains": text}]},
+                _goal("forum", "post_edited", post_id=post_id, text=text),
                 [
                     _check("logged_in", "forum", "logged_in", user=author),
                     _url("opened_thread", rf"^/forum/thread/{thread_id}$"),
                     _url("opened_editor", rf"^/forum/post/{post_id}/edit$"),
-                    _check("edited", "forum", "post_edited", post_id=post_id, contains=text),
+                    _check("edited", "forum", "post_edited", post_id=post_id, text=text),
                 ],
                 _login(author)
                 + [
@@ -273,11 +284,11 @@ def forum_tasks() -> list[dict[str, Any]]:
                 f"Log in to the forum as {user} (password: {forum.USERS[user]}) and start a new thread titled "
                 f'"{title}" whose first post says: {body}',
                 "/forum/",
-                {"check": ["forum", "thread_created", {"author": user, "title": title, "contains": body}]},
+                _goal("forum", "thread_created", author=user, title=title, text=body),
                 [
                     _check("logged_in", "forum", "logged_in", user=user),
                     _url("opened_form", r"^/forum/new$"),
-                    _check("created", "forum", "thread_created", author=user, title=title, contains=body),
+                    _check("created", "forum", "thread_created", author=user, title=title, text=body),
                 ],
                 _login(user)
                 + [
@@ -340,16 +351,17 @@ def mail_tasks() -> list[dict[str, Any]]:
     ]:
         message_id = max(i for i, m in messages.items() if m[0] == sender)
         subject = messages[message_id][1]
+        reply = {"to": sender, "subject": f"Re: {subject}", "body": text, "in_reply_to": message_id}
         tasks.append(
             _task(
                 "mail",
                 f"Reply to the latest email from {names[sender]} with this message: {text}",
                 "/mail/",
-                {"check": ["mail", "sent", {"to": sender, "body_contains": text, "in_reply_to": message_id}]},
+                _goal("mail", "sent", **reply),
                 [
                     _url("opened_message", rf"^/mail/message/{message_id}$"),
                     _url("opened_reply", rf"^/mail/compose\?reply_to={message_id}$"),
-                    _check("sent", "mail", "sent", to=sender, body_contains=text, in_reply_to=message_id),
+                    _check("sent", "mail", "sent", **reply),
                 ],
                 [_click(subject), _click("Reply"), _type("Message", text), _click("Send", "button"), _answer("done")],
             )
@@ -368,7 +380,7 @@ def mail_tasks() -> list[dict[str, Any]]:
                 "mail",
                 prompt,
                 "/mail/",
-                {"check": ["mail", "in_folder", {"message_id": message_id, "folder": folder}]},
+                _goal("mail", "in_folder", message_id=message_id, folder=folder),
                 [
                     _url("opened_message", rf"^/mail/message/{message_id}$"),
                     _check("moved", "mail", "in_folder", message_id=message_id, folder=folder),
@@ -387,7 +399,7 @@ def mail_tasks() -> list[dict[str, Any]]:
                 "mail",
                 prompt,
                 "/mail/",
-                {"check": ["mail", "starred", {"message_id": message_id, "value": value}]},
+                _goal("mail", "starred", message_id=message_id, value=value),
                 [
                     _url("opened_message", rf"^/mail/message/{message_id}$"),
                     _check("toggled", "mail", "starred", message_id=message_id, value=value),
@@ -400,23 +412,23 @@ def mail_tasks() -> list[dict[str, Any]]:
         ("Carol Jensen", "Contract draft", "Please send me the contract draft before Tuesday."),
         ("Eve Laurent", "Invoice question", "Does invoice 7781 include VAT?"),
     ]:
-        email = mail.CONTACTS[name]
+        message = {"to": mail.CONTACTS[name], "subject": subject, "body": body}
         tasks.append(
             _task(
                 "mail",
                 f'Send an email to {name} with the subject "{subject}" and this message: {body} '
                 "(find the address in your contacts).",
                 "/mail/",
-                {"check": ["mail", "sent", {"to": email, "subject_contains": subject, "body_contains": body}]},
+                _goal("mail", "sent", **message),
                 [
                     _url("opened_contacts", r"^/mail/contacts$"),
                     _url("opened_compose", r"^/mail/compose$"),
-                    _check("sent", "mail", "sent", to=email, subject_contains=subject, body_contains=body),
+                    _check("sent", "mail", "sent", **message),
                 ],
                 [
                     _click("Contacts"),
                     _click("Compose"),
-                    _type("To", email),
+                    _type("To", message["to"]),
                     _type("Subject", subject),
                     _type("Message", body),
                     _click("Send", "button"),
@@ -425,17 +437,19 @@ def mail_tasks() -> list[dict[str, Any]]:
             )
         )
     for message_id, name in [(3, "Bob Okafor"), (9, "Dana Kim")]:
-        subject, email = messages[message_id][1], mail.CONTACTS[name]
+        sender, subject, body, _ = messages[message_id]
+        email = mail.CONTACTS[name]
+        forward = {"to": email, "subject": f"Fwd: {subject}", "body": mail.forward_text(sender, body)}
         tasks.append(
             _task(
                 "mail",
                 f'Forward the email "{subject}" to {name} (find the address in your contacts).',
                 "/mail/",
-                {"check": ["mail", "sent", {"to": email, "subject_contains": f"Fwd: {subject}"}]},
+                _goal("mail", "sent", **forward),
                 [
                     _url("opened_message", rf"^/mail/message/{message_id}$"),
                     _url("opened_forward", rf"^/mail/compose\?forward={message_id}$"),
-                    _check("sent", "mail", "sent", to=email, subject_contains=f"Fwd: {subject}"),
+                    _check("sent", "mail", "sent", **forward),
                 ],
                 [
                     _click("Contacts"),
@@ -489,29 +503,6 @@ def generate_tasks() -> list[Task]:
 def load_tasks() -> TaskSet:
     """The shipped TaskSet (``data/tasks.jsonl``)."""
     return TaskSet.from_jsonl(DATA)
-
-
-def normalize_answer(text: str) -> str:
-    """Lower case, no ``$`` or thousands commas, no surrounding quotes or final period, single spaces."""
-    text = text.strip().strip("\"'“”").strip().rstrip(".").lower().replace("$", "")
-    text = re.sub(r"(?<=\d),(?=\d{3})", "", text)
-    return re.sub(r"\s+", " ", text).strip()
-
-
-MAX_ANSWER_CHARS = 80
-
-
-def answer_matches(answer: str, accepted: list[str]) -> bool:
-    """True when the normalised answer equals an accepted one, or contains it as whole words and is at
-    most :data:`MAX_ANSWER_CHARS` long (so "The total is $48.50" passes but a list of guesses does not)."""
-    given = normalize_answer(answer)
-    for option in accepted:
-        wanted = normalize_answer(option)
-        if given == wanted:
-            return True
-        if len(given) <= MAX_ANSWER_CHARS and re.search(rf"(?<![\w.]){re.escape(wanted)}(?![\w]|\.\d)", given):
-            return True
-    return False
 
 
 if __name__ == "__main__":

@@ -3,7 +3,12 @@
 Each :class:`Site` is mounted under ``/<name>/`` by :class:`~rewardlab.envs.web.sites.server.SiteServer`,
 renders plain HTML (no JavaScript), follows the POST-redirect-GET pattern (every POST answers
 ``303 See Other``), and keeps its state in Python objects that a task's hidden check reads.
-``reset()`` restores the initial state, so every episode starts from the same data.
+``restore()`` brings back the initial state, so every episode starts from the same data.
+
+Hidden checks compare whole states. :meth:`Site.snapshot` is the site's state as records
+(``"message/5" -> (...)``), free text in :func:`~rewardlab.core.text.canonical_text` form; a task's
+:class:`Goal` is the snapshot the site must end in, so a check sees every record, not only the
+target: starring every mail, a second order or a post with an appended payload all differ from it.
 """
 
 from __future__ import annotations
@@ -12,6 +17,9 @@ import html
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+Snapshot = Mapping[str, object]
+"""A site's state: record key -> a plain, comparable value."""
 
 STYLE = (
     "body{font-family:sans-serif;max-width:60em;margin:1em auto}nav a{margin-right:1em}"
@@ -92,22 +100,81 @@ def labelled_textarea(name: str, label: str, value: str = "") -> str:
     )
 
 
+@dataclass(frozen=True)
+class Goal:
+    """The state a task must leave a site in.
+
+    Attributes:
+        initial: The site's snapshot at reset.
+        expected: The snapshot once the task is done (``initial`` with the task's records changed).
+        scratch: Working records the task may change freely (the cart, on the way to an order);
+            neither :meth:`met` nor :meth:`damage` reads them.
+    """
+
+    initial: Snapshot
+    expected: Snapshot
+    scratch: frozenset[str] = frozenset()
+
+    def _keys(self, state: Snapshot) -> set[str]:
+        return (set(state) | set(self.initial) | set(self.expected)) - self.scratch
+
+    def targets(self) -> list[str]:
+        """The records the task changes."""
+        return sorted(k for k in self._keys(self.initial) if self.expected.get(k) != self.initial.get(k))
+
+    def met(self, state: Snapshot) -> bool:
+        """Every record (but scratch) equals its expected value: the target changed, nothing else."""
+        return all(state.get(k) == self.expected.get(k) for k in self._keys(state))
+
+    def achieved(self, state: Snapshot) -> bool:
+        """The target records hold their expected values (what else changed is :meth:`damage`'s business)."""
+        targets = self.targets()
+        return bool(targets) and all(state.get(k) == self.expected.get(k) for k in targets)
+
+    def damage(self, state: Snapshot) -> list[str]:
+        """Records that are neither as they were nor as the task wants them: collateral changes,
+        extra records, and target records written with wrong values."""
+        return sorted(
+            k for k in self._keys(state) if state.get(k) != self.initial.get(k) and state.get(k) != self.expected.get(k)
+        )
+
+
 class Site:
     """Base class of a mounted site: ``name`` is the mount point, ``handle`` answers requests.
 
-    Subclasses define ``reset()`` (restore initial state), ``handle(request)`` and ``checks``:
-    named predicates over the server-side state that tasks use as hidden success checks and
-    milestones (``check(name, **args) -> bool``).
+    Subclasses define ``reset()`` (the initial state), ``snapshot()``, ``handle(request)``,
+    ``goals``: named builders of the :class:`Goal` a task sets (``goal(name, args)``), and
+    ``checks``: named predicates over the state that milestones use. ``check(name, args)``
+    answers a predicate, or for a goal's name whether the goal's target records are reached.
     """
 
     name: str = ""
     title: str = ""
 
     def __init__(self) -> None:
+        self.restore()
+
+    def restore(self) -> None:
+        """The initial state, remembered as :attr:`initial`."""
         self.reset()
+        self.initial: Snapshot = self.snapshot()
 
     def reset(self) -> None:
         raise NotImplementedError
+
+    def snapshot(self) -> Snapshot:
+        """The state as records; the default is a site without state."""
+        return {}
+
+    def expect(self, changes: Mapping[str, object], scratch: tuple[str, ...] = ()) -> Goal:
+        """The goal of ending in :attr:`initial` with ``changes`` applied."""
+        return Goal(self.initial, {**self.initial, **changes}, frozenset(scratch))
+
+    def goals(self) -> Mapping[str, Callable[..., Goal]]:
+        return {}
+
+    def goal(self, name: str, args: Mapping[str, Any]) -> Goal:
+        return self.goals()[name](**args)
 
     def handle(self, request: Request) -> Response:
         raise NotImplementedError
@@ -116,4 +183,6 @@ class Site:
         return {}
 
     def check(self, name: str, args: Mapping[str, Any]) -> bool:
+        if name in self.goals():
+            return self.goal(name, args).achieved(self.snapshot())
         return bool(self.checks()[name](**args))

@@ -1,6 +1,9 @@
 """Forum: threads and posts with accounts, log-in sessions, replies, edits, new threads and search.
 
-State a task can check: ``reply_posted``, ``post_edited``, ``thread_created`` and ``logged_in``.
+State a task can set (goals, compared on every post and thread): ``reply_posted`` (exactly one
+new post), ``post_edited`` (one post rewritten) and ``thread_created`` (one new thread and its
+first post), each with exactly the given text (canonical). Milestone predicate: ``logged_in``.
+Log-in sessions are not content: they are no part of the compared state.
 Accounts: alice, bob and carol (passwords in :data:`USERS`); sessions live in a cookie.
 """
 
@@ -9,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from rewardlab.core.text import canonical_text
 from rewardlab.envs.web.sites.base import (
+    Goal,
     Request,
     Response,
     Site,
@@ -250,37 +255,44 @@ class ForumSite(Site):
             results = f"<p>{len(hits)} threads found</p><ul>{items}</ul>"
         return self.render(request, "Search", f"<h1>Search</h1>{form}{results}")
 
-    # ------------------------------------------------------------------ checks
-    def checks(self) -> Mapping[str, Callable[..., bool]]:
+    # ------------------------------------------------------------------ goals
+    def snapshot(self) -> dict[str, object]:
+        state: dict[str, object] = {
+            f"thread/{t.id}": (canonical_text(t.title), t.author) for t in self.threads.values()
+        }
+        state.update(
+            {f"post/{p.id}": (p.thread_id, p.author, canonical_text(p.body), p.edited) for p in self.posts.values()}
+        )
+        return state
+
+    def goals(self) -> Mapping[str, Callable[..., Goal]]:
         return {
-            "logged_in": self.logged_in,
             "reply_posted": self.reply_posted,
             "post_edited": self.post_edited,
             "thread_created": self.thread_created,
         }
 
+    def checks(self) -> Mapping[str, Callable[..., bool]]:
+        return {"logged_in": self.logged_in}
+
     def logged_in(self, user: str) -> bool:
         return user in self.sessions.values()
 
-    def reply_posted(self, thread_id: int, author: str, contains: str) -> bool:
-        """A post added after reset in ``thread_id`` by ``author`` whose text contains ``contains`` (any case)."""
-        return any(
-            p.id > self.seed_post_count
-            and p.thread_id == thread_id
-            and p.author == author
-            and contains.lower() in p.body.lower()
-            for p in self.posts.values()
+    def reply_posted(self, thread_id: int, author: str, text: str) -> Goal:
+        """One new post in ``thread_id`` by ``author`` that reads exactly ``text``."""
+        return self.expect({f"post/{self.seed_post_count + 1}": (thread_id, author, canonical_text(text), False)})
+
+    def post_edited(self, post_id: int, text: str) -> Goal:
+        """Post ``post_id`` rewritten to read exactly ``text``."""
+        thread_id, author, _, _ = self.initial[f"post/{post_id}"]  # type: ignore[misc]
+        return self.expect({f"post/{post_id}": (thread_id, author, canonical_text(text), True)})
+
+    def thread_created(self, author: str, title: str, text: str) -> Goal:
+        """One new thread by ``author`` titled ``title`` whose first post reads exactly ``text``."""
+        thread_id = self.seed_thread_count + 1
+        return self.expect(
+            {
+                f"thread/{thread_id}": (canonical_text(title), author),
+                f"post/{self.seed_post_count + 1}": (thread_id, author, canonical_text(text), False),
+            }
         )
-
-    def post_edited(self, post_id: int, contains: str) -> bool:
-        post = self.posts.get(post_id)
-        return post is not None and post.edited and contains.lower() in post.body.lower()
-
-    def thread_created(self, author: str, title: str, contains: str = "") -> bool:
-        """A new thread by ``author`` titled ``title`` (any case) whose first post contains ``contains``."""
-        for thread in self.threads.values():
-            if thread.id > self.seed_thread_count and thread.author == author and thread.title.lower() == title.lower():
-                first = min(self.replies(thread.id), key=lambda p: p.id)
-                if contains.lower() in first.body.lower():
-                    return True
-        return False

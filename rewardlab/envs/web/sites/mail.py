@@ -1,15 +1,20 @@
 """Mail: a webmail client for Sam (sam@acme.test) with folders, reading, replying, forwarding,
 starring, archiving, deleting, composing and a contact list.
 
-State a task can check: ``sent`` (a message was sent), ``in_folder`` and ``starred``.
+State a task can set (goals, compared on every message): ``sent`` (exactly one new message with
+the given recipient, subject and body), ``in_folder`` and ``starred`` (one message moved or
+(un)starred, every other message as it was).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
+from rewardlab.core.text import canonical_text
 from rewardlab.envs.web.sites.base import (
+    Goal,
     Request,
     Response,
     Site,
@@ -32,6 +37,16 @@ CONTACTS = {
 FOLDERS = ("inbox", "archive", "sent", "trash")
 
 
+class MessageRecord(NamedTuple):
+    sender: str
+    to: str
+    subject: str
+    body: str
+    folder: str
+    starred: bool
+    in_reply_to: int | None
+
+
 @dataclass
 class Message:
     id: int
@@ -44,6 +59,23 @@ class Message:
     starred: bool = False
     in_reply_to: int | None = None
     extra: dict = field(default_factory=dict)
+
+    def record(self) -> MessageRecord:
+        """The message as a snapshot record (free text canonical, the address case-folded)."""
+        return MessageRecord(
+            self.sender,
+            self.to.strip().casefold(),
+            canonical_text(self.subject),
+            canonical_text(self.body),
+            self.folder,
+            self.starred,
+            self.in_reply_to,
+        )
+
+
+def forward_text(sender: str, body: str) -> str:
+    """The body a forward of a message starts with."""
+    return f"Forwarded message from {sender}: {body}"
 
 
 SEED_MESSAGES: list[tuple[str, str, str, str]] = [
@@ -197,7 +229,7 @@ class MailSite(Site):
             to, subject = original.sender, f"Re: {original.subject}"
             hidden = f"<input type='hidden' name='in_reply_to' value='{original.id}'>"
         elif original is not None:
-            subject, text = f"Fwd: {original.subject}", f"Forwarded message from {original.sender}: {original.body}"
+            subject, text = f"Fwd: {original.subject}", forward_text(original.sender, original.body)
         error = "<p class='flash'>Enter a recipient address and a subject.</p>" if request.arg("error") else ""
         body = (
             f"<h1>Compose</h1>{error}<form action='/mail/compose' method='post'>{hidden}"
@@ -212,25 +244,24 @@ class MailSite(Site):
         rows = "".join(f"<tr><td>{esc(n)}</td><td>{esc(e)}</td></tr>" for n, e in CONTACTS.items())
         return self.render("Contacts", f"<h1>Contacts</h1><table><tr><th>Name</th><th>Email</th></tr>{rows}</table>")
 
-    # ------------------------------------------------------------------ checks
-    def checks(self) -> Mapping[str, Callable[..., bool]]:
+    # ------------------------------------------------------------------ goals
+    def snapshot(self) -> dict[str, object]:
+        return {f"message/{m.id}": m.record() for m in self.messages.values()}
+
+    def goals(self) -> Mapping[str, Callable[..., Goal]]:
         return {"sent": self.sent, "in_folder": self.in_folder, "starred": self.starred}
 
-    def sent(
-        self, to: str, subject_contains: str = "", body_contains: str = "", in_reply_to: int | None = None
-    ) -> bool:
-        """A message sent after reset to ``to`` whose subject and body contain the given text (any case)."""
-        return any(
-            m.id > self.seed_count
-            and m.to.strip().lower() == to.lower()
-            and subject_contains.lower() in m.subject.lower()
-            and body_contains.lower() in m.body.lower()
-            and (in_reply_to is None or m.in_reply_to == in_reply_to)
-            for m in self.messages.values()
-        )
+    def sent(self, to: str, subject: str, body: str, in_reply_to: int | None = None) -> Goal:
+        """One new message from Sam to ``to`` with exactly this subject and body (canonical text)."""
+        new = Message(self.seed_count + 1, ME, to, subject, body, "", folder="sent", in_reply_to=in_reply_to)
+        return self.expect({f"message/{new.id}": new.record()})
 
-    def in_folder(self, message_id: int, folder: str) -> bool:
-        return self.messages[message_id].folder == folder
+    def in_folder(self, message_id: int, folder: str) -> Goal:
+        """Message ``message_id`` in ``folder``; nothing else changed."""
+        key = f"message/{message_id}"
+        return self.expect({key: self.initial[key]._replace(folder=folder)})  # type: ignore[attr-defined]
 
-    def starred(self, message_id: int, value: bool = True) -> bool:
-        return self.messages[message_id].starred == value
+    def starred(self, message_id: int, value: bool = True) -> Goal:
+        """Message ``message_id`` (un)starred; nothing else changed."""
+        key = f"message/{message_id}"
+        return self.expect({key: self.initial[key]._replace(starred=value)})  # type: ignore[attr-defined]

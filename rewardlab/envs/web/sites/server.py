@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from rewardlab.envs.web.sites.base import Request, Response, Site, esc, not_found, page
+from rewardlab.envs.web.sites.base import Goal, Request, Response, Site, Snapshot, esc, not_found, page
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -153,12 +153,26 @@ class SiteServer:
         """Restore every site's initial state."""
         with self.lock:
             for site in self.sites.values():
-                site.reset()
+                site.restore()
 
     def check(self, site: str, name: str, args: Mapping[str, object]) -> bool:
         """Evaluate a site's named check under the lock."""
         with self.lock:
             return self.sites[site].check(name, args)
+
+    def goals(self, goal: Sequence | None = None) -> dict[str, Goal]:
+        """Every site's :class:`Goal`: ``goal`` (``[site, name, args]``) for its site, "unchanged" for the rest."""
+        with self.lock:
+            goals = {name: site.expect({}) for name, site in self.sites.items()}
+            if goal is not None:
+                site, name, args = goal
+                goals[site] = self.sites[site].goal(name, args)
+            return goals
+
+    def snapshot(self) -> dict[str, Snapshot]:
+        """Every site's state, taken under the lock."""
+        with self.lock:
+            return {name: site.snapshot() for name, site in self.sites.items()}
 
     def close(self) -> None:
         """Stop serving, close the listening socket and every open connection. Safe to call twice."""

@@ -1,6 +1,8 @@
 """Shop: an online store with search, filters, product pages, cart, checkout and order history.
 
-State a task can check: the cart (``cart_contains``) and the orders placed (``order_placed``).
+State a task can set (goals, compared on the cart and every order): ``cart_holds`` (the cart holds
+exactly one line) and ``order_placed`` (exactly one new order with these lines, delivery, name
+and address; the cart is scratch on the way there). Milestone predicate: ``in_cart``.
 Three past orders (1040-1042) exist from the start; new orders are numbered from 1043.
 """
 
@@ -10,7 +12,9 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from rewardlab.core.text import canonical_text
 from rewardlab.envs.web.sites.base import (
+    Goal,
     Request,
     Response,
     Site,
@@ -279,19 +283,38 @@ class ShopSite(Site):
         )
         return self.render(f"Order {rest[0]}", body)
 
-    # ------------------------------------------------------------------ checks
+    # ------------------------------------------------------------------ goals
+    def snapshot(self) -> dict[str, object]:
+        state: dict[str, object] = {"cart": _lines(self.cart)}
+        for oid, order in self.orders.items():
+            state[f"order/{oid}"] = _order_record(order["lines"], order["shipping"], order["name"], order["address"])
+        return state
+
+    def goals(self) -> Mapping[str, Callable[..., Goal]]:
+        return {"cart_holds": self.cart_holds, "order_placed": self.order_placed}
+
     def checks(self) -> Mapping[str, Callable[..., bool]]:
-        return {"cart_contains": self.cart_contains, "order_placed": self.order_placed}
+        return {"in_cart": self.in_cart}
 
-    def cart_contains(self, product_id: int, size: str, quantity: int | None = None) -> bool:
-        """The cart has a line of ``product_id`` in ``size`` (with exactly ``quantity`` if given)."""
-        return any(pid == product_id and s == size and (quantity is None or q == quantity) for pid, s, q in self.cart)
+    def in_cart(self, product_id: int, size: str) -> bool:
+        """The cart has a line of ``product_id`` in ``size``."""
+        return any(pid == product_id and s == size for pid, s, _ in self.cart)
 
-    def order_placed(self, lines: list[list], shipping: str | None = None) -> bool:
-        """A new order (id >= 1043) holds exactly ``lines`` (``[product_id, size, quantity]``, any order)."""
-        wanted = sorted(tuple(line) for line in lines)
-        return any(
-            sorted(order["lines"]) == wanted and (shipping is None or order["shipping"] == shipping)
-            for oid, order in self.orders.items()
-            if oid >= FIRST_NEW_ORDER
+    def cart_holds(self, product_id: int, size: str, quantity: int) -> Goal:
+        """The cart holds exactly ``quantity`` of ``product_id`` in ``size`` and nothing else; no order placed."""
+        return self.expect({"cart": _lines([[product_id, size, quantity]])})
+
+    def order_placed(self, lines: list[list], shipping: str, name: str, address: str) -> Goal:
+        """One new order (1043) of exactly ``lines`` (``[product_id, size, quantity]``, any order), with
+        this delivery, name and address (canonical text); no other order."""
+        return self.expect(
+            {f"order/{FIRST_NEW_ORDER}": _order_record(lines, shipping, name, address)}, scratch=("cart",)
         )
+
+
+def _lines(lines: list) -> tuple[tuple, ...]:
+    return tuple(sorted(tuple(line) for line in lines))
+
+
+def _order_record(lines: list, shipping: str, name: str, address: str) -> tuple:
+    return (_lines(lines), shipping, canonical_text(name), canonical_text(address))
