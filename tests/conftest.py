@@ -69,3 +69,18 @@ def echo_env():
     env = EchoEnv()
     yield env
     env.close()
+
+
+def docker_or_skip() -> None:
+    """Skip a Docker test with the reason when no engine answers, or fail it where Docker is required
+    (``REWARDLAB_REQUIRE_DOCKER=1``, set by CI, which must run every Docker test)."""
+    import os
+
+    from rewardlab.sandbox import docker_engine_error
+
+    problem = docker_engine_error()
+    if problem is None:
+        return
+    if os.environ.get("REWARDLAB_REQUIRE_DOCKER") == "1":
+        pytest.fail(f"REWARDLAB_REQUIRE_DOCKER=1 but the Docker backend cannot run: {problem}")
+    pytest.skip(f"Docker backend not tested: {problem}")

@@ -20,16 +20,15 @@ import psutil
 import pytest
 
 import rewardlab
-from rewardlab.sandbox import DockerSandbox, Limits, LocalSandbox, docker_engine_error, isolation_modes
+from rewardlab.sandbox import DockerSandbox, Limits, LocalSandbox, isolation_modes
+from tests.conftest import docker_or_skip
 
 STRONG_MODES = [m for m in ("bwrap", "unshare") if m in isolation_modes()]
 CHEAP = Limits(cpu_seconds=3, memory_bytes=1 << 30, max_processes=32, file_size_bytes=1 << 20, open_files=64)
 
 
 def _docker_or_skip():
-    problem = docker_engine_error()
-    if problem is not None:
-        pytest.skip(f"Docker backend not tested: {problem}")
+    docker_or_skip()
     return DockerSandbox(limits=CHEAP)
 
 
