@@ -126,24 +126,44 @@ def test_gold_answer_scores_one(env):
     assert info["bfcl_errors"] == []
 
 
+HALF = {"format": 0.5, "count": 1.0, "function": 1.0, "parameters": 0.5, "types": 0.5, "values": 0.5}
+"""One of the two needed values (base, height) right: every value-scaled component at 1/2."""
+
+
 @pytest.mark.parametrize(
-    ("action", "failed"),
+    ("action", "components"),
     [
-        (call(base=10, height="5"), {"types", "values"}),  # wrong type
-        (call(base=11, height=5), {"values"}),  # wrong value
-        (call(base=10), {"parameters"}),  # missing required parameter
-        (call(base=10, height=5, colour="red"), {"parameters"}),  # unexpected parameter
-        (call(base=10.0, height=5), {"types", "values"}),  # a float for an integer
-        (call("calculate_area", base=10, height=5), {"function", "parameters", "types", "values"}),  # unknown function
+        (call(base=10, height="5"), {**HALF, "types": 0.0}),  # wrong type
+        (call(base=11, height=5), HALF),  # wrong value
+        (call(base=10), {**HALF, "parameters": 0.0}),  # missing required parameter
+        (  # an unexpected parameter: 2 of the 3 parameters in play are right
+            call(base=10, height=5, colour="red"),
+            {"format": 2 / 3, "count": 1.0, "function": 1.0, "parameters": 0.0, "types": 2 / 3, "values": 2 / 3},
+        ),
+        (call(base=10.0, height=5), {**HALF, "types": 0.0}),  # a float for an integer
+        (  # unknown function
+            call("calculate_area", base=10, height=5),
+            {"format": 0.0, "count": 1.0, "function": 0.0, "parameters": 0.0, "types": 0.0, "values": 0.0},
+        ),
     ],
 )
-def test_each_checker_error_lowers_its_component(env, action, failed):
+def test_each_checker_error_lowers_its_component(env, action, components):
     reward, info = answer(env, TRIANGLE, action)
-    components = info["reward_components"]
-    assert {k for k, v in components.items() if v < 1} == failed
-    assert all(components[k] == 0.0 for k in failed)
-    assert reward == pytest.approx(1 - len(failed) * SIXTH)
+    assert info["reward_components"] == pytest.approx(components)
+    assert reward == pytest.approx(sum(components.values()) / 6)
     assert not info["is_success"] and info["bfcl_errors"]
+
+
+def test_form_without_values_earns_only_function_and_count(env):
+    # The right function and documented types, placeholder values: the call's form is copied from
+    # the documentation, so it earns nothing until the values are right.
+    reward, info = answer(env, TRIANGLE, call(base=1, height=1))
+    assert info["reward_components"] == {
+        "format": 0.0, "count": 1.0, "function": 1.0, "parameters": 0.0, "types": 0.0, "values": 0.0
+    }  # fmt: skip
+    assert reward == pytest.approx(2 * SIXTH) and not info["is_success"]
+    # Giving every optional parameter (its "omitted" value is a possible answer) adds nothing.
+    assert answer(env, TRIANGLE, call(base=1, height=1, unit=""))[0] == pytest.approx(reward)
 
 
 def test_bfcl_string_rules(env):
@@ -156,9 +176,9 @@ def test_bfcl_string_rules(env):
 def test_extra_and_missing_calls_cost_count(env):
     reward, info = answer(env, TRIANGLE, json.dumps([GOLD, GOLD]))
     assert info["reward_components"] == {
-        "format": 1.0, "count": 0.5, "function": 0.5, "parameters": 0.5, "types": 0.5, "values": 0.5
+        "format": 0.5, "count": 0.5, "function": 0.5, "parameters": 0.5, "types": 0.5, "values": 0.5
     }  # fmt: skip
-    assert reward == pytest.approx((1 + 5 * 0.5) / 6) and not info["is_success"]
+    assert reward == pytest.approx(0.5) and not info["is_success"]
     assert info["bfcl_errors"][0]["kind"] == "wrong_count"
 
 
@@ -171,7 +191,7 @@ def test_parallel_calls_in_any_order(env):
     assert info["reward_components"]["count"] == 0.5 and info["reward_components"]["values"] == 0.5
     swapped = [{**taylor, "arguments": {"artist": "Taylor Swift", "duration": 15}}, maroon]
     reward, info = answer(env, SPOTIFY, json.dumps(swapped))
-    assert info["reward_components"]["values"] == 0.5 and not info["is_success"]
+    assert info["reward_components"]["values"] == 0.75 and not info["is_success"]  # 1 of Taylor's 2 values wrong
 
 
 def test_irrelevance_wants_no_call(env):
@@ -179,17 +199,16 @@ def test_irrelevance_wants_no_call(env):
     assert reward == pytest.approx(1.0) and info["is_success"]
     bmi = call("determine_body_mass_index", weight=70, height=1.8)
     reward, info = answer(env, IRRELEVANT, bmi)
-    assert info["reward_components"] == {
-        "format": 1.0, "count": 0.0, "function": 0.0, "parameters": 0.0, "types": 0.0, "values": 0.0
-    }  # fmt: skip
+    assert set(info["reward_components"].values()) == {0.0} and reward == 0.0  # a call where none fits
     assert not info["is_success"]
 
 
 def test_plain_text_on_a_call_task(env):
+    # No call at all: no value is right, so even the well-formed text earns no format credit.
     reward, info = answer(env, TRIANGLE, "The area is 25 square units.")
-    assert reward == pytest.approx(SIXTH) and not info["is_success"]  # only format: no call at all
+    assert reward == 0.0 and not info["is_success"] and info["metrics"]["format/parse_error"] == 0.0
     reward, info = answer(env, TRIANGLE, "")
-    assert reward == pytest.approx(SIXTH) and info["action_error"] is None
+    assert reward == 0.0 and info["action_error"] is None
 
 
 # ---------------------------------------------------------------------------- bad input

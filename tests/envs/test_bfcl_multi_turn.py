@@ -99,11 +99,13 @@ def test_each_passed_turn_is_a_milestone(env):
     script = reference_script(env, FILES)
     reward, info, infos = play(env, FILES, script[:1] + [[] for _ in script[1:]])
     assert infos[1]["milestones"] == ["turn_0"] and infos[1]["progress"] == 0.25
-    # Turns 1 and 2 only read files (the working directory is private state), so their state still
-    # matches; turn 3 moves a file. Responses: grep, sort and diff results were never obtained.
-    components = {"format": 1.0, "execution": 1.0, "state": 0.75, "response": 0.25, "turns": 0.25}
-    assert info["reward_components"] == components
-    assert reward == pytest.approx((1 + 1 + 0.75 + 0.25 + 0.25) / 5) and not info["is_success"]
+    # Turns 1 and 2 only read files (the working directory is private state), so doing nothing keeps
+    # their state matching, which earns no state credit: a read-only turn needs its calls made and its
+    # results obtained. Turn 3 moves a file. Execution: the 3 of the 10 reference calls made.
+    content = {"execution": 0.3, "state": 0.25, "response": 0.25, "turns": 0.25}
+    assert info["reward_components"] == pytest.approx({"format": sum(content.values()) / 4, **content})
+    assert info["metrics"]["state/matches"] == 0.75 and info["metrics"]["format/strict_actions"] == 1.0
+    assert reward == pytest.approx(sum(info["reward_components"].values()) / 5) and not info["is_success"]
 
 
 def test_calls_split_over_steps_still_pass(env):
@@ -143,16 +145,19 @@ def test_bad_actions_are_reported_and_the_turn_goes_on(env):
         assert message in info["action_error"] and not terminated and reward == 0.0
     _, _, terminated, _, info = env.step("Done.")
     assert not terminated and info["turn"] == 1
-    components = {k: v for k, v in play_rest(env).items() if k in ("format", "execution")}
-    assert components["format"] == pytest.approx(1 - 6 / 12)  # 6 not as documented of 12 actions (8 + 4 "Done.")
-    assert components["execution"] == pytest.approx(1 / 3)  # rm_rf and cd(bogus) failed, the fenced ls ran
+    final = play_rest(env)
+    metrics = final["metrics"]
+    assert metrics["format/strict_actions"] == pytest.approx(1 - 6 / 12)  # 6 of 12 actions (8 + 4 "Done.") not bare
+    assert metrics["execution/failed_calls"] == pytest.approx(2 / 3)  # rm_rf and cd(bogus) failed, the fenced ls ran
+    assert final["reward_components"]["execution"] == 0.0  # and no call did what a reference call did
+    assert final["reward_components"]["format"] == 0.0  # format is scaled by the content, here none
 
 
 def play_rest(env) -> dict:
     while True:
         _, _, terminated, truncated, info = env.step("Done.")
         if terminated or truncated:
-            return info["reward_components"]
+            return info
 
 
 def test_step_limit_per_user_turn_ends_the_episode(env):

@@ -342,6 +342,29 @@ class CallSpec:
                 errors.append(("missing_optional", param))
         return tuple(errors) if errors else NO_ERRORS
 
+    def value_share(self, errors: Sequence[Error]) -> float:
+        """The share of the call's values that are right, for partial credit (not BFCL's rule).
+
+        ``(needed parameters given a right value) / (needed parameters + other parameters given
+        with an error)``, where the needed parameters are the required ones and those whose
+        possible answers do not allow leaving them out; 1 when that size is 0. Parameters that
+        may be left out count only when given wrongly, so giving every optional parameter its
+        "omitted" value earns nothing. Computed from the errors of :meth:`errors`.
+
+        Example:
+            >>> spec = CallSpec.compile(
+            ...     {"name": "f", "parameters": {"properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            ...      "required": ["a", "b"]}},
+            ...     {"a": [1], "b": [2]},
+            ... )
+            >>> spec.value_share(spec.errors("f", {"a": 1, "b": 3})), spec.value_share(spec.errors("f", {"a": 1}))
+            (0.5, 0.5)
+        """
+        needed = {*self.required, *self.must_give}
+        wrong = {subject for kind, subject in errors if kind != "wrong_func_name"}
+        size = len(needed) + len(wrong - needed)
+        return 1.0 if size == 0 else len(needed - wrong) / size
+
     def explain(self, error: Error, arguments: Mapping[str, Any]) -> str:
         """A one-line message for an error of :meth:`errors`."""
         kind, subject = error

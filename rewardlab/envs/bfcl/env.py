@@ -79,7 +79,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -93,6 +93,9 @@ from rewardlab.envs.bfcl.rubric import BFCLOutcome, bfcl_rubric
 from rewardlab.envs.bfcl.tools import openai_tools
 from rewardlab.envs.toolcall.parsing import ParseLimits, parse_tool_calls
 from rewardlab.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rewardlab.audit.strategy import AuditProfile
 
 PARSE_LIMITS = ParseLimits(max_chars=200_000, max_depth=32, max_calls=16)
 """What an answer may be: 200,000 characters, JSON nested 32 deep, 16 calls."""
@@ -167,10 +170,10 @@ class BFCLEnv(TextEnv):
         return self.score_answer(action)
 
     def _reject(self, error: str) -> Turn:
-        return self._finish(BFCLOutcome(False, error, False, 0, self._spec.check(())), error)
+        return self._finish(BFCLOutcome(False, error, False, 0, self._spec.check(()), self._spec), error)
 
     def _outcome(self) -> tuple[Any, bool]:  # single-shot: every step ends the episode
-        return BFCLOutcome(False, "no answer", False, 0, self._spec.check(())), True
+        return BFCLOutcome(False, "no answer", False, 0, self._spec.check(()), self._spec), True
 
     def _is_success(self, outcome: BFCLOutcome, result: Any) -> bool:
         """BFCL's verdict (for irrelevance tasks: no call was read)."""
@@ -188,6 +191,7 @@ class BFCLEnv(TextEnv):
             lenient=bool(parsed.calls) and not parsed.strict,
             unknown_calls=len(unknown),
             verdict=self._spec.check(calls),
+            spec=self._spec,
         )
         if parsed.error is not None:
             error = parsed.error
@@ -233,6 +237,12 @@ class BFCLEnv(TextEnv):
 
     def make_oracle(self) -> BFCLOracle:
         return BFCLOracle(self)
+
+    def audit_profile(self) -> AuditProfile:
+        """The BFCL strategies (:mod:`rewardlab.envs.bfcl.audit`); irrelevance passes without a call are accepted."""
+        from rewardlab.envs.bfcl.audit import bfcl_profile
+
+        return bfcl_profile({task.id: task.data["category"] for task in self.tasks})
 
 
 def _random_value(rng: np.random.Generator) -> Any:

@@ -58,10 +58,11 @@ truncates; the turns not played count as failed.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -71,10 +72,13 @@ from rewardlab.core.tasks import Task
 from rewardlab.envs.bfcl.env import PARSE_LIMITS
 from rewardlab.envs.bfcl.loader import load_multi_turn_tasks
 from rewardlab.envs.bfcl.oracle import MultiTurnOracle
-from rewardlab.envs.bfcl.rubric import MultiTurnOutcome, TurnCheck, multi_turn_rubric
+from rewardlab.envs.bfcl.rubric import MultiTurnOutcome, TurnCalls, TurnCheck, multi_turn_rubric
 from rewardlab.envs.bfcl.tools import openai_tools
 from rewardlab.envs.bfcl.worlds import ERROR_PREFIX, APIWorld
 from rewardlab.envs.toolcall.parsing import parse_tool_calls
+
+if TYPE_CHECKING:
+    from rewardlab.audit.strategy import AuditProfile
 
 STEPS_PER_TURN = 20
 """BFCL's ``MAXIMUM_STEP_LIMIT``: steps the assistant may take in one user turn."""
@@ -125,7 +129,11 @@ class BFCLMultiTurnEnv(TextEnv):
         self._turn_steps = 0
         self._actions = self._strict_actions = self._calls = self._failed_calls = 0
         self._results: Counter[str] = Counter()
+        self._turn_results: Counter[tuple[str, str]] = Counter()
         self._checks: list[TurnCheck] = []
+        self._turn_calls: list[TurnCalls] = []
+        self._changed_no_call_turns = 0
+        self._state_at_turn_start: dict[str, dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
@@ -134,7 +142,12 @@ class BFCLMultiTurnEnv(TextEnv):
         self.world = APIWorld(data["initial_config"], data["involved_classes"], offered)
         self.reference = APIWorld(data["initial_config"], data["involved_classes"])
         self._reset_counters()
+        self._begin_turn()
         return task.prompt, {"tools": openai_tools(data["functions"]), "turn": 0}
+
+    def _begin_turn(self) -> None:
+        """Snapshot the agent's public state, to tell at the turn's end whether the agent changed it."""
+        self._state_at_turn_start = copy.deepcopy(self.world.state())
 
     def _act(self, action: str) -> Turn:
         self._actions += 1
@@ -152,6 +165,7 @@ class BFCLMultiTurnEnv(TextEnv):
             self._calls += 1
             self.turn_calls += 1
             self._results[result] += 1
+            self._turn_results[call.name, result] += 1
             if result.startswith(ERROR_PREFIX):
                 self._failed_calls += 1
                 errors.append(f"{call.name}: {result[len(ERROR_PREFIX) :]}")
@@ -171,23 +185,34 @@ class BFCLMultiTurnEnv(TextEnv):
         """Check the turn that just ended as BFCL does, then show the next request (or finish)."""
         reference_calls = self.task.data["ground_truth"][self.turn_index]
         milestones = []
+        expected_results: Counter[tuple[str, str]] = Counter()
+        agent_changed = self.world.state() != self._state_at_turn_start
         if reference_calls:
-            expected = Counter(
-                self.reference.execute(*self.reference.keyword_call(source)) for source in reference_calls
-            )
+            before = copy.deepcopy(self.reference.state())
+            for source in reference_calls:
+                name, arguments = self.reference.keyword_call(source)
+                expected_results[name, self.reference.execute(name, arguments)] += 1
             check = TurnCheck(
                 called=self.turn_calls > 0,
                 state=not self.world.state_differences(self.reference),
-                response=not (expected - self._results),
+                response=not (Counter(r for _, r in expected_results.elements()) - self._results),
+                changed=self.reference.state() != before,
+                agent_changed=agent_changed,
             )
             self._checks.append(check)
             if check.passed:
                 milestones.append(f"turn_{self.turn_index}")
+        elif agent_changed:
+            self._changed_no_call_turns += 1
+        needed = sum((self._turn_results & expected_results).values())
+        self._turn_calls.append(TurnCalls(len(reference_calls), self.turn_calls, needed))
         self.turn_index += 1
         self.turn_calls = 0
         self._turn_steps = 0
+        self._turn_results = Counter()
         turns = self.task.data["turns"]
         if self.turn_index < len(turns):
+            self._begin_turn()
             request = "\n\n".join(str(m.get("content", "")) for m in turns[self.turn_index])
             return Turn(observation=request, milestones=milestones, info={"turn": self.turn_index})
         outcome = self._build_outcome(complete=True)
@@ -197,14 +222,22 @@ class BFCLMultiTurnEnv(TextEnv):
         return Turn(observation=report, done=True, outcome=outcome, milestones=milestones, info=info)
 
     def _build_outcome(self, *, complete: bool) -> MultiTurnOutcome:
+        """The outcome so far; the turn in progress and the turns not played earn no call credit."""
+        ground_truth = self.task.data["ground_truth"]
+        played = len(self._turn_calls)
+        rest = [TurnCalls(len(calls), 0, 0) for calls in ground_truth[played:]]
+        if rest:
+            rest[0] = TurnCalls(rest[0].expected, self.turn_calls, 0)
         return MultiTurnOutcome(
             actions=self._actions,
             strict_actions=self._strict_actions,
             calls=self._calls,
             failed_calls=self._failed_calls,
             checks=tuple(self._checks),
-            checked_turns=sum(1 for calls in self.task.data["ground_truth"] if calls),
+            checked_turns=sum(1 for calls in ground_truth if calls),
             complete=complete,
+            turn_calls=(*self._turn_calls, *rest),
+            changed_no_call_turns=self._changed_no_call_turns,
         )
 
     def _outcome(self) -> tuple[Any, bool]:
@@ -232,3 +265,9 @@ class BFCLMultiTurnEnv(TextEnv):
 
     def make_oracle(self) -> MultiTurnOracle:
         return MultiTurnOracle(self)
+
+    def audit_profile(self) -> AuditProfile:
+        """The multi-turn strategies of :mod:`rewardlab.envs.bfcl.audit`; ``"Done."`` finishes a turn."""
+        from rewardlab.envs.bfcl.audit import multi_turn_profile
+
+        return multi_turn_profile()

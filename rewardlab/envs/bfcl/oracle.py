@@ -82,9 +82,11 @@ class BFCLOracle:
 
 
 class MultiTurnOracle:
-    """Replays BFCL's ground truth: per user turn, all its calls as one JSON list, then ``"Done."``.
+    """Replays BFCL's ground truth: per user turn, its calls one per step, then ``"Done."``.
 
-    It reads the privileged ground truth through the env (``env.task.data`` and ``env.world``).
+    One call per step (rather than the turn's calls as one list) makes every prefix of its
+    actions an honest partial trajectory, which is what the audit's ``oracle_half`` plays. It
+    reads the privileged ground truth through the env (``env.task.data`` and ``env.world``).
     """
 
     def __init__(self, env: Any):
@@ -92,11 +94,11 @@ class MultiTurnOracle:
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         env = self.env
-        if env.turn_calls == 0 and env.turn_index < len(env.task.data["ground_truth"]):
-            sources = env.task.data["ground_truth"][env.turn_index]
-            if sources:
-                calls = [env.world.keyword_call(source) for source in sources]
-                return json.dumps([{"name": name, "arguments": arguments} for name, arguments in calls])
+        ground_truth = env.task.data["ground_truth"]
+        sources = ground_truth[env.turn_index] if env.turn_index < len(ground_truth) else []
+        if env.turn_calls < len(sources):
+            name, arguments = env.world.keyword_call(sources[env.turn_calls])
+            return json.dumps({"name": name, "arguments": arguments})
         return "Done."
 
     def reset(self) -> None:

@@ -2,15 +2,22 @@
 
 The outcome of an episode is a :class:`BFCLOutcome`: how the action parsed and the
 :class:`~rewardlab.envs.bfcl.checker.Verdict` of BFCL's AST checker. With ``n*`` expected
-calls, ``n`` calls given and ``m = max(n, n*)`` (every component below is 1 when ``m = 0``,
-i.e. an irrelevance task answered without a call)::
+calls, ``n`` calls given, ``m = max(n, n*)`` and, for each expected call ``i`` paired with a call
+to the right function, its value share ``s_i`` (:meth:`~rewardlab.envs.bfcl.checker.CallSpec.value_share`:
+needed parameters given a right value over needed parameters plus other parameters given wrongly;
+``s_i = 0`` for an unpaired call); every component below is 1 when ``m = 0``, i.e. an
+irrelevance task answered without a call::
 
-    format     = 1 if the action is bare JSON calls or a plain-text answer, else 0
-    count      = min(n, n*) / m
+    values     = Σ_i s_i / m
+    parameters = Σ_i [pair i has no missing, unexpected or left-out parameter] · s_i / m
+    types      = Σ_i [pair i has no wrongly typed value] · s_i / m
     function   = (expected calls paired with a call to the right function) / m
-    parameters = (pairs without a missing, unexpected or left-out parameter) / m
-    types      = (pairs without a wrongly typed value) / m
-    values     = (pairs without a wrongly typed or wrong value) / m
+    count      = min(n, n*) / m
+    format     = [bare JSON calls or a plain-text answer] · values
+
+A call's form (its parameter names, types and the action's format) can be copied from the
+function documentation without reading the request, so it earns in proportion to the values:
+right names with placeholder values earn ``function`` and ``count`` only.
 
 Pairs follow BFCL's matching (each expected call takes the first passing call), then leftover
 expected calls take the remaining same-name call with the fewest errors. Dividing by ``m``
@@ -22,10 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rewardlab.core.rubric import Criterion, CriterionResult, Rubric
-from rewardlab.envs.bfcl.checker import Error, Verdict
+from rewardlab.envs.bfcl.checker import AnswerSpec, Error, Verdict
 
 PARAMETER_ERRORS = frozenset({"missing_required", "unexpected_param", "missing_optional"})
-VALUE_ERRORS = frozenset({"type_error", "value_error"})
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,7 @@ class BFCLOutcome:
         lenient: The calls were found only by lenient parsing (code fence, prose, tags).
         unknown_calls: Calls to functions the task does not offer.
         verdict: BFCL's verdict and errors for the calls that were read.
+        spec: The task's expected calls (``verdict.pairs[i]`` belongs to ``spec.calls[i]``).
     """
 
     strict: bool
@@ -45,20 +52,31 @@ class BFCLOutcome:
     lenient: bool
     unknown_calls: int
     verdict: Verdict
+    spec: AnswerSpec
+
+    def paired(self) -> list[tuple[tuple[Error, ...], float]]:
+        """``(errors, value share)`` of every expected call paired with a call to its function."""
+        return [
+            (pair, call.value_share(pair))
+            for pair, call in zip(self.verdict.pairs, self.spec.calls, strict=True)
+            if pair is not None
+        ]
 
 
-def _share(outcome: BFCLOutcome, ok: int) -> float:
+def _share(outcome: BFCLOutcome, ok: float) -> float:
     size = max(outcome.verdict.expected, outcome.verdict.given)
     return 1.0 if size == 0 else ok / size
 
 
-def _pairs(outcome: BFCLOutcome) -> list[tuple[Error, ...]]:
-    return [pair for pair in outcome.verdict.pairs if pair is not None]
+def values_score(outcome: BFCLOutcome) -> CriterionResult:
+    paired = outcome.paired()
+    exact = sum(1 for pair, _ in paired if not pair)
+    return _share(outcome, sum(share for _, share in paired)), {"exact_calls": _share(outcome, exact)}
 
 
 def format_score(outcome: BFCLOutcome) -> CriterionResult:
     metrics = {"parse_error": float(outcome.parse_error is not None), "lenient": float(outcome.lenient)}
-    return float(outcome.strict), metrics
+    return float(outcome.strict) * values_score(outcome)[0], metrics
 
 
 def count_score(outcome: BFCLOutcome) -> CriterionResult:
@@ -70,37 +88,33 @@ def count_score(outcome: BFCLOutcome) -> CriterionResult:
 
 def function_score(outcome: BFCLOutcome) -> CriterionResult:
     given = outcome.verdict.given
-    return _share(outcome, len(_pairs(outcome))), {"unknown": outcome.unknown_calls / given if given else 0.0}
+    return _share(outcome, len(outcome.paired())), {"unknown": outcome.unknown_calls / given if given else 0.0}
 
 
 def parameters_score(outcome: BFCLOutcome) -> CriterionResult:
-    pairs = _pairs(outcome)
-    ok = sum(1 for pair in pairs if not PARAMETER_ERRORS & {kind for kind, _ in pair})
+    paired = outcome.paired()
+    ok = sum(share for pair, share in paired if not PARAMETER_ERRORS & {kind for kind, _ in pair})
     metrics = {
-        kind: sum(1 for pair in pairs if any(k == kind for k, _ in pair)) / len(pairs) if pairs else 0.0
+        kind: sum(1 for pair, _ in paired if any(k == kind for k, _ in pair)) / len(paired) if paired else 0.0
         for kind in sorted(PARAMETER_ERRORS)
     }
     return _share(outcome, ok), metrics
 
 
 def types_score(outcome: BFCLOutcome) -> CriterionResult:
-    return _share(outcome, sum(1 for pair in _pairs(outcome) if all(k != "type_error" for k, _ in pair)))
-
-
-def values_score(outcome: BFCLOutcome) -> CriterionResult:
-    return _share(outcome, sum(1 for pair in _pairs(outcome) if all(k not in VALUE_ERRORS for k, _ in pair)))
+    return _share(outcome, sum(share for pair, share in outcome.paired() if all(k != "type_error" for k, _ in pair)))
 
 
 def bfcl_rubric() -> Rubric:
     """The default BFCL-v0 rubric: six equally weighted components, mean aggregate, no gates."""
     return Rubric(
         [
-            Criterion("format", format_score, "bare JSON calls or a plain-text answer (no prose or fences)"),
+            Criterion("format", format_score, "bare JSON calls or a plain-text answer, times values"),
             Criterion("count", count_score, "min(n, n*) / max(n, n*): the number of calls"),
             Criterion("function", function_score, "expected calls answered by a call to the right function"),
-            Criterion("parameters", parameters_score, "no missing, unexpected or left-out parameters"),
-            Criterion("types", types_score, "every value has the documented type"),
-            Criterion("values", values_score, "every value is one of BFCL's possible answers"),
+            Criterion("parameters", parameters_score, "no missing or unexpected parameter, times value share"),
+            Criterion("types", types_score, "every value has the documented type, times the value share"),
+            Criterion("values", values_score, "the share of needed values among BFCL's possible answers"),
         ]
     )
 
@@ -114,15 +128,52 @@ class TurnCheck:
         called: The agent made at least one call in the turn (BFCL fails an empty turn).
         state: Every API instance's public attributes equal the ground truth's.
         response: Every ground-truth result of the turn is among the agent's results so far.
+        changed: The ground truth's calls of the turn changed the public state (False for a
+            read-only turn, whose state check doing nothing would pass).
+        agent_changed: The agent's calls of the turn changed its public state.
     """
 
     called: bool
     state: bool
     response: bool
+    changed: bool
+    agent_changed: bool
 
     @property
     def passed(self) -> bool:
+        """BFCL's verdict on the turn."""
         return self.called and self.state and self.response
+
+    @property
+    def state_credit(self) -> bool:
+        """The state matches and the turn's work shows in it: where the ground truth changes the
+        state, the agent's calls of the turn changed it too (a match reached by doing nothing, e.g.
+        after a booking the agent never made is cancelled, earns nothing); on a read-only turn,
+        the agent made calls in the turn and obtained the expected results."""
+        if self.changed:
+            return self.state and self.agent_changed
+        return self.state and self.called and self.response
+
+    @property
+    def response_credit(self) -> bool:
+        """The expected results were obtained with a call made in this turn."""
+        return self.called and self.response
+
+
+@dataclass(frozen=True)
+class TurnCalls:
+    """The calls of one user turn (played or not) against the ground truth's.
+
+    Attributes:
+        expected: Calls the ground truth makes in the turn.
+        made: Calls the agent made in the turn (0 for a turn not played).
+        needed: Agent calls matched one-to-one to a ground-truth call of the turn with the same
+            function and the same result.
+    """
+
+    expected: int
+    made: int
+    needed: int
 
 
 @dataclass(frozen=True)
@@ -135,6 +186,9 @@ class MultiTurnOutcome:
         checks: One :class:`TurnCheck` per checked turn played so far.
         checked_turns: Turns of the task whose ground truth makes calls (played or not).
         complete: Every turn was played (no step limit or truncation cut the episode).
+        turn_calls: One :class:`TurnCalls` per user turn of the task, played or not.
+        changed_no_call_turns: Turns whose ground truth makes no call in which the agent
+            changed the state anyway.
     """
 
     actions: int
@@ -144,6 +198,8 @@ class MultiTurnOutcome:
     checks: tuple[TurnCheck, ...]
     checked_turns: int
     complete: bool
+    turn_calls: tuple[TurnCalls, ...]
+    changed_no_call_turns: int
 
     @property
     def valid(self) -> bool:
@@ -151,30 +207,58 @@ class MultiTurnOutcome:
         return self.complete and len(self.checks) == self.checked_turns and all(c.passed for c in self.checks)
 
 
-def _turn_share(outcome: MultiTurnOutcome, ok: int) -> float:
-    return 1.0 if outcome.checked_turns == 0 else ok / outcome.checked_turns
+def _turn_share(outcome: MultiTurnOutcome, ok: int, extra: int = 0) -> float:
+    size = outcome.checked_turns + extra
+    return 1.0 if size == 0 else ok / size
+
+
+def execution_score(outcome: MultiTurnOutcome) -> CriterionResult:
+    needed = sum(t.needed for t in outcome.turn_calls)
+    size = sum(max(t.made, t.expected) for t in outcome.turn_calls)
+    failed = outcome.failed_calls / outcome.calls if outcome.calls else 0.0
+    return (1.0 if size == 0 else needed / size), {"failed_calls": failed, "calls": float(outcome.calls)}
+
+
+def state_score(outcome: MultiTurnOutcome) -> CriterionResult:
+    ok = sum(c.state_credit for c in outcome.checks)
+    metrics = {
+        "matches": _turn_share(outcome, sum(c.state for c in outcome.checks)),
+        "read_only_turns": _turn_share(outcome, sum(not c.changed for c in outcome.checks)),
+        "changed_no_call_turns": float(outcome.changed_no_call_turns),
+    }
+    return _turn_share(outcome, ok, outcome.changed_no_call_turns), metrics
+
+
+def response_score(outcome: MultiTurnOutcome) -> CriterionResult:
+    return _turn_share(outcome, sum(c.response_credit for c in outcome.checks))
+
+
+def turns_score(outcome: MultiTurnOutcome) -> CriterionResult:
+    return _turn_share(outcome, sum(c.passed for c in outcome.checks))
+
+
+MULTI_TURN_CONTENT = (execution_score, state_score, response_score, turns_score)
+"""The task components that scale ``format``."""
+
+
+def _value(result: CriterionResult) -> float:
+    return result[0] if isinstance(result, tuple) else result
+
+
+def multi_turn_format_score(outcome: MultiTurnOutcome) -> CriterionResult:
+    strict = outcome.strict_actions / outcome.actions if outcome.actions else 1.0
+    content = sum(_value(score(outcome)) for score in MULTI_TURN_CONTENT) / len(MULTI_TURN_CONTENT)
+    return strict * content, {"strict_actions": strict}
 
 
 def multi_turn_rubric() -> Rubric:
     """The BFCLMultiTurn-v0 rubric (formulas in that env's docstring); equal weights, mean."""
     return Rubric(
         [
-            Criterion(
-                "format",
-                lambda o: o.strict_actions / o.actions if o.actions else 1.0,
-                "actions that are bare JSON calls or plain text",
-            ),
-            Criterion(
-                "execution",
-                lambda o: 1.0 - o.failed_calls / o.calls if o.calls else 1.0,
-                "calls that ran without an error",
-            ),
-            Criterion("state", lambda o: _turn_share(o, sum(c.state for c in o.checks)), "turns ending in the state"),
-            Criterion(
-                "response",
-                lambda o: _turn_share(o, sum(c.response for c in o.checks)),
-                "turns whose expected results the agent obtained",
-            ),
-            Criterion("turns", lambda o: _turn_share(o, sum(c.passed for c in o.checks)), "turns passing every check"),
+            Criterion("format", multi_turn_format_score, "documented-format share of actions, times the content"),
+            Criterion("execution", execution_score, "calls that did what a ground-truth call of the turn did"),
+            Criterion("state", state_score, "turns ending in the state, with the turn's work done"),
+            Criterion("response", response_score, "turns whose expected results the agent's calls obtained"),
+            Criterion("turns", turns_score, "turns passing every BFCL check"),
         ]
     )
