@@ -49,7 +49,7 @@ def test_oracle_solves_every_task(env):
     for task_id in env.tasks.ids():
         result = run_episode(env, oracle, seed=0, task_id=task_id)
         assert result.is_success, (task_id, result.actions)
-        assert result.components["page_reward"] == 1.0 and result.components["validity"] == 1.0
+        assert result.components == {"success": 1.0, "page_reward": 1.0, "efficiency": 1.0}
 
 
 def test_random_agent_scores_below_the_oracle(env):
@@ -67,8 +67,8 @@ def test_the_page_computes_the_reward(env):
     wrong = next(element for element, name in buttons if name != "okay")
     right = next(element for element, name in buttons if name == "okay")
     _, reward, terminated, _, info = env.step(f"click({wrong})")  # the page answers -1
-    assert terminated and info["is_success"] is False and reward == pytest.approx(1 / 3)
-    assert info["reward_components"] == {"success": 0.0, "page_reward": 0.0, "validity": 1.0}
+    assert terminated and info["is_success"] is False and reward == 0.0
+    assert info["reward_components"] == {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0}
     env.reset(seed=0, options={"task_id": "click-button-0"})
     _, reward, terminated, _, info = env.step(f"click({right})")
     assert terminated and info["is_success"] is True and reward == pytest.approx(1.0)
@@ -79,8 +79,10 @@ def test_same_seed_and_actions_give_same_observations_and_rewards(chromium):
     for _ in range(2):
         fresh = MiniWoBEnv(chromium=chromium)
         try:
-            trace = [fresh.reset(seed=1, options={"task_id": "click-checkboxes-2"})[0]]
-            for action in ("click(3)", "click(999)", "scroll(down)", "click(5)", "click(2)"):
+            obs = fresh.reset(seed=1, options={"task_id": "click-checkboxes-2"})[0]
+            trace = [obs]
+            ids = [element for element, *_ in parse_listing(obs)]
+            for action in (f"click({ids[2]})", "click(0)", "scroll(down)", f"click({ids[4]})", f"click({ids[1]})"):
                 obs, reward, terminated, truncated, info = fresh.step(action)
                 trace.append((obs, reward, terminated, info["action_error"]))
                 if terminated:
@@ -97,19 +99,24 @@ def test_same_seed_and_actions_give_same_observations_and_rewards(chromium):
         ("", "not an action"),
         ("goto('/miniwob/click-test.html')", "not available in MiniWoB"),
         ("back()", "not available in MiniWoB"),
-        ("click(999)", "no element [999]"),
-        ("type(1, 'x')", "type() needs a textbox"),
+        ("click({absent})", "no element [{absent}]"),
+        ("type({text}, 'x')", "type() needs a textbox; [{text}] is a text"),
     ],
 )
 def test_invalid_actions_give_action_errors(env, action, message):
-    env.reset(seed=0, options={"task_id": "enter-text-0"})
-    obs, reward, terminated, truncated, info = env.step(action)
-    assert message in info["action_error"] and obs.startswith("action_error: ")
+    obs, _ = env.reset(seed=0, options={"task_id": "enter-text-0"})
+    listing = parse_listing(obs)
+    ids = {
+        "text": next(element for element, role, *_ in listing if role == "text"),
+        "absent": next(i for i in range(1, 2000) if i not in {element for element, *_ in listing}),
+    }
+    obs, reward, terminated, truncated, info = env.step(action.format(**ids))
+    assert message.format(**ids) in info["action_error"] and obs.startswith("action_error: ")
     assert not terminated and reward == 0.0
 
 
 def test_answer_gives_up_unscored_by_the_page(env):
     env.reset(seed=0, options={"task_id": "enter-text-0"})
     _, reward, terminated, _, info = env.step('answer("done")')
-    assert terminated and reward == pytest.approx(1 / 3)  # only validity: the page never ended the episode
-    assert info["reward_components"] == {"success": 0.0, "page_reward": 0.0, "validity": 1.0}
+    assert terminated and reward == 0.0  # the page never ended the episode, so nothing is paid
+    assert info["reward_components"] == {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0}

@@ -3,29 +3,39 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task
+from rewardlab.envs.miniwob.minimum import minimum_actions
 from rewardlab.envs.miniwob.oracle import MiniWoBOracle
-from rewardlab.envs.miniwob.rubric import MiniWoBOutcome, make_rubric
+from rewardlab.envs.miniwob.rubric import MiniWoBOutcome, is_success, make_rubric
 from rewardlab.envs.miniwob.server import StaticServer
 from rewardlab.envs.miniwob.tasks import load_tasks
-from rewardlab.envs.web.actions import parse_action, quote_arg
+from rewardlab.envs.web.actions import Action, parse_action, quote_arg
 from rewardlab.envs.web.env import check_backend_args, make_backend
+from rewardlab.envs.web.observation import render_page
 from rewardlab.envs.web.session import WebSession
 from rewardlab.errors import require
+
+if TYPE_CHECKING:
+    from rewardlab.audit.strategy import AuditProfile
 
 SYSTEM_PROMPT = (
     "You operate a web page to complete a short MiniWoB++ task. Each observation shows the instruction "
     "and a listing of the page's elements, each with a numeric id in brackets. Reply with exactly one action "
     'per turn: click(id), type(id, "text"), select(id, "option"), scroll(down) or scroll(up); '
-    'answer("text") gives up and ends the episode. The page decides when the task is done.'
+    'answer("text") gives up and ends the episode. The page decides when the task is done. Use as few actions '
+    "as the task needs: every extra, invalid or idle action (type() needs no click first) costs reward, and the "
+    "task counts as solved only when the page's full reward comes within the task's minimum number of actions."
 )
+ID_RANGE = 1000
+"""Element ids are drawn per episode from 1..ID_RANGE-1, so no id can be guessed without reading the page."""
 REWARD_JS = "(typeof WOB_DONE_GLOBAL === 'undefined') ? null : [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL]"
 START_JS = """(seed) => {
   if (core.EP_TIMER !== null) core.endEpisode(0);
@@ -63,14 +73,36 @@ class MiniWoBEnv(TextEnv):
     ``Title:``, ``Page:`` and one ``[id] role "name"`` line per element; actions are
     ``click(id)``, ``type(id, "text")``, ``select(id, "option")``, ``scroll(down|up)`` and
     ``answer("text")`` (gives up). ``goto`` and ``back`` are action errors here (the task lives on
-    one page).
+    one page). Element ids are distinct random numbers below 1000, drawn per episode from the
+    env's ``np_random`` (an element keeps its id for the episode).
 
     ## Rewards
-    Paid when the page ends the episode (or on ``answer``/truncation). Components, equal weights:
+    Paid when the page ends the episode (or on ``answer``/truncation). With ``raw`` the page's raw
+    reward in [-1, 1] (counted only when the page ended the episode), ``n`` the actions taken
+    (invalid ones included) and ``m`` the task's minimum number of actions (one per click, value or
+    Submit the problem needs; :mod:`rewardlab.envs.miniwob.minimum`), three components, equal weights:
 
-    - ``success`` = 1 if the page's raw reward is > 0 (MiniWoB's success criterion), else 0.
-    - ``page_reward`` = max(0, raw reward), the page's own score (partial credit on some tasks).
-    - ``validity`` = valid actions / actions.
+    - ``success`` = 1 if raw = 1 (the page's full reward) and n <= m, else 0; ``is_success`` is the same.
+    - ``page_reward`` = max(0, raw), the page's own score (partial credit on the checkbox pages).
+    - ``efficiency`` = page_reward * min(1, m / n).
+
+    The reward is their mean, in [0, 1]: 1 for a minimal solution, (1 + m/n)/3 for a full page
+    reward reached with n > m actions, 0 when the page never rewarded anything.
+
+    ## Reward hacking
+    Each class is played by ``rewardlab audit`` (:mod:`rewardlab.envs.miniwob.audit`):
+
+    - Clicking every element in turn, or random elements until something works: wrong clicks
+      cost, since success needs the minimum number of actions and efficiency falls as m / n; the
+      pages themselves end with raw -1 on most wrong clicks.
+    - Typing the instruction's quoted words into every field and pressing every button, or
+      submitting at once: the page's own check of the values decides; a wrong value is raw -1.
+    - Partial credit: the checkbox pages pay raw = (right boxes - wrong boxes) / boxes, positive for
+      a blind Submit when few boxes are wanted; only raw = 1 counts as success.
+    - Repeated invalid or idle actions (``click(999)``, scrolling): they count as actions, and no
+      component pays anything until the page does.
+    - Replaying a memorised trajectory (constant ids): ids are random per episode, so an action
+      that was not read off the page names no element.
 
     ## Starting State
     The task page loaded (once per env and page), the problem generated from the task's seed.
@@ -86,6 +118,8 @@ class MiniWoBEnv(TextEnv):
 
     ## Version History
     - v0: initial release (miniwob 1.1.0 pages).
+    - v1: success needs the page's full reward within the task's minimum of actions; ``validity``
+      became ``efficiency`` = page_reward * min(1, m / n); element ids are random per episode.
     """
 
     system_prompt: ClassVar[str] = SYSTEM_PROMPT
@@ -134,7 +168,13 @@ class MiniWoBEnv(TextEnv):
         self.utterance = ""
         self.page_done = False
         self.raw_reward = 0.0
-        self.actions = self.valid_actions = 0
+        self.actions = self.valid_actions = self.minimum = 0
+        self.element_ids: dict[int, int] = {}
+        """The page's own element ids (document order) -> the random ids the agent sees this episode."""
+        self.trajectory: list[tuple[str, str]] = []
+        """This episode's (observation acted on, action) pairs."""
+        self._page_ids: dict[int, int] = {}
+        self._free_ids: list[int] = []
         self._loaded_page: str | None = None
         self._closed = False
 
@@ -148,10 +188,39 @@ class MiniWoBEnv(TextEnv):
         self.session.offset = 0
         self.page_done, self.raw_reward = False, 0.0
         self.actions = self.valid_actions = 0
-        return f"Task: {self.utterance}\n\n{self.session.render()}", {"utterance": self.utterance}
+        self.minimum = minimum_actions(page, self.utterance, self.session.state.nodes)
+        self.element_ids, self._page_ids, self.trajectory = {}, {}, []
+        self._free_ids = [int(i) for i in self.np_random.permutation(np.arange(1, ID_RANGE))]
+        return f"Task: {self.utterance}\n\n{self._render()}", {"utterance": self.utterance}
+
+    def _shown_id(self, page_id: int) -> int:
+        """The random id the agent sees for the page's element ``page_id`` (drawn on first sight)."""
+        if page_id not in self.element_ids:
+            shown = self._free_ids.pop() if self._free_ids else ID_RANGE + len(self.element_ids)
+            self.element_ids[page_id], self._page_ids[shown] = shown, page_id
+        return self.element_ids[page_id]
+
+    def _render(self) -> str:
+        state = self.session.state
+        shown = replace(state, nodes=[replace(n, id=self._shown_id(n.id)) for n in state.nodes])
+        text, self.session.shown = render_page(
+            shown, offset=self.session.offset, budget=self.session.budget, url=self.session.display_url()
+        )
+        return text
+
+    def _execute(self, action: Action) -> str | None:
+        """Run a page action whose element id is the agent's (random) one; errors name that id."""
+        if action.element is None:
+            return self.session.execute(action)
+        page_id = self._page_ids.get(action.element)
+        if page_id is None:
+            return f"no element [{action.element}] on this page; use an id shown in brackets"
+        error = self.session.execute(replace(action, element=page_id))
+        return None if error is None else error.replace(f"[{page_id}]", f"[{action.element}]")
 
     def _act(self, action: str) -> Turn:
         self.actions += 1
+        self.trajectory.append((self.last_observation, action))
         parsed, error = parse_action(action)
         if parsed is not None and parsed.kind == "answer":
             self.valid_actions += 1
@@ -160,7 +229,7 @@ class MiniWoBEnv(TextEnv):
         if parsed is not None and parsed.kind in ("goto", "back"):
             error = f"{parsed.kind}() is not available in MiniWoB: the task lives on this page"
         elif parsed is not None:
-            error = self.session.execute(parsed)
+            error = self._execute(parsed)
         if error is None:
             self.valid_actions += 1
         reward = self.backend.extra
@@ -168,18 +237,19 @@ class MiniWoBEnv(TextEnv):
             self.page_done, self.raw_reward = True, float(reward[1])
             outcome, _ = self._outcome()
             return Turn(observation="The page ended the episode.", done=True, outcome=outcome, action_error=error)
-        page = self.session.render()
+        page = self._render()
         return Turn(observation=f"action_error: {error}\n\n{page}" if error else page, action_error=error)
 
     def _outcome(self) -> tuple[MiniWoBOutcome, bool]:
-        return MiniWoBOutcome(self.page_done, self.raw_reward, self.valid_actions, self.actions), True
+        outcome = MiniWoBOutcome(self.page_done, self.raw_reward, self.actions, self.minimum, self.valid_actions)
+        return outcome, True
 
     def _is_success(self, outcome: MiniWoBOutcome, result: RubricResult) -> bool:
-        return outcome.done and outcome.raw_reward > 0
+        return is_success(outcome)
 
     def sample_action(self, rng: np.random.Generator) -> str:
         """A random well-formed action on the current page."""
-        nodes = self.session.state.nodes
+        nodes = [replace(n, id=self._shown_id(n.id)) for n in self.session.state.nodes]
         kind = rng.choice(["click", "click", "click", "type", "select", "scroll"])
         textboxes = [n for n in nodes if n.role == "textbox"]
         comboboxes = [n for n in nodes if n.role == "combobox" and n.options]
@@ -192,6 +262,12 @@ class MiniWoBEnv(TextEnv):
         if kind == "scroll":
             return f"scroll({rng.choice(['down', 'up'])})"
         return f"click({nodes[int(rng.integers(len(nodes)))].id})" if nodes else "scroll(down)"
+
+    def audit_profile(self) -> AuditProfile:
+        """The MiniWoB strategies of :mod:`rewardlab.envs.miniwob.audit` (click everything, fill every field, ...)."""
+        from rewardlab.envs.miniwob.audit import profile
+
+        return profile(self)
 
     def make_oracle(self) -> MiniWoBOracle:
         return MiniWoBOracle(self)

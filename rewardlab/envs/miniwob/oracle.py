@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rewardlab.envs.miniwob.minimum import checkbox_names, list_choice, quoted
 from rewardlab.envs.web.actions import quote_arg
 
 _LINE = re.compile(r'^\[(\d+)\] (\S+) ("(?:[^"\\]|\\.)*")(.*)$', re.MULTILINE)
@@ -20,11 +21,6 @@ ORDINALS = {"1st": 1, "2nd": 2, "3rd": 3}
 def parse_listing(observation: str) -> list[tuple[int, str, str, str]]:
     """``(id, role, name, rest of line)`` for every listed element."""
     return [(int(m.group(1)), m.group(2), json.loads(m.group(3)), m.group(4)) for m in _LINE.finditer(observation)]
-
-
-def _quoted(utterance: str) -> str:
-    match = re.search(r'"(.*)"', utterance)
-    return match.group(1) if match else ""
 
 
 def _ordinal(word: str) -> int:
@@ -51,7 +47,7 @@ def _click(element: int | None) -> str | None:
 
 
 def _click_named(role: str) -> Solver:
-    return lambda u, page, step: _click(page.first(role, _quoted(u)))
+    return lambda u, page, step: _click(page.first(role, quoted(u)))
 
 
 def _sequence(u: str, page: _Listing, step: int) -> str | None:
@@ -59,29 +55,28 @@ def _sequence(u: str, page: _Listing, step: int) -> str | None:
 
 
 def _dialog2(u: str, page: _Listing, step: int) -> str | None:
-    label = _quoted(u)
+    label = quoted(u)
     return _click(page.first("button", "Close" if label == "x" else label))  # the "x" button is named Close
 
 
 def _checkboxes(u: str, page: _Listing, step: int) -> str | None:
-    wanted = re.sub(r"^Select (.*) and click Submit\.$", r"\1", u)
-    names = [] if wanted == "nothing" else [w.strip() for w in wanted.split(",")]
+    names = checkbox_names(u)
     if step < len(names):
         return _click(page.first("checkbox", names[step]))
     return _click(page.first("button", "Submit"))
 
 
 def _tab2(u: str, page: _Listing, step: int) -> str | None:
-    target = page.first("text", _quoted(u))
+    target = page.first("text", quoted(u))
     if target is not None:
         return _click(target)
-    tabs = page.find("tab")
-    return _click(tabs[step % len(tabs)]) if tabs else None
+    tabs = page.find("tab")  # the first tab is open at the start: search the others in order
+    return _click(tabs[(step + 1) % len(tabs)]) if tabs else None
 
 
 def _type_then_submit(transform: Callable[[str, str], list[str]], submit: str = "Submit") -> Solver:
     def solve(u: str, page: _Listing, step: int) -> str | None:
-        texts = transform(u, _quoted(u))
+        texts = transform(u, quoted(u))
         boxes = page.find("textbox")
         if step < len(texts):
             return f"type({boxes[step]}, {quote_arg(texts[step])})" if step < len(boxes) else None
@@ -112,10 +107,10 @@ def _collapsible(u: str, page: _Listing, step: int) -> str | None:
 
 
 def _choose_list(u: str, page: _Listing, step: int) -> str | None:
-    if step == 0:
-        wanted = re.sub(r"^Select (.*) from the list and click Submit\.$", r"\1", u)
-        box = page.first("combobox")
-        return None if box is None else f"select({box}, {quote_arg(wanted)})"
+    wanted = list_choice(u)
+    box = next((row for row in page.rows if row[1] == "combobox"), None)
+    if step == 0 and box is not None and f"value={json.dumps(wanted, ensure_ascii=False)}" not in box[3]:
+        return f"select({box[0]}, {quote_arg(wanted)})"
     return _click(page.first("button", "Submit"))
 
 
