@@ -43,7 +43,7 @@ from rewardlab.sandbox.base import (
     check_run_arguments,
     classify,
 )
-from rewardlab.sandbox.image import BUILD_COMMAND, SandboxError, default_image, docker_client, image_exists
+from rewardlab.sandbox.image import BUILD_COMMAND, REPOSITORY, SandboxError, default_image, docker_client, image_exists
 
 DEFAULT_IMAGE = default_image()
 
@@ -133,7 +133,8 @@ class DockerSandbox:
         self._container_limits: Limits | None = None
         self._oom_seen = 0
         if not image_exists(self.client, image):
-            hint = f"build it with: {BUILD_COMMAND}" if image == DEFAULT_IMAGE else "pull or build it first"
+            ours = image.startswith(f"{REPOSITORY}:")
+            hint = f"build it with: {BUILD_COMMAND}" if ours else "pull or build it first"
             raise SandboxError(f"the Docker image {image!r} does not exist; {hint}")
 
     # ------------------------------------------------------------------ public API

@@ -1,0 +1,137 @@
+"""The Docker backend: the locally built image, warm containers, and clear infrastructure errors."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from rewardlab.cli import main
+from rewardlab.sandbox import DockerSandbox, Limits
+from rewardlab.sandbox import image as image_module
+from rewardlab.sandbox.image import SandboxError, default_image, docker_client, recipe_hash
+from tests.conftest import docker_or_skip
+
+pytestmark = pytest.mark.docker
+CHEAP = Limits(cpu_seconds=5, memory_bytes=256 << 20, max_processes=32)
+
+
+@pytest.fixture
+def box():
+    docker_or_skip()
+    sandbox = DockerSandbox(limits=CHEAP)
+    yield sandbox
+    sandbox.close()
+
+
+def sandbox_containers() -> list:
+    client = docker_client()
+    try:
+        return client.containers.list(all=True, filters={"label": "rewardlab.sandbox=1"})
+    finally:
+        client.close()
+
+
+def test_the_tag_follows_the_recipe(monkeypatch):
+    before = default_image()
+    assert before == f"rewardlab/sandbox:{recipe_hash()}"
+    monkeypatch.setattr(image_module, "PACKAGES", (*image_module.PACKAGES, "python3-hypothesis"))
+    assert default_image() != before
+
+
+def test_a_missing_image_says_how_to_build_it():
+    docker_or_skip()
+    with pytest.raises(SandboxError, match="does not exist; build it with: rewardlab sandbox build-image"):
+        DockerSandbox(image="rewardlab/sandbox:000000000000")
+
+
+def test_build_image_is_cached_and_status_reports_it(capsys):
+    docker_or_skip()
+    assert main(["sandbox", "build-image"]) == 0
+    assert "is already built" in capsys.readouterr().out
+    assert main(["sandbox", "status"]) == 0
+    assert "present" in capsys.readouterr().out
+
+
+def test_the_image_has_what_swe_needs(box):
+    result = box.run("python3 -m pytest --version && git --version && id -u", timeout=30)
+    assert result.exit_code == 0, result.stderr
+    assert "pytest" in result.stdout + result.stderr and result.stdout.strip().endswith("65534")
+
+
+def test_one_warm_container_serves_every_run_until_restart(box):
+    first = box.run("echo one", timeout=30)
+    container = box._container.id
+    second = box.run("echo two", timeout=30)
+    assert (first.stdout, second.stdout) == ("one\n", "two\n")
+    assert box._container.id == container
+    box.restart()
+    assert box._container is None
+    assert box.run("echo three", timeout=30).stdout == "three\n"
+    assert box._container.id != container
+
+
+def test_a_run_sees_nothing_of_the_previous_one(box):
+    box.run("echo secret > /tmp/left; echo x > left.txt; (sleep 60 &) ; echo started", files={"a.py": "1"}, timeout=30)
+    result = box.run(
+        "ls -A /tmp; ls -A; for p in /proc/[0-9]*; do cat $p/cmdline; echo; done", files={"b.py": "2"}, timeout=30
+    )
+    lines = result.stdout.split("\n")
+    assert "left" not in result.stdout and "a.py" not in lines and "b.py" in lines
+    assert not any(line.startswith("sleep60") for line in lines), result.stdout
+
+
+def test_a_timeout_takes_the_container_and_the_next_run_works(box):
+    box.run("true", timeout=30)
+    result = box.run("sleep 30", timeout=1)
+    assert result.timed_out and result.killed_reason == "timeout" and result.exit_code is None
+    assert box._container is None
+    assert box.run("echo back", timeout=30).stdout == "back\n"
+
+
+def test_memory_kill_is_classified(box):
+    result = box.run(["python3", "-c", "x = bytearray(1 << 30)"], timeout=30)
+    assert result.killed_reason == "memory_limit", (result.exit_code, result.stderr[-300:])
+
+
+def test_one_shot_runs_remain_available():
+    docker_or_skip()
+    box = DockerSandbox(limits=CHEAP, warm=False)
+    try:
+        assert box.run("echo once", timeout=30).stdout == "once\n"
+        assert box._container is None
+    finally:
+        box.close()
+
+
+def test_many_episodes_leave_no_container_behind():
+    """50 episodes of 4 runs each, with timeouts and memory kills among them."""
+    docker_or_skip()
+    before = len(sandbox_containers())
+    box = DockerSandbox(limits=CHEAP)
+    try:
+        for episode in range(50):
+            box.restart()
+            for run in range(4):
+                if (episode + run) % 17 == 0:
+                    assert box.run("sleep 10", timeout=0.5).timed_out
+                elif (episode + run) % 13 == 0:
+                    result = box.run(["python3", "-c", "x = bytearray(1 << 30)"], timeout=30)
+                    assert result.killed_reason == "memory_limit"
+                else:
+                    assert box.run(f"echo {episode}.{run}", timeout=30).stdout == f"{episode}.{run}\n"
+            assert len(sandbox_containers()) <= before + 1
+    finally:
+        box.close()
+    assert len(sandbox_containers()) == before
+
+
+def test_garbage_collection_removes_the_container():
+    docker_or_skip()
+    before = len(sandbox_containers())
+    box = DockerSandbox(limits=CHEAP)
+    box.run("true", timeout=30)
+    assert len(sandbox_containers()) == before + 1
+    del box
+    gc.collect()
+    assert len(sandbox_containers()) == before
