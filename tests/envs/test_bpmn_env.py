@@ -182,9 +182,14 @@ def test_weighting_aggregate_and_gate_options():
     assert reward == pytest.approx(min(info["reward_components"].values())) and reward < 1.0
     ungated = gym.make("RewardLab/BPMN-v0", gates={}, max_attempts=1)
     ungated.reset(seed=0, options={"task_id": TASK})
-    _, reward, *_, info = ungated.step(SCHEMA_INVALID)
-    assert info["reward_components"]["syntactic"] > 0 and info["score"] > 0
-    assert reward == pytest.approx(info["score"])
+    broken = reference(ungated).replace("</process>", "<oops/></process>", 1)
+    _, reward, *_, info = ungated.step(broken)
+    assert info["reward_components"]["validity"] < 1 and info["reward_components"]["syntactic"] > 0
+    assert reward == pytest.approx(info["score"]) and info["score"] > 0
+    # an unrelated model earns no syntactic credit: the rules are scaled by semantic fidelity (0 here)
+    ungated.reset(seed=0, options={"task_id": TASK})
+    *_, info = ungated.step(SCHEMA_INVALID)
+    assert info["reward_components"]["semantic"] == 0.0 and info["reward_components"]["syntactic"] == 0.0
     with pytest.raises(ConfigError, match="unknown reward component"):
         gym.make("RewardLab/BPMN-v0", reward_weights={"semantics": 1.0})
 

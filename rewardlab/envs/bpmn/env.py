@@ -189,7 +189,7 @@ class BPMNEnv(TextEnv):
         return BPMNOracle(self)
 
     def audit_profile(self) -> AuditProfile:
-        """The BPMN strategies of :mod:`rewardlab.envs.bpmn.audit` (constant models, label-only chains, format tricks)."""
+        """The strategies of :mod:`rewardlab.envs.bpmn.audit`: constant models, label-only chains, format tricks."""
         from rewardlab.envs.bpmn.audit import PROFILE
 
         return PROFILE

@@ -1,13 +1,27 @@
-"""The BPMN oracle: answers every task with its reference model."""
+"""The BPMN oracle: answers every task with its reference model, as a bare XML document."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from lxml import etree
+
+from rewardlab.envs.bpmn.parse import read_answer
 from rewardlab.envs.bpmn.tasks import reference_xml
 
 if TYPE_CHECKING:
     from rewardlab.envs.bpmn.env import BPMNEnv
+
+
+@lru_cache(maxsize=512)
+def bare_answer(xml: str) -> str:
+    """``xml`` as ``strict_format`` wants it: the reference itself, or, where a tool left a comment or
+    processing instruction outside its root element, the root element alone."""
+    parsed = read_answer(xml)
+    if parsed.extracted_from is None or parsed.root is None:
+        return xml
+    return etree.tostring(parsed.root, encoding="unicode")
 
 
 class BPMNOracle:
@@ -21,7 +35,7 @@ class BPMNOracle:
         self.env = env
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        return reference_xml(self.env.task)
+        return bare_answer(reference_xml(self.env.task))
 
     def reset(self) -> None:
         """Stateless."""

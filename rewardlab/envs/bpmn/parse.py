@@ -4,8 +4,10 @@ Agent output is hostile input. :func:`read_answer` never raises; every problem b
 message in :attr:`ParsedAnswer.error`. Defences, in the order they apply:
 
 - a size cap (:data:`MAX_ANSWER_CHARS`) checked before anything else looks at the text;
-- lenient extraction: an answer wrapped in a markdown code fence or in prose is cut down to its
-  ``<definitions>`` element (and :attr:`ParsedAnswer.extracted_from` says from what);
+- lenient extraction: an answer wrapped in a markdown code fence or in prose, or with comments,
+  processing instructions or a DOCTYPE around its root, is read (and
+  :attr:`ParsedAnswer.extracted_from` says from what); only the ``<definitions>`` element alone,
+  after at most an XML declaration and whitespace, is a bare answer (see :func:`extract_xml`);
 - any ``<!DOCTYPE`` is refused before parsing (no entity expansion, no external entities);
 - an lxml parser with ``resolve_entities=False``, ``no_network=True``, ``load_dtd=False`` and
   ``huge_tree=False`` (libxml2's depth and size limits stay on: more than 256 levels of nesting
@@ -47,10 +49,21 @@ MAX_SCHEMA_MESSAGES = 8
 """Schema errors kept per answer."""
 
 _FENCE = re.compile(r"```[ \t]*([\w.+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_START = re.compile(r"<\?xml\b|<(?:[A-Za-z_][\w.-]*:)?definitions\b")
-_BARE = re.compile(r"<\?xml\b|<!--|<!DOCTYPE|<(?:[A-Za-z_][\w.-]*:)?definitions\b")
+_XML_SPACE = "[ \t\r\n]"
+_XML_DECLARATION = (
+    rf"<\?xml{_XML_SPACE}+version{_XML_SPACE}*={_XML_SPACE}*([\"'])1\.[0-9]+\1"
+    rf"(?:{_XML_SPACE}+encoding{_XML_SPACE}*={_XML_SPACE}*([\"'])[A-Za-z][A-Za-z0-9._-]*\2)?"
+    rf"(?:{_XML_SPACE}+standalone{_XML_SPACE}*={_XML_SPACE}*([\"'])(?:yes|no)\3)?{_XML_SPACE}*\?>"
+)
+_ROOT = r"<(?:[A-Za-z_][\w.-]*:)?definitions\b"
+_BARE_HEAD = re.compile(rf"\A\ufeff?{_XML_SPACE}*(?:{_XML_DECLARATION}{_XML_SPACE}*)?{_ROOT}")
+_BARE_TAIL = re.compile(rf"(?:</(?:[A-Za-z_][\w.-]*:)?definitions{_XML_SPACE}*>|/>)\Z")
+_START = re.compile(rf"<\?xml{_XML_SPACE}|{_ROOT}")
 _END = re.compile(r"</(?:[A-Za-z_][\w.-]*:)?definitions\s*>")
-_DECLARATION = re.compile(r"\A\s*<\?xml\b([^>]*?)\?>")
+_DECLARATION = re.compile(rf"\A\s*<\?xml{_XML_SPACE}([^>]*?)\?>")
+MARKUP = "markup around the root element"
+"""``extracted_from`` of an answer with comments, processing instructions, a DOCTYPE or a malformed
+declaration around its root element."""
 _ENCODING = re.compile(r"""encoding\s*=\s*["']([^"']*)["']""")
 
 
@@ -65,7 +78,7 @@ class ParsedAnswer:
         bpmn_root: The root element is ``definitions`` in the BPMN 2.0 model namespace.
         schema_valid: The document is valid against the BPMN 2.0 XSD.
         schema_errors: Up to :data:`MAX_SCHEMA_MESSAGES` schema messages with line numbers.
-        extracted_from: ``None`` for a bare XML answer, else ``"code fence"`` or ``"prose"``.
+        extracted_from: ``None`` for a bare XML answer, else ``"code fence"``, ``"prose"`` or :data:`MARKUP`.
     """
 
     root: etree._Element | None
@@ -124,16 +137,26 @@ def _short_names(message: str) -> str:
 def extract_xml(text: str) -> tuple[str | None, str | None]:
     """Cut the XML document out of an answer: ``(xml, extracted_from)``.
 
-    An answer that starts with an XML declaration, a comment, a DOCTYPE or a ``definitions``
-    element is returned as is (bare). Otherwise the first markdown code fence whose body starts
-    with ``<`` is used, else the span from ``<?xml`` or ``<definitions`` to the last
-    ``</definitions>`` (prose, or reasoning tags such as ``<think>…</think>`` before the model).
-    Any other answer starting with ``<`` is returned as is, so the parser reports on it.
+    An answer is **bare** (``extracted_from is None``) when it is the ``definitions`` element alone,
+    preceded at most by one byte-order mark, an XML declaration (``version``, optionally ``encoding``
+    and ``standalone``, nothing else) and XML whitespace, and followed by XML whitespace only.
+    Everything else is read leniently and says from what:
+
+    - an answer starting with other markup (a comment, a processing instruction, a DOCTYPE, a
+      malformed declaration) goes to the parser as it is, so a DOCTYPE is still refused
+      (``extracted_from`` = :data:`MARKUP`);
+    - otherwise the first markdown code fence whose body starts with ``<`` (``"code fence"``), else
+      the span from ``<?xml`` or ``<definitions`` to the last ``</definitions>`` (``"prose"``: prose,
+      reasoning tags such as ``<think>…</think>``, or a comment after the root);
+    - any other answer starting with ``<`` is returned as is, so the parser reports on it.
+
     ``(None, None)`` when there is no XML at all.
     """
+    if _BARE_HEAD.match(text) and _BARE_TAIL.search(text.rstrip(" \t\r\n")[-200:]):
+        return text.removeprefix("\ufeff").strip(" \t\r\n"), None
     stripped = text.strip().lstrip("\ufeff")
-    if _BARE.match(stripped):
-        return stripped, None
+    if stripped.startswith(("<!", "<?")) and not _BARE_HEAD.match(stripped):
+        return stripped, MARKUP
     for match in _FENCE.finditer(text):
         body = match.group(2).strip()
         if body.startswith("<"):

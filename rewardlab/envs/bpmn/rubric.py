@@ -92,6 +92,23 @@ class BPMNOutcome:
         model = self.model
         return model if model is not None and model.nodes and not model.oversized else None
 
+    @cached_property
+    def fidelity(self) -> tuple[float, dict[str, float]]:
+        """``(semantic, sub_metrics)`` against the reference; ``(0, {})`` without a scorable model or a reference."""
+        if self.scorable is None or self.reference is None:
+            return 0.0, {}
+        return semantic_similarity(profile(self.scorable), self.reference.profile)
+
+    @cached_property
+    def rules(self) -> dict[str, float]:
+        """The syntactic rules of the scorable model (empty without one)."""
+        return {} if self.scorable is None else syntactic_rules(self.scorable)
+
+    @property
+    def syntactic_quality(self) -> float:
+        """The unscaled mean of :attr:`rules` (0 without a scorable model): what the success criterion reads."""
+        return sum(self.rules.values()) / len(self.rules) if self.rules else 0.0
+
     @property
     def usable(self) -> bool:
         """Valid BPMN of a scorable size (and bare, with ``strict_format``): what ends a repair episode."""
@@ -108,7 +125,11 @@ class BPMNOutcome:
         if self.scorable is None:
             return "the model has no flow nodes; put the tasks, events and gateways in a <process>"
         if not self.usable:
-            return f"the XML was found inside {self.parsed.extracted_from}; answer with the XML document only"
+            return (
+                f"the XML was read from {self.parsed.extracted_from}; answer with the XML document only "
+                "(nothing but an XML declaration and whitespace before the <definitions> element, "
+                "nothing but whitespace after it)"
+            )
         return None
 
 
@@ -128,26 +149,26 @@ def validity(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
 
 
 def syntactic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
-    """Mean of the syntactic rules (0 when there is no scorable BPMN model)."""
+    """``mean(rules) · semantic``: the modelling rules count only as far as the model is the task's (0 when there
+    is no scorable model)."""
     if outcome.scorable is None:
         return 0.0, {}
-    rules = syntactic_rules(outcome.scorable)
-    return sum(rules.values()) / len(rules), rules
+    return outcome.syntactic_quality * outcome.fidelity[0], dict(outcome.rules)
 
 
 def pragmatic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
-    """Mean of the pragmatic metrics (0 when there is no scorable BPMN model)."""
+    """``mean(metrics) · semantic``: understandability counts only as far as the model is the task's (0 when
+    there is no scorable model)."""
     if outcome.scorable is None:
         return 0.0, {}
     metrics = pragmatic_metrics(outcome.scorable)
-    return sum(metrics.values()) / len(metrics), metrics
+    return sum(metrics.values()) / len(metrics) * outcome.fidelity[0], metrics
 
 
 def semantic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
     """Fidelity to the reference (0 when there is no scorable model or no reference)."""
-    if outcome.scorable is None or outcome.reference is None:
-        return 0.0, {}
-    return semantic_similarity(profile(outcome.scorable), outcome.reference.profile)
+    value, metrics = outcome.fidelity
+    return value, dict(metrics)
 
 
 def bpmn_rubric() -> Rubric:
@@ -168,7 +189,7 @@ def is_success(outcome: BPMNOutcome, result: RubricResult) -> bool:
     if not outcome.usable or outcome.reference is None:
         return False
     threshold = min(SYNTACTIC_SUCCESS, outcome.reference.syntactic - 1e-9)
-    return result.components["semantic"] >= SEMANTIC_SUCCESS and result.components["syntactic"] >= threshold
+    return result.components["semantic"] >= SEMANTIC_SUCCESS and outcome.syntactic_quality >= threshold
 
 
 def score_bpmn(answer: str | bytes, reference_xml: str | None = None, rubric: Rubric | None = None) -> RubricResult:

@@ -31,7 +31,6 @@ routing, not content). Then:
 from __future__ import annotations
 
 import itertools
-import re
 import zlib
 from collections import Counter
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from rewardlab.core.text import canonical_tokens
 from rewardlab.envs.bpmn.model import BPMNModel
 
 MATCH_THRESHOLD = 0.5
@@ -67,14 +67,13 @@ SEMANTIC_METRICS: tuple[str, ...] = (
     "element_coverage",
 )
 
-_NOT_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
 EXCLUSIVE, ORDER, REVERSE, LOOP, PARALLEL = 0, 1, 2, 3, 4
 
 
 @lru_cache(maxsize=16384)
 def label_features(label: str) -> tuple[int, ...]:
     """CRC-32 hashes of the word and character-trigram features of a normalised label (empty for an empty label)."""
-    words = _NOT_ALNUM.sub(" ", label.lower()).split()
+    words = canonical_tokens(label)
     features = {f"w:{w}" for w in words}
     for word in words:
         padded = f"#{word}#"
@@ -123,7 +122,7 @@ class Profile:
     signatures: tuple[str, ...]
     labels: LabelSet
     refs: tuple[str, ...]
-    succession: frozenset[tuple[int, int]]
+    succession: frozenset[tuple[int, int, str, str]]
     relations: np.ndarray
     type_counts: dict[str, Counter]
     pool_ids: tuple[str, ...]
@@ -137,20 +136,8 @@ def profile(model: BPMNModel) -> Profile:
     graph = model.graph
     all_nodes = [model.nodes[i] for i in graph.ids]
     items = [i for i, node in enumerate(all_nodes) if node.category != "gateway"]
-    position = {g: p for p, g in enumerate(items)}
     nodes = [all_nodes[i] for i in items]
-    succession = set()
-    for p, g in enumerate(items):
-        seen, stack = set(), list(graph.cf_succ[g])
-        while stack:
-            t = stack.pop()
-            if t in seen:
-                continue
-            seen.add(t)
-            if t in position:
-                succession.add((p, position[t]))
-            else:
-                stack.extend(graph.cf_succ[t])
+    succession = _routed_succession(model, items)
     relations = _relations(model, items)
     counts = {
         "gateway": Counter(node.kind for node in all_nodes if node.category == "gateway"),
@@ -172,6 +159,40 @@ def profile(model: BPMNModel) -> Profile:
         lanes=label_set([label_features(name) for name, _ in model.lanes.values()]),
         message_flows=tuple((f.source, f.target) for f in model.message_flows),
     )
+
+
+def _routed_succession(model: BPMNModel, items: list[int]) -> frozenset[tuple[int, int, str, str]]:
+    """``(a, b, first, last)`` for every path from item a to item b through gateways only: ``first`` and
+    ``last`` are the kinds of the first and last gateway on it (both ``""`` for a direct flow)."""
+    graph = model.graph
+    position = {g: p for p, g in enumerate(items)}
+    kinds = [model.nodes[node_id].kind for node_id in graph.ids]
+    through: dict[int, set[tuple[int, str]]] = {}
+
+    def exits(gateway: int) -> set[tuple[int, str]]:
+        """(item, kind of the gateway that leads to it) over gateway-only paths from ``gateway``."""
+        if gateway not in through:
+            found: set[tuple[int, str]] = set()
+            seen, stack = {gateway}, [gateway]
+            while stack:
+                g = stack.pop()
+                for t in graph.cf_succ[g]:
+                    if t in position:
+                        found.add((position[t], kinds[g]))
+                    elif t not in seen:
+                        seen.add(t)
+                        stack.append(t)
+            through[gateway] = found
+        return through[gateway]
+
+    succession: set[tuple[int, int, str, str]] = set()
+    for p, g in enumerate(items):
+        for t in graph.cf_succ[g]:
+            if t in position:
+                succession.add((p, position[t], "", ""))
+            else:
+                succession.update((p, q, kinds[t], last) for q, last in exits(t))
+    return frozenset(succession)
 
 
 def _relations(model: BPMNModel, items: list[int]) -> np.ndarray:
@@ -282,7 +303,11 @@ def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, 
     )
 
     mapping = dict(pairs)
-    mapped = {(mapping[a], mapping[b]) for a, b in candidate.succession if a in mapping and b in mapping}
+    mapped = {
+        (mapping[a], mapping[b], first, last)
+        for a, b, first, last in candidate.succession
+        if a in mapping and b in mapping
+    }
     hits = len(mapped & reference.succession)
     if candidate.succession or reference.succession:
         precision = hits / len(candidate.succession) if candidate.succession else 0.0
@@ -292,9 +317,7 @@ def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, 
     metrics["succession_precision"], metrics["succession_recall"] = precision, recall
     metrics["succession_f1"] = _f1(precision, recall)
 
-    agree = int((candidate.relations[np.ix_(rows, rows)] == reference.relations[np.ix_(cols, cols)]).sum())
-    union = k * k + m * m - agree
-    metrics["behavioural_similarity"] = agree / union if union else 1.0
+    metrics["behavioural_similarity"] = _behavioural_similarity(candidate, reference, rows, cols)
 
     metrics["gateway_coverage"] = _coverage(candidate.type_counts["gateway"], reference.type_counts["gateway"])
     metrics["event_coverage"] = _coverage(candidate.type_counts["event"], reference.type_counts["event"])
@@ -304,28 +327,44 @@ def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, 
     metrics["lane_coverage"], _ = _named_coverage(candidate.lanes, reference.lanes)
     metrics["message_flow_coverage"] = _message_flow_coverage(candidate, reference, mapping, pool_pairs)
     metrics["size_similarity"] = min(k, m) / max(k, m) if max(k, m) else 1.0
-    coverage_keys = (
-        "gateway_coverage",
-        "event_coverage",
-        "activity_type_coverage",
-        "artifact_coverage",
-        "pool_coverage",
-        "lane_coverage",
-        "message_flow_coverage",
-        "size_similarity",
-    )
-    metrics["element_coverage"] = float(np.mean([metrics[key] for key in coverage_keys]))
-    value = float(
-        np.mean(
-            [
-                metrics["node_f1"],
-                metrics["succession_f1"],
-                metrics["behavioural_similarity"],
-                metrics["element_coverage"],
-            ]
-        )
-    )
+    present = {
+        "gateway_coverage": candidate.type_counts["gateway"] or reference.type_counts["gateway"],
+        "event_coverage": candidate.type_counts["event"] or reference.type_counts["event"],
+        "activity_type_coverage": candidate.type_counts["activity"] or reference.type_counts["activity"],
+        "artifact_coverage": candidate.type_counts["artifact"] or reference.type_counts["artifact"],
+        "pool_coverage": candidate.pools.count or reference.pools.count,
+        "lane_coverage": candidate.lanes.count or reference.lanes.count,
+        "message_flow_coverage": candidate.message_flows or reference.message_flows,
+        "size_similarity": k or m,
+    }
+    counted = [metrics[key] for key, there in present.items() if there]
+    metrics["element_coverage"] = float(np.mean(counted)) if counted else 1.0
+    control = (metrics["succession_f1"] + metrics["behavioural_similarity"] + metrics["element_coverage"]) / 3
+    value = metrics["node_f1"] * control
     return value, metrics
+
+
+def _relation_classes(relations: np.ndarray) -> list[np.ndarray]:
+    """Masks of the relation classes: order (``REVERSE`` is its mirror, left out), loop, parallel and exclusive
+    over pairs of distinct nodes, and the nodes on a cycle (the diagonal)."""
+    off = ~np.eye(len(relations), dtype=bool)
+    masks = [(relations == relation) & off for relation in (ORDER, LOOP, PARALLEL, EXCLUSIVE)]
+    return [*masks, np.diag(np.diagonal(relations) == LOOP)]
+
+
+def _behavioural_similarity(candidate: Profile, reference: Profile, rows: np.ndarray, cols: np.ndarray) -> float:
+    """Mean over the relation classes either model has of the Jaccard index of its pairs (see the module
+    docstring); 1 when neither has any relation and every node is matched, else 0 without relations."""
+    scores = []
+    classes = zip(_relation_classes(candidate.relations), _relation_classes(reference.relations), strict=True)
+    for mine, theirs in classes:
+        total = int(mine.sum()) + int(theirs.sum())
+        if total:
+            agree = int((mine[np.ix_(rows, rows)] & theirs[np.ix_(cols, cols)]).sum())
+            scores.append(2 * agree / total)
+    if scores:
+        return float(np.mean(scores))
+    return float(len(rows) == candidate.size == reference.size)
 
 
 def _message_flow_coverage(
