@@ -97,26 +97,28 @@ def test_reward_is_components_times_weights(env):
     assert reward == pytest.approx(sum(info["reward_weights"][k] * v for k, v in info["reward_components"].items()))
     weighted = SWEEnv(sandbox=FAST, reward_weights={"resolved": 3, "localization": 0})
     try:
-        _, reward, _, _, info = play(weighted, "datekit-1", ["list", "edit datekit/ranges.py 1:1\n# x", "submit"])[-1]
+        # textkit-3 has two FAIL_TO_PASS tests; this fix passes one of them (f = 1/2)
+        partial = "edit textkit/wrap.py 19:19\n            if current:\n                lines.append(current)"
+        _, reward, _, _, info = play(weighted, "textkit-3", ["list", partial, "submit"])[-1]
         components = info["reward_components"]
-        assert components["resolved"] == 0.0 and components["localization"] == 1.0
+        assert components["resolved"] == 0.0 and components["localization"] == pytest.approx(0.5)
         assert info["reward_weights"]["localization"] == 0.0
         assert reward == pytest.approx(sum(info["reward_weights"][k] * v for k, v in components.items()))
     finally:
         weighted.close()
 
 
-def test_partial_fix_scores_between(env):
-    """A change in the right file that breaks other tests: localization 1, regression < 1, not resolved."""
+def test_breaking_change_in_the_right_file_earns_nothing(env):
+    """A change in the right file that fixes no FAIL_TO_PASS test and breaks others: every component is
+    scaled by the fixed fraction f = 0, though the metrics still show where it was made."""
     steps = play(
         env, "textkit-2", ["replace textkit/words.py\n    words = text.split()\n=======\n    words = []", "submit"]
     )
     _, reward, _, _, info = steps[-1]
-    components = info["reward_components"]
-    assert components["resolved"] == 0.0 and components["tests"] == 0.0
-    assert components["localization"] == 1.0 and components["applies"] == 1.0
-    assert 0.0 < components["regression"] < 1.0
-    assert 0.0 < reward < 1.0
+    assert set(info["reward_components"].values()) == {0.0} and reward == 0.0
+    assert info["metrics"]["localization/f1"] == 1.0 and info["metrics"]["applies/edit_validity"] == 1.0
+    assert 0.0 < info["metrics"]["regression/pass_to_pass_fraction"] < 1.0
+    assert info["tampering"] == []
 
 
 def test_localization_f1_with_an_extra_file(env):
@@ -131,9 +133,10 @@ def test_localization_f1_with_an_extra_file(env):
         ],
     )
     info = steps[-1][4]
-    assert info["reward_components"]["localization"] == pytest.approx(0.5)  # 2·1 / (2 + 2)
+    assert info["metrics"]["localization/f1"] == pytest.approx(0.5)  # 2·1 / (2 + 2)
     assert info["metrics"]["localization/precision"] == 0.5 and info["metrics"]["localization/recall"] == 0.5
-    assert info["reward_components"]["resolved"] == 0.0
+    # this change fixes no FAIL_TO_PASS test (f = 0), so the F1 earns nothing yet
+    assert info["reward_components"]["localization"] == 0.0 and info["reward_components"]["resolved"] == 0.0
 
 
 def test_invalid_edits_lower_applies(env):
@@ -360,12 +363,17 @@ def test_rubric_values_on_hand_built_outcomes():
         True,
     )
     result = rubric.score(mixed)
+    # f = 1/2 scales regression (1/2), applies (3/4) and localization (2/3)
     assert result.components == pytest.approx(
-        {"resolved": 0.0, "tests": 0.25, "regression": 0.5, "applies": 0.75, "localization": 2 / 3}
+        {"resolved": 0.0, "tests": 0.25, "regression": 0.25, "applies": 0.375, "localization": 1 / 3}
     )
-    assert result.reward == pytest.approx((0.25 + 0.5 + 0.75 + 2 / 3) / 5)
+    assert result.reward == pytest.approx((0.25 + 0.25 + 0.375 + 1 / 3) / 5)
     empty = SWEOutcome({"f": False}, {"p": True}, {"f": 1.0}, "", (), ("a.py",), 0, 0, True)
     assert rubric.score(empty).reward == 0.0
+    tampered = SWEOutcome({"f": True}, {"p": True}, {"f": 1.0}, "diff", ("a.py",), ("a.py",), 1, 0, True, ("x",))
+    assert set(rubric.score(tampered).components.values()) == {0.0}
+    comment_only = SWEOutcome({"f": True}, {"p": True}, {"f": 1.0}, "d", ("a.py",), ("a.py",), 1, 0, True, (), False)
+    assert rubric.score(comment_only).components["applies"] == 0.0
 
 
 def test_oracle_actions_apply_the_gold_patch():

@@ -7,6 +7,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,9 @@ from rewardlab.envs.swe.loader import load_swebench_jsonl
 from rewardlab.envs.swe.oracle import GoldPatchOracle
 from rewardlab.envs.swe.patch import PatchError, apply_patch, changed_files, make_patch
 from rewardlab.envs.swe.rubric import SWEOutcome, TestStatistics, make_rubric
+from rewardlab.envs.swe.tampering import changes_code, evaluation_tree, find_tampering
 from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
-from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, pytest_command, run_tests, strip_timing
+from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, strip_timing
 from rewardlab.envs.swe.workspace import Workspace, WorkspaceError
 from rewardlab.errors import ConfigError
 from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxResult
@@ -168,13 +170,17 @@ class SWEEnv(TextEnv):
         self.workspace: Workspace | None = None
         self._tmp: Path | None = None
         self._base_cache: dict[str, dict[str, str]] = {}
-        self._evaluation: tuple[str, TestRun, bool] | None = None
+        self._config_cache: dict[str, str | None] = {}
+        self._evaluation: tuple[str, Evaluation] | None = None
+        self._final: Evaluation | None = None
 
     # ------------------------------------------------------------------ episode
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         self._cleanup()
         if task.id not in self._base_cache:
             self._base_cache[task.id] = base_tree(task.data)
+            tests = [*task.data["FAIL_TO_PASS"], *task.data["PASS_TO_PASS"]]
+            self._config_cache[task.id] = base_config(self._base_cache[task.id], tests)
         self._tmp = Path(tempfile.mkdtemp(prefix="rewardlab-swe-"))
         self._tmp.chmod(0o711)  # an unprivileged sandbox uid may traverse it (not list it)
         self.workspace = Workspace(self._tmp / "repo", self._base_cache[task.id], max_file_bytes=self.max_file_bytes)
@@ -186,6 +192,7 @@ class SWEEnv(TextEnv):
         self._edit_commands = 0
         self._invalid_edits = 0
         self._evaluation = None
+        self._final = None
         listing = "\n".join(self.workspace.files())
         observation = f"{task.prompt}\n\nRepository files:\n{listing}\n\n{USAGE}"
         isolation = getattr(self.sandbox, "isolation", self.sandbox.backend)
@@ -207,7 +214,7 @@ class SWEEnv(TextEnv):
                 observation=self._submission_note(outcome),
                 done=True,
                 outcome=outcome,
-                milestones=self._milestones_from(self._evaluate()[0], agent_failed=False),
+                milestones=self._milestones_from(self._evaluate(), agent_failed=False),
                 info={"patch": outcome.patch},
             )
         if command.name in EDIT_COMMANDS:
@@ -298,7 +305,7 @@ class SWEEnv(TextEnv):
         return Turn(observation=f"{verb} {path} ({len(command.body.splitlines())} lines)")
 
     def _do_test(self, command: Command) -> Turn:
-        result = self._run(pytest_command(command.args, python=self.python, report=False), env=PYTEST_ENV)
+        result = self._run(pytest_command(command.args, python=self.python), env=PYTEST_ENV)
         return self._after_run(result)
 
     def _do_python(self, command: Command) -> Turn:
@@ -324,19 +331,18 @@ class SWEEnv(TextEnv):
             parts.append(f"[stopped: {result.killed_reason}{limit}]")
             if result.killed_reason in ("timeout", "cpu_limit"):
                 error = f"the command did not finish: {result.killed_reason}"
-        evaluation, _ = self._evaluate()
-        milestones = self._milestones_from(evaluation, agent_failed=not result.ok)
+        milestones = self._milestones_from(self._evaluate(), agent_failed=not result.ok)
         return Turn(observation=self._fit("\n".join(parts)), action_error=error, milestones=milestones)
 
-    def _evaluate(self) -> tuple[TestRun, bool]:
-        """Hidden evaluation of the working copy: test patch on top, FAIL_TO_PASS + PASS_TO_PASS run.
-
-        Returns the run and whether the test patch applied cleanly; cached per working-copy content.
-        """
+    def _evaluate(self) -> Evaluation:
+        """Hidden evaluation of the working copy: the static tampering check, then the test patch
+        on top and FAIL_TO_PASS + PASS_TO_PASS run through the trusted collector. Cached per
+        working-copy content."""
         snapshot = self.workspace.snapshot()
         key = hashlib.sha256(repr(sorted(snapshot.items())).encode()).hexdigest()
         if self._evaluation is not None and self._evaluation[0] == key:
-            return self._evaluation[1], self._evaluation[2]
+            return self._evaluation[1]
+        base = self._base_cache[self.task.id]
         test_patch = self.task.data["test_patch"]
         touched = changed_files(test_patch)
         try:
@@ -344,50 +350,67 @@ class SWEEnv(TextEnv):
             clean = True
         except PatchError:
             clean = False
-        tree = apply_patch(evaluation_tree(snapshot, self._base_cache[self.task.id], self._test_files), test_patch)
-        eval_dir = self._tmp / "eval"
-        shutil.rmtree(eval_dir, ignore_errors=True)
-        Workspace(eval_dir, tree)
+        tree = apply_patch(evaluation_tree(snapshot, base, self._test_files), test_patch)
         run = run_tests(
             self.sandbox,
-            eval_dir,
+            tree,
+            self._tmp / "eval",
             self._fail_to_pass + self._pass_to_pass,
             timeout=self.execution.timeout,
             limits=self.execution.limits,
             python=self.python,
+            config=self._config_cache[self.task.id],
         )
-        self._evaluation = (key, run, clean)
-        return run, clean
+        tampering = (*find_tampering(base, snapshot, self._test_files), *run.tampering)
+        evaluation = Evaluation(run, clean, tampering, changes_code(base, snapshot))
+        self._evaluation = (key, evaluation)
+        return evaluation
 
-    def _milestones_from(self, run: TestRun, *, agent_failed: bool) -> list[str]:
-        fail_to_pass = [run.passed[t] for t in self._fail_to_pass]
+    def _milestones_from(self, evaluation: Evaluation, *, agent_failed: bool) -> list[str]:
+        passed = evaluation.passed
+        fail_to_pass = [passed[t] for t in self._fail_to_pass]
         reached = []
         if agent_failed and not all(fail_to_pass):
             reached.append("reproduced_failure")
         if any(fail_to_pass):
             reached.append("first_fail_to_pass")
-        if all(run.passed.values()):
+        if all(passed.values()):
             reached.append("all_tests_pass")
         return reached
 
     def _outcome(self) -> tuple[SWEOutcome, bool]:
-        run, clean = self._evaluate()
+        evaluation = self._evaluate()
+        self._final = evaluation
+        passed = evaluation.passed
         patch = make_patch(self._base_cache[self.task.id], self.workspace.snapshot())
         weights = self.test_statistics.weights(self.task.id, self._fail_to_pass)
-        fail_to_pass = {t: run.passed[t] for t in self._fail_to_pass}
-        self.test_statistics.record(self.task.id, fail_to_pass)
+        fail_to_pass = {t: passed[t] for t in self._fail_to_pass}
+        if evaluation.run.infra_error is None:  # a run that could not report says nothing about the tests
+            self.test_statistics.record(self.task.id, fail_to_pass)
         outcome = SWEOutcome(
             fail_to_pass=fail_to_pass,
-            pass_to_pass={t: run.passed[t] for t in self._pass_to_pass},
+            pass_to_pass={t: passed[t] for t in self._pass_to_pass},
             weights=weights,
             patch=patch,
             edited_files=tuple(changed_files(patch)),
             gold_files=tuple(self._gold),
             edit_commands=self._edit_commands,
             invalid_edits=self._invalid_edits,
-            test_patch_applies=clean,
+            test_patch_applies=evaluation.test_patch_applies,
+            tampering=evaluation.tampering,
+            changes_code=evaluation.changes_code,
         )
         return outcome, True
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """One command; the final step's ``info`` adds ``tampering`` (a list of reasons, empty when
+        none) and, when the sandbox could not return the results, ``infra_error``."""
+        observation, reward, terminated, truncated, info = super().step(action)
+        if (terminated or truncated) and self._final is not None:
+            info["tampering"] = list(self._final.tampering)
+            if self._final.run.infra_error:
+                info["infra_error"] = self._final.run.infra_error
+        return observation, reward, terminated, truncated, info
 
     def _is_success(self, outcome: SWEOutcome, result: RubricResult) -> bool:
         return result.components["resolved"] >= 1.0
@@ -457,28 +480,27 @@ class SWEEnv(TextEnv):
         super().close()
 
 
-#: Files that decide how tests run rather than what the code does; reset to the base commit for evaluation.
-TEST_CONFIG_FILES = frozenset({"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"})
-#: Top-level module names that would shadow the test runner if the agent created them.
-RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging", "sitecustomize"})
+@dataclass(frozen=True)
+class Evaluation:
+    """One hidden evaluation of a working copy.
 
-
-def evaluation_tree(snapshot: Mapping[str, str], base: Mapping[str, str], test_files: set[str]) -> dict[str, str]:
-    """The tree the hidden tests run on: the agent's files, with the test machinery reset to the base.
-
-    Like SWE-bench, the files holding the evaluated tests (and those the test patch touches)
-    are reset to the base commit before the test patch is applied; so are ``conftest.py``
-    files, pytest configuration, and modules that would shadow pytest (``pytest.py``, ...).
-    Agents therefore cannot pass the evaluation by editing tests or the test runner.
+    Attributes:
+        run: The collector's verified test results.
+        test_patch_applies: The test patch applies cleanly on top of the agent's own tree.
+        tampering: Why the submission or the run interferes with the test machinery (static
+            check and collector); empty when clean.
+        changes_code: Some change is more than comments, docstrings or layout.
     """
 
-    def protected(path: str) -> bool:
-        top = path.split("/", 1)[0].removesuffix(".py")
-        return path in test_files or path.rsplit("/", 1)[-1] in TEST_CONFIG_FILES or top in RUNNER_MODULES
+    run: TestRun
+    test_patch_applies: bool
+    tampering: tuple[str, ...]
+    changes_code: bool
 
-    tree = {path: text for path, text in snapshot.items() if not protected(path)}
-    tree.update({path: text for path, text in base.items() if protected(path)})
-    return tree
+    @property
+    def passed(self) -> dict[str, bool]:
+        """Per-test results as the rubric and the milestones see them: all failed when tampering."""
+        return {t: ok and not self.tampering for t, ok in self.run.passed.items()}
 
 
 def _body_lines(body: str) -> list[str]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from rewardlab.envs.swe.patch import apply_patch, make_patch
 from rewardlab.envs.swe.tasks import DATA, TASKS_FILE, read_tree, tree_hash
-from rewardlab.envs.swe.testrun import PYTEST_ENV, parse_report, pytest_command
+from rewardlab.envs.swe.testrun import run_tests
 from rewardlab.sandbox import LocalSandbox
 
 REPOS = DATA / "repos"
@@ -702,15 +702,12 @@ def build_task(spec: Spec, sandbox: LocalSandbox) -> dict:
 
 
 def _run_all(sandbox: LocalSandbox, tree: dict[str, str]) -> dict[str, bool]:
-    workdir = Path(tempfile.mkdtemp(prefix="rewardlab-swe-build-"))
+    scratch = Path(tempfile.mkdtemp(prefix="rewardlab-swe-build-"))
     try:
-        for path, text in tree.items():
-            (workdir / path).parent.mkdir(parents=True, exist_ok=True)
-            (workdir / path).write_text(text, encoding="utf-8")
-        result = sandbox.run(pytest_command(), workdir=workdir, timeout=60, env=PYTEST_ENV)
-        return {t: s == "PASSED" for t, s in parse_report(result.stdout).items()}
+        run = run_tests(sandbox, tree, scratch / "eval", (), timeout=60)
+        return {test_id: status == "passed" for test_id, status in run.statuses.items()}
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def main() -> None:

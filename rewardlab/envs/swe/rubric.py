@@ -2,17 +2,26 @@
 
 The outcome (:class:`SWEOutcome`) is the hidden evaluation of the submitted working copy: the
 test patch is applied on top of the agent's changes and the FAIL_TO_PASS and PASS_TO_PASS tests
-run in the sandbox. With ``patch`` the agent's diff against the base commit (empty when nothing
-changed), ``F`` the FAIL_TO_PASS tests and ``P`` the PASS_TO_PASS tests::
+run in the sandbox, their results read from the signed result of the trusted collector. With
+``patch`` the agent's diff against the base commit (empty when nothing changed), ``F`` the
+FAIL_TO_PASS tests, ``P`` the PASS_TO_PASS tests, ``ok = 1[no tampering]`` (see
+:mod:`rewardlab.envs.swe.tampering`) and ``f = |{t ∈ F passing}| / |F|`` the fraction of the
+bug's tests the change fixes::
 
-    resolved     = 1[patch ≠ ∅ and every t in F ∪ P passes]                (SWE-bench's definition)
-    tests        = Σ_{t∈F} w_t · 1[t passes]                                (VeRPO difficulty weights)
-    regression   = |{t ∈ P passing}| / |P| if patch ≠ ∅ else 0              (1 when P is empty)
-    applies      = (valid edits / edit commands, 1 if none) · 1[patch ≠ ∅] · 1[test patch applies cleanly]
-    localization = F1(edited files, gold files) = 2·|E∩G| / (|E| + |G|)
+    resolved     = ok · 1[patch ≠ ∅ and every t in F ∪ P passes]              (SWE-bench's definition)
+    tests        = ok · Σ_{t∈F} w_t · 1[t passes]                              (VeRPO difficulty weights)
+    regression   = ok · f · |{t ∈ P passing}| / |P| · 1[patch ≠ ∅]              (|P| = 0 counts as 1)
+    applies      = ok · f · (valid edits / edit commands, 1 if none) · 1[patch ≠ ∅]
+                   · 1[test patch applies cleanly] · 1[patch changes code]
+    localization = ok · f · F1(edited files, gold files),  F1 = 2·|E∩G| / (|E| + |G|)
 
-An empty patch scores 0 on every component: doing nothing keeps every PASS_TO_PASS test
-green, and crediting that would pay agents for not trying.
+Every FAIL_TO_PASS test fails at the base commit, so ``f`` is the content signal: the three
+reference-light components (keeping other tests green, well-formed edits, touching the right
+file) are each scaled by it. Doing nothing keeps every PASS_TO_PASS test green, and a comment,
+or any change whose hidden results equal the base commit's, names the right file for free;
+none of that earns anything until some FAIL_TO_PASS test passes. "Changes code" is false when
+every changed file is Python whose syntax tree (docstrings dropped) equals the base's.
+An empty patch, and a tampering one, score 0 on every component.
 
 Difficulty weights (VeRPO): for test ``t`` of a task, with ``n_t`` episodes scored so far and
 ``p_t`` of them passing ``t``, the difficulty is the Laplace-smoothed failure rate
@@ -77,7 +86,11 @@ class TestStatistics:
 
 @dataclass(frozen=True)
 class SWEOutcome:
-    """What the rubric scores: the hidden test results and the agent's patch."""
+    """What the rubric scores: the hidden test results, the agent's patch and what the static check found.
+
+    ``tampering`` lists why the submission interferes with the test machinery (empty when it
+    does not); ``changes_code`` is False for a comment-, docstring- or layout-only patch.
+    """
 
     fail_to_pass: dict[str, bool]
     pass_to_pass: dict[str, bool]
@@ -88,27 +101,45 @@ class SWEOutcome:
     edit_commands: int
     invalid_edits: int
     test_patch_applies: bool
+    tampering: tuple[str, ...] = ()
+    changes_code: bool = True
+
+    @property
+    def clean(self) -> float:
+        """``ok``: 1 when no tampering was found."""
+        return 0.0 if self.tampering else 1.0
+
+    @property
+    def fixed_fraction(self) -> float:
+        """``f``: the fraction of FAIL_TO_PASS tests passing."""
+        return sum(self.fail_to_pass.values()) / len(self.fail_to_pass) if self.fail_to_pass else 0.0
 
 
 def resolved(out: SWEOutcome) -> float:
-    return float(bool(out.patch) and all(out.fail_to_pass.values()) and all(out.pass_to_pass.values()))
+    passing = all(out.fail_to_pass.values()) and all(out.pass_to_pass.values())
+    return out.clean * float(bool(out.patch) and passing)
 
 
 def tests(out: SWEOutcome) -> tuple[float, dict[str, float]]:
     weighted = sum(out.weights.get(t, 0.0) for t, ok in out.fail_to_pass.items() if ok)
-    plain = sum(out.fail_to_pass.values()) / len(out.fail_to_pass) if out.fail_to_pass else 0.0
-    return weighted, {"fail_to_pass_fraction": plain}
+    return out.clean * weighted, {"fail_to_pass_fraction": out.fixed_fraction, "tampering": 1.0 - out.clean}
 
 
 def regression(out: SWEOutcome) -> tuple[float, dict[str, float]]:
     fraction = sum(out.pass_to_pass.values()) / len(out.pass_to_pass) if out.pass_to_pass else 1.0
-    return (fraction if out.patch else 0.0), {"pass_to_pass_fraction": fraction}
+    value = out.clean * out.fixed_fraction * fraction * float(bool(out.patch))
+    return value, {"pass_to_pass_fraction": fraction}
 
 
 def applies(out: SWEOutcome) -> tuple[float, dict[str, float]]:
     validity = 1.0 - out.invalid_edits / out.edit_commands if out.edit_commands else 1.0
-    value = validity * float(bool(out.patch)) * float(out.test_patch_applies)
-    return value, {"edit_validity": validity, "test_patch_applies": float(out.test_patch_applies)}
+    gate = float(bool(out.patch)) * float(out.test_patch_applies) * float(out.changes_code)
+    value = out.clean * out.fixed_fraction * validity * gate
+    return value, {
+        "edit_validity": validity,
+        "test_patch_applies": float(out.test_patch_applies),
+        "changes_code": float(out.changes_code),
+    }
 
 
 def localization(out: SWEOutcome) -> tuple[float, dict[str, float]]:
@@ -117,7 +148,7 @@ def localization(out: SWEOutcome) -> tuple[float, dict[str, float]]:
     precision = hits / len(edited) if edited else 0.0
     recall = hits / len(gold) if gold else 0.0
     f1 = 2 * hits / (len(edited) + len(gold)) if edited or gold else 0.0
-    return f1, {"precision": precision, "recall": recall}
+    return out.clean * out.fixed_fraction * f1, {"precision": precision, "recall": recall, "f1": f1}
 
 
 def make_rubric() -> Rubric:
@@ -126,8 +157,8 @@ def make_rubric() -> Rubric:
         [
             Criterion("resolved", resolved, "every FAIL_TO_PASS and PASS_TO_PASS test passes (SWE-bench)"),
             Criterion("tests", tests, "difficulty-weighted fraction of FAIL_TO_PASS tests passing (VeRPO)"),
-            Criterion("regression", regression, "fraction of PASS_TO_PASS tests still passing"),
-            Criterion("applies", applies, "valid edits, a non-empty diff, and the test patch applies on top"),
-            Criterion("localization", localization, "F1 of the edited files against the gold patch's files"),
+            Criterion("regression", regression, "fraction of PASS_TO_PASS tests still passing, scaled by f"),
+            Criterion("applies", applies, "valid edits of code, and the test patch applies on top, scaled by f"),
+            Criterion("localization", localization, "F1 of the edited files against the gold files, scaled by f"),
         ]
     )

@@ -1,40 +1,51 @@
-"""Running pytest in a sandbox and reading per-test outcomes from its report.
+"""Running pytest in a sandbox and reading per-test outcomes through a channel the tested code cannot forge.
 
-Tests run with ``python -m pytest -rA -q -p no:cacheprovider`` and plugin autoloading off
-(``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``), which keeps start-up near a plain interpreter's. The
-``-rA`` summary lists every test as ``PASSED id``, ``FAILED id - reason``, ``ERROR id``, ...;
-a requested test that the summary does not list (it was not collected) counts as failed.
+The hidden evaluation (:func:`run_tests`) lays out a scratch directory the sandbox runs in::
+
+    scratch/repo/                   the evaluated tree
+    scratch/.rewardlab-<random>/    collector.py, a one-time ticket, an empty pytest.ini
+
+and starts ``python -s -B .rewardlab-<random>/collector.py <ticket> repo <pytest args>``
+(:mod:`rewardlab.envs.swe.collector`). The collector reads and deletes the ticket (HMAC key,
+nonce, the result file's random name) before any repository code runs, puts the repository
+*last* on ``sys.path``, runs pytest with ``--import-mode=append`` and exactly one configuration
+file chosen here (the base commit's own, found with pytest's own rules, else the empty one), and
+writes ``{"body", "mac"}`` to the result file. A test passes only when a result with a valid MAC
+and the right nonce says ``passed``. No result (a crash, ``os._exit``) means every test failed;
+a result that fails verification, or one whose collector found the runner modified, is
+tampering. Standard output is shown to nobody and parsed for nothing.
+
+The agent's own ``test`` command (:func:`pytest_command`) is plain pytest in the working copy:
+its output is feedback for the agent, never a result.
 """
 
 from __future__ import annotations
 
+import hmac
+import json
+import os
 import re
+import secrets
+import shutil
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
+from rewardlab.envs.swe.collector import sign
+from rewardlab.envs.swe.workspace import Workspace
 from rewardlab.sandbox import Limits, Sandbox, SandboxResult
 
-_STATUS = re.compile(r"^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (\S+)")
-_TIMING = re.compile(r" in \d+(?:\.\d+)?s\b")
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": ""}
+COLLECTOR = Path(__file__).with_name("collector.py")
+MAX_RESULT_BYTES = 16 << 20
+_TIMING = re.compile(r" in \d+(?:\.\d+)?s\b")
 
 
-def pytest_command(test_ids: Sequence[str] = (), *, python: str | None = None, report: bool = True) -> list[str]:
-    """The argv that runs ``test_ids`` (all collected tests when empty); ``report`` adds the per-test summary."""
-    summary = ["-rA"] if report else []
-    return [python or sys.executable, "-m", "pytest", *summary, "-q", "-p", "no:cacheprovider", *test_ids]
-
-
-def parse_report(output: str) -> dict[str, str]:
-    """``{test id: status}`` from pytest's ``-rA`` short summary (``PASSED``, ``FAILED``, ...)."""
-    statuses: dict[str, str] = {}
-    for line in output.splitlines():
-        match = _STATUS.match(line)
-        if match:
-            statuses[match.group(2)] = match.group(1)
-    return statuses
+def pytest_command(test_ids: Sequence[str] = (), *, python: str | None = None) -> list[str]:
+    """The argv of the agent's ``test`` command: ``test_ids`` (all collected tests when empty)."""
+    return [python or sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *test_ids]
 
 
 def strip_timing(output: str) -> str:
@@ -42,26 +53,145 @@ def strip_timing(output: str) -> str:
     return _TIMING.sub("", output)
 
 
+def config_names() -> tuple[str, ...]:
+    """Every file name the installed pytest reads configuration from (pytest's own list where it has one)."""
+    names = {"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"}
+    try:
+        from _pytest.config import findpaths
+    except ImportError:  # pragma: no cover - pytest is a dependency of the swe extra
+        return tuple(sorted(names))
+    names |= set(getattr(findpaths, "CONFIG_LOADERS_BY_NAME", ()))
+    return tuple(sorted(names))
+
+
+def base_config(base: Mapping[str, str], test_ids: Sequence[str]) -> str | None:
+    """The repository path of the configuration file pytest would read in the base tree, if any.
+
+    Uses pytest's own search (:func:`_pytest.config.findpaths.locate_config`) on a copy of the
+    configuration files of ``base``; files outside the repository never count.
+    """
+    from _pytest.config.findpaths import locate_config
+
+    candidates = {p: t for p, t in base.items() if PurePosixPath(p).name in config_names()}
+    if not candidates:
+        return None
+    scratch = Path(tempfile.mkdtemp(prefix="rewardlab-swe-config-"))
+    try:
+        root = scratch / "repo"
+        Workspace(root, candidates)
+        args = [root / test_id.split("::")[0] for test_id in test_ids] or [root]
+        try:
+            found = locate_config(root, args)[1]
+        except Exception:  # a base configuration pytest itself cannot read: run without it
+            return None
+        if found is None or root not in Path(found).parents:
+            return None
+        return Path(found).relative_to(root).as_posix()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 @dataclass(frozen=True)
 class TestRun:
-    """Outcome of one pytest run: ``passed[test_id]`` for every requested id, plus the raw result."""
+    """Outcome of one hidden run.
+
+    Attributes:
+        passed: ``passed[test_id]`` for every requested id.
+        result: The raw sandbox result (never read for outcomes).
+        statuses: ``{node id: status}`` of every test the verified result lists.
+        tampering: Why the run cannot be trusted (a forged result, a modified runner); empty when clean.
+        infra_error: Set when the sandbox could not return the result file at all.
+    """
+
+    __test__ = False  # not a pytest class
 
     passed: dict[str, bool]
     result: SandboxResult
+    statuses: dict[str, str]
+    tampering: tuple[str, ...] = ()
+    infra_error: str | None = None
 
 
 def run_tests(
     sandbox: Sandbox,
-    workdir: str | Path,
+    tree: Mapping[str, str],
+    scratch: str | Path,
     test_ids: Sequence[str],
     *,
     timeout: float,
     limits: Limits | None = None,
     python: str | None = None,
+    config: str | None = None,
 ) -> TestRun:
-    """Run ``test_ids`` in ``workdir``; a test passes only when the report says ``PASSED``."""
-    result = sandbox.run(
-        pytest_command(test_ids, python=python), workdir=workdir, timeout=timeout, limits=limits, env=PYTEST_ENV
-    )
-    statuses = parse_report(result.stdout)
-    return TestRun({test_id: statuses.get(test_id) == "PASSED" for test_id in test_ids}, result)
+    """Run ``test_ids`` (all collected tests when empty) on ``tree`` in the fresh directory ``scratch``.
+
+    ``config`` is the repository path of the one configuration file pytest reads (see
+    :func:`base_config`); ``None`` gives it an empty one. ``scratch`` is removed first.
+    """
+    scratch = Path(scratch)
+    shutil.rmtree(scratch, ignore_errors=True)
+    Workspace(scratch / "repo", tree)
+    runner_name = f".rewardlab-{secrets.token_hex(8)}"
+    runner = scratch / runner_name
+    runner.mkdir()
+    shutil.copyfile(COLLECTOR, runner / "collector.py")
+    (runner / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    key, nonce, result_name = secrets.token_bytes(32), secrets.token_hex(16), f"{secrets.token_hex(16)}.json"
+    ticket_name = f"{secrets.token_hex(8)}.ticket"
+    ticket = {"key": key.hex(), "nonce": nonce, "result": result_name}
+    (runner / ticket_name).write_text(json.dumps(ticket), encoding="utf-8")
+    config_arg = config if config is not None else f"../{runner_name}/pytest.ini"
+    argv = [
+        python or sys.executable,
+        "-s",
+        "-B",
+        f"{runner_name}/collector.py",
+        f"{runner_name}/{ticket_name}",
+        "repo",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--import-mode=append",
+        "--rootdir=.",
+        "--confcutdir=.",
+        "-c",
+        config_arg,
+        *test_ids,
+    ]
+    env = {**PYTEST_ENV, "PYTHONHASHSEED": "0"}
+    result = sandbox.run(argv, workdir=scratch, timeout=timeout, limits=limits, env=env)
+    statuses, tampering = read_result(runner / result_name, key, nonce)
+    infra_error = None
+    if statuses is None and not tampering and sandbox.backend == "docker":
+        infra_error = "the Docker sandbox discards the run's files, so the test results could not be read back"
+    statuses = statuses or {}
+    passed = {test_id: statuses.get(test_id) == "passed" for test_id in test_ids}
+    return TestRun(passed, result, statuses, tuple(tampering), infra_error)
+
+
+def read_result(path: Path, key: bytes, nonce: str) -> tuple[dict[str, str] | None, list[str]]:
+    """``(statuses or None when there is no result, tampering reasons)`` from the collector's result file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None, []
+    except OSError:
+        return None, ["the result file was replaced (not a regular file)"]
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_RESULT_BYTES + 1)
+    if not data:
+        return None, []
+    forged = ["the test result was forged or altered (its signature does not verify)"]
+    try:
+        record = json.loads(data.decode("utf-8"))
+        body, mac = record["body"], record["mac"]
+        if not (isinstance(body, str) and isinstance(mac, str) and hmac.compare_digest(sign(key, body), mac)):
+            return None, forged
+        payload = json.loads(body)
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None, forged
+    if payload.get("nonce") != nonce:
+        return None, ["the test result belongs to another run (wrong nonce)"]
+    tampering = [f"runner modified: {reason}" for reason in payload.get("tampering", [])]
+    statuses = {str(k): str(v) for k, v in dict(payload.get("tests", {})).items()}
+    return statuses, tampering
