@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from rewardlab.envs.slides.fonts import text_height_pt, text_width_pt, wrapped_lines
-from rewardlab.envs.slides.inverse import HeadlineRecoverer
+from rewardlab.envs.slides.inverse import ContentRecoverer
 from rewardlab.envs.slides.layout import count_words, layout_metrics
 from rewardlab.envs.slides.render import MIN_RENDER_PT, Box, DeckRenderer, fit_font
-from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer, is_sentence, jaccard
+from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer, content_words, is_sentence, numbers
 from rewardlab.envs.slides.schema import deck_from_json
 from rewardlab.envs.slides.similarity import LexicalSimilarity, credit, embedding_available
 from rewardlab.envs.slides.tasks import Brief, load_tasks, split_sentences
@@ -201,7 +201,9 @@ def test_statement_filters():
     assert not is_sentence("churn onboarding retention churn onboarding retention")  # no function word, repeats
     assert not is_sentence("Churn fell.")  # too short
     assert not is_sentence(words(41, "the"))
-    assert jaccard("A b c", "a b d") == pytest.approx(0.5)
+    assert is_sentence("Ｃｈｕｒｎ fell to 4% after\u200b the redesign.")  # read through canonical_text
+    assert content_words("The churns fell, and the churn fell!") == {"churn", "fell"}
+    assert numbers("Churn fell from 7.5% to 4% in 2024.") == {"7", "5", "4", "2024"}
 
 
 def score_parts(brief, slides, similarity=None):
@@ -221,35 +223,44 @@ def test_structure_parts(brief):
         "closing_slide": 0.0,
         "slide_count": 0.0,
         "distinct_slides": 1.0,
+        "content_gate": 0.0,
     }
-    assert value == pytest.approx(3 / 5)
-
-
-def test_content_rewards_supported_statements_and_ignores_copies(brief):
-    faithful = brief.support[0]
-    invented = "The office cafeteria will serve pizza on Fridays."
-    slides = [{"layout": "bullets", "title": "x", "bullets": [faithful, invented, brief.key_points[1]]}]
-    value, metrics = score_parts(brief, slides)["content"]
-    # the key point copied from the brief is not a statement; the invented one has no support
-    assert metrics["statement_share"] == pytest.approx(2 / 3)
-    assert metrics["faithfulness"] == pytest.approx(1 / 3)
-    assert metrics["unsupported_share"] == pytest.approx(1 / 3)
-    assert 0 < metrics["coverage"] < 0.5  # one key point of five is covered
-    assert value == pytest.approx((metrics["coverage"] + metrics["faithfulness"]) / 2)
-
-
-def test_inverse_spec_from_the_headline_recoverer(brief):
+    assert value == 0.0  # no content: the format credit (3/5) is scaled to nothing
     slides = [
-        {"layout": "title", "title": brief.topic, "subtitle": f"Prepared for {brief.audience}"},
-        *({"layout": "bullets", "title": kp} for kp in brief.key_points[:2]),
+        {"layout": "bullets", "title": kp, "bullets": [s]}
+        for kp, s in zip(brief.key_points, brief.support, strict=True)
     ]
-    spec = HeadlineRecoverer().recover(deck_from_json({"slides": slides}).deck)
-    assert spec.topic == brief.topic and spec.key_points == brief.key_points[:2]
-    value, metrics = score_parts(brief, slides)["inverse_spec"]
-    assert metrics["topic"] == 1.0 and metrics["audience"] == 1.0
-    # two key points recovered exactly; the other three get partial credit for shared words
+    value, metrics = score_parts(brief, [{"layout": "title", "title": "x"}, *slides])["structure"]
+    assert metrics["content_gate"] == 1.0 and value == pytest.approx(4 / 5)  # 6 slides, only the closing one missing
+
+
+def test_content_rewards_grounded_new_statements_and_ignores_restatements(brief):
+    faithful = brief.support[0]
+    unsupported = "The office cafeteria will serve pizza on Fridays."
+    restated = f"Taken together, this analysis confirms that {brief.key_points[1].lower()}."
+    slides = [{"layout": "bullets", "title": brief.key_points[0], "bullets": [faithful, unsupported, restated]}]
+    value, metrics = score_parts(brief, slides)["content"]
+    # all three read as sentences, but only the faithful one is grounded in the notes and new to the brief
+    assert metrics["statement_share"] == 1.0 and metrics["grounded_share"] == pytest.approx(1 / 3)
+    assert metrics["restated_share"] == pytest.approx(2 / 3)  # the filler and the invented one add nothing new
+    assert metrics["faithfulness"] == pytest.approx(1 / 3)
+    assert metrics["coverage"] == pytest.approx(1 / 5)  # one key point of five, on its own slide
+    coverage, faithfulness = metrics["coverage"], metrics["faithfulness"]
+    assert value == pytest.approx(2 * coverage * faithfulness / (coverage + faithfulness))
+
+
+def test_inverse_spec_reads_slide_content_not_titles(brief):
+    title = {"layout": "title", "title": brief.topic, "subtitle": f"Prepared for {brief.audience}"}
+    titled = [{"layout": "bullets", "title": kp} for kp in brief.key_points[:2]]
+    spec = ContentRecoverer().recover(deck_from_json({"slides": [title, *titled]}).deck)
+    assert spec.topic == brief.topic and spec.key_points == ()
+    assert score_parts(brief, [title, *titled])["inverse_spec"][0] == 0.0  # copied titles convey nothing
+    shown = [{"layout": "bullets", "title": "Slide", "bullets": [s]} for s in brief.support[:2]]
+    value, metrics = score_parts(brief, [title, *shown])["inverse_spec"]
+    assert metrics["topic"] == 1.0 and metrics["audience"] > 0.5
+    # two key points recovered from their evidence; the other three get little or no credit
     assert 2 / 5 <= metrics["key_points"] < 3 / 5
-    assert value == pytest.approx((1 + 1 + metrics["key_points"]) / 3)
+    assert value == pytest.approx(metrics["key_points"] * (1 + metrics["topic"] + metrics["audience"]) / 3)
 
 
 def test_brief_adherence_parts(brief):

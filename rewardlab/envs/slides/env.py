@@ -9,9 +9,11 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from rewardlab.audit.strategy import AuditProfile
 from rewardlab.core import Task, TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
-from rewardlab.envs.slides.inverse import HeadlineRecoverer, Judge, JudgeRecoverer
+from rewardlab.envs.slides.audit import STRATEGIES
+from rewardlab.envs.slides.inverse import ContentRecoverer, Judge, JudgeRecoverer
 from rewardlab.envs.slides.oracle import SlidesOracle
 from rewardlab.envs.slides.render import DeckRenderer
 from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer, meets_thresholds
@@ -156,7 +158,7 @@ class SlidesEnv(TextEnv):
             raise ConfigError(f"mode must be one of {MODES}, got {mode!r}" + did_you_mean(str(mode), MODES))
         self.mode: Mode = mode
         self.similarity = make_similarity(similarity)
-        recoverer = HeadlineRecoverer() if inverse_spec_judge is None else JudgeRecoverer(inverse_spec_judge)
+        recoverer = ContentRecoverer() if inverse_spec_judge is None else JudgeRecoverer(inverse_spec_judge)
         self.deterministic = inverse_spec_judge is None
         self.scorer = SlidesScorer(self.similarity, recoverer)
         self.save_dir = Path(save_dir) if save_dir is not None else None
@@ -348,6 +350,11 @@ class SlidesEnv(TextEnv):
     # ------------------------------------------------------------------ agents
     def make_oracle(self) -> SlidesOracle:
         return SlidesOracle(self)
+
+    def audit_profile(self) -> AuditProfile:
+        """Slides' degenerate strategies (:mod:`~rewardlab.envs.slides.audit`); ``finish()`` ends a tools episode."""
+        finish = json.dumps({"name": "finish", "arguments": {}}) if self.mode == "tools" else ""
+        return AuditProfile(strategies=STRATEGIES, finish=finish)
 
     def sample_action(self, rng: np.random.Generator) -> str:
         """A random deck that follows the schema (deck mode) or a random tool call (tools mode).

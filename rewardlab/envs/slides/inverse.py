@@ -4,10 +4,14 @@ A recoverer reads only the deck and returns a :class:`RecoveredSpec` (topic, aud
 points). The rubric then compares it with the real brief (see
 :mod:`~rewardlab.envs.slides.rubric`). Two recoverers:
 
-- :class:`HeadlineRecoverer` (default, deterministic): the topic is the title slide's title (the
-  deck title when there is no title slide), the audience its subtitle, and the key points the
-  titles of the content slides (``bullets``, ``table``, ``chart``) — what a reader skimming the
-  deck takes away.
+- :class:`ContentRecoverer` (default, deterministic): the topic is the title slide's title (the
+  deck title when there is no title slide), the audience its subtitle, and one key point per
+  content slide (``bullets``, ``table``, ``chart``): the text of its bullets.
+
+The rubric hands a recoverer the deck's *readable* content only
+(:meth:`~rewardlab.envs.slides.rubric.SlidesScorer.readable_deck`): content-slide titles and
+bullets that restate the brief or lack grounding in the notes are removed first, since they can be
+copied from the prompt without conveying anything.
 - :class:`JudgeRecoverer`: any callable ``judge(deck_markdown) -> mapping or JSON string`` with
   keys ``topic``, ``audience`` and ``key_points``, e.g. an LLM behind an OpenAI-compatible
   endpoint prompted with :data:`JUDGE_PROMPT`. A judge that raises or answers garbage recovers
@@ -46,14 +50,14 @@ class Recoverer(Protocol):
     def recover(self, deck: Deck) -> RecoveredSpec: ...
 
 
-class HeadlineRecoverer:
-    """Deterministic: title slide -> topic and audience; content slide titles -> key points."""
+class ContentRecoverer:
+    """Deterministic: title slide -> topic and audience; each content slide's bullets -> one key point."""
 
     def recover(self, deck: Deck) -> RecoveredSpec:
         title_slide = next((s for s in deck.slides if s.layout == "title"), None)
         topic = title_slide.title if title_slide is not None else deck.title
         audience = title_slide.subtitle if title_slide is not None else ""
-        points = tuple(s.title for s in deck.slides if s.layout in CONTENT_LAYOUTS and s.title)
+        points = tuple(" ".join(s.bullets) for s in deck.slides if s.layout in CONTENT_LAYOUTS and s.bullets)
         return RecoveredSpec(topic, audience, points)
 
 

@@ -42,13 +42,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from rewardlab.core import Criterion, Rubric
-from rewardlab.envs.slides.inverse import HeadlineRecoverer, Recoverer
+from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
 from rewardlab.envs.slides.schema import CONTENT_LAYOUTS, Deck, ParseResult
 from rewardlab.envs.slides.similarity import STOPWORDS, Similarity, content_bag, credit, tokens
@@ -63,7 +63,11 @@ SUCCESS_THRESHOLDS: dict[str, float] = {
     "brief_adherence": 0.9,
 }
 """``is_success`` holds when every component reaches its threshold (and the deck parsed)."""
-COPY_JACCARD = 0.6
+NOVELTY_FULL = 0.4
+"""Share of a statement's content words that must be new (grounded in its source sentence, absent from
+the brief) for full credit."""
+CONTENT_FULL = SUCCESS_THRESHOLDS["content"]
+"""Content at which the format components (structure, layout, brief adherence) are no longer scaled down."""
 MIN_STATEMENT_WORDS, MAX_STATEMENT_WORDS = 4, 40
 
 _CONTRACTION = re.compile(r"\b\w+(n't|'re|'ve|'ll|'m|'d)\b|\blet's\b", re.IGNORECASE)
@@ -104,17 +108,43 @@ class SlidesOutcome:
         return self.parse.deck
 
 
+@dataclass(frozen=True)
+class Analysis:
+    """Per-bullet evidence, computed once per outcome and shared by the components.
+
+    ``bullets[i]`` sits on slide ``slide_of[i]``; ``info[i]`` and ``relevant[i]`` are its
+    grounded-new-content credit and whether its source sentence bears on its slide's point;
+    ``point_of`` maps each content slide to its key point; ``point_credit[i, k]`` is
+    ``max(credit(sim(bullet, key_point_k)), credit(sim(bullet, support_k)))``.
+    """
+
+    bullets: list[str]
+    slide_of: list[int]
+    statement: np.ndarray
+    info: np.ndarray
+    relevant: np.ndarray
+    invented: np.ndarray
+    novelty: np.ndarray
+    point_of: dict[int, int]
+    point_credit: np.ndarray
+
+
 def is_sentence(text: str) -> bool:
-    """4-40 words, >= 60% distinct, with at least one function word."""
+    """4-40 canonical words, >= 60% distinct, with at least one function word."""
     words = tokens(text)
     if not MIN_STATEMENT_WORDS <= len(words) <= MAX_STATEMENT_WORDS:
         return False
     return len(set(words)) >= 0.6 * len(words) and any(w in STOPWORDS for w in words)
 
 
-def jaccard(a: str, b: str) -> float:
-    sa, sb = set(tokens(a)), set(tokens(b))
-    return len(sa & sb) / len(sa | sb) if sa or sb else 0.0
+def content_words(text: str) -> frozenset[str]:
+    """Stemmed content words of the canonical text (stop words removed)."""
+    return frozenset(content_bag(text)[0])
+
+
+def numbers(text: str) -> frozenset[str]:
+    """Canonical tokens that hold a digit (``"4.5%"`` gives ``{"4", "5"}``)."""
+    return frozenset(t for t in tokens(text) if any(c.isdigit() for c in t))
 
 
 class SlidesScorer:
@@ -122,49 +152,94 @@ class SlidesScorer:
 
     def __init__(self, similarity: Similarity, recoverer: Recoverer | None = None):
         self.similarity = similarity
-        self.recoverer = recoverer or HeadlineRecoverer()
+        self.recoverer = recoverer or ContentRecoverer()
 
     def rubric(self) -> Rubric:
         return Rubric(
             [
-                Criterion("structure", self.structure, "schema, title and closing slides, slide count in range"),
-                Criterion("content", self.content, "key-point coverage and faithfulness to the source notes"),
-                Criterion("layout", self.layout, "overflow, words and bullets per slide, font sizes, no overlap"),
-                Criterion("inverse_spec", self.inverse_spec, "topic, audience and key points recovered from the deck"),
-                Criterion("brief_adherence", self.brief_adherence, "tone, audience, length and visual constraints"),
+                Criterion("structure", self.structure, "schema, title/closing slides, slide count; scaled by content"),
+                Criterion("content", self.content, "grounded new evidence for each key point, on the point's slide"),
+                Criterion("layout", self.layout, "overflow, words, bullets, fonts, overlap; scaled by content"),
+                Criterion("inverse_spec", self.inverse_spec, "topic, audience and key points read from slide content"),
+                Criterion("brief_adherence", self.brief_adherence, "tone, audience, length, visual; scaled by content"),
             ]
         )
 
     # ------------------------------------------------------------------ shared analysis
-    def _statements(self, outcome: SlidesOutcome) -> tuple[list[str], list[str]]:
-        """(bullets, statements) of the deck, computed once per outcome."""
-        if "statements" not in outcome.cache:
-            bullets = [b for s in outcome.deck.slides for b in s.bullets]
-            lines = outcome.brief.brief_lines
-            seen: set[frozenset[str]] = set()
-            statements = []
-            for bullet in bullets:
-                if not is_sentence(bullet) or any(jaccard(bullet, line) >= COPY_JACCARD for line in lines):
-                    continue
-                key = frozenset(content_bag(bullet)[0])
-                if key in seen:
-                    continue
-                seen.add(key)
-                statements.append(bullet)
-            outcome.cache["statements"] = (bullets, statements)
-        return outcome.cache["statements"]
-
-    def _pair_credit(self, recovered: str, reference: str) -> float:
-        return float(credit(self.similarity, self._sim([recovered], [reference])[0, 0])) if recovered else 0.0
-
     def _sim(self, a: list[str] | tuple[str, ...], b: list[str] | tuple[str, ...]) -> np.ndarray:
         return self.similarity.matrix(list(a), list(b))
+
+    def _credit(self, a: list[str] | tuple[str, ...], b: list[str] | tuple[str, ...]) -> np.ndarray:
+        return np.asarray(credit(self.similarity, self._sim(a, b)), dtype=float).reshape(len(a), len(b))
+
+    def analysis(self, outcome: SlidesOutcome) -> Analysis:
+        """The per-bullet evidence of the deck (cached on the outcome)."""
+        if "analysis" not in outcome.cache:
+            outcome.cache["analysis"] = self._analyse(outcome.deck, outcome.brief)
+        return outcome.cache["analysis"]
+
+    def _analyse(self, deck: Deck, brief: Brief) -> Analysis:
+        pairs = [(i, b) for i, slide in enumerate(deck.slides) for b in slide.bullets]
+        slide_of, bullets = [i for i, _ in pairs], [b for _, b in pairs]
+        n, k = len(bullets), len(brief.key_points)
+        statement = np.zeros(n, dtype=bool)
+        seen: set[frozenset[str]] = set()
+        for i, bullet in enumerate(bullets):
+            words = content_words(bullet)
+            if is_sentence(bullet) and words and words not in seen:
+                seen.add(words)
+                statement[i] = True
+        info, novelty = np.zeros(n), np.zeros(n)
+        relevant, invented = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        point_credit = np.zeros((n, k))
+        index = np.flatnonzero(statement)
+        brief_words = frozenset().union(*(content_words(t) for t in brief.brief_lines))
+        known_numbers = frozenset().union(*(numbers(t) for t in (*brief.source_sentences, *brief.brief_lines)))
+        sources = brief.source_sentences
+        point_texts = [f"{p} {s}" for p, s in zip(brief.key_points, brief.support, strict=True)]
+        point_of: dict[int, int] = {}
+        stated_on: dict[int, list[str]] = {}
+        for i in index:
+            stated_on.setdefault(slide_of[i], []).append(bullets[i])
+        content_slides = [i for i in stated_on if deck.slides[i].layout in CONTENT_LAYOUTS]
+        if content_slides:
+            texts = [" ".join((deck.slides[i].title, *stated_on[i])) for i in content_slides]
+            best = self._sim(texts, point_texts).argmax(axis=1)
+            point_of = {i: int(p) for i, p in zip(content_slides, best, strict=True)}
+        if len(index):
+            stated = [bullets[i] for i in index]
+            to_sources = self._sim(stated, sources)
+            source = to_sources.argmax(axis=1)
+            support = np.asarray(credit(self.similarity, to_sources.max(axis=1)), dtype=float)
+            point_credit[index] = np.maximum(
+                self._credit(stated, brief.key_points), self._credit(stated, brief.support)
+            )
+            point_sections = frozenset(brief.support_sections)
+            for row, i in enumerate(index):
+                words = content_words(bullets[i])
+                grounded_new = (words & content_words(sources[source[row]])) - brief_words
+                novelty[i] = len(grounded_new) / len(words)
+                invented[i] = not numbers(bullets[i]) <= known_numbers
+                section = brief.source_sections[source[row]]
+                point = point_of.get(slide_of[i])
+                relevant[i] = section in point_sections if point is None else section == brief.support_sections[point]
+                info[i] = 0.0 if invented[i] else support[row] * min(1.0, novelty[i] / NOVELTY_FULL)
+        return Analysis(bullets, slide_of, statement, info, relevant, invented, novelty, point_of, point_credit)
+
+    def gate(self, outcome: SlidesOutcome) -> float:
+        """``min(1, content / CONTENT_FULL)``: the share of format credit the deck's content earns."""
+        if "gate" not in outcome.cache:
+            value, _ = self.content(outcome)
+            outcome.cache["gate"] = min(1.0, value / CONTENT_FULL)
+        return outcome.cache["gate"]
 
     # ------------------------------------------------------------------ components
     def structure(self, outcome: SlidesOutcome) -> tuple[float, Mapping[str, float]]:
         deck, brief = outcome.deck, outcome.brief
         if deck is None:
-            return 0.0, dict.fromkeys(("schema", "title_slide", "closing_slide", "slide_count", "distinct_slides"), 0.0)
+            return 0.0, dict.fromkeys(
+                ("schema", "title_slide", "closing_slide", "slide_count", "distinct_slides", "content_gate"), 0.0
+            )
         n = len(deck.slides)
         metrics = {
             "schema": outcome.parse.schema_score,
@@ -173,52 +248,82 @@ class SlidesScorer:
             "slide_count": float(brief.min_slides <= n <= brief.max_slides),
             "distinct_slides": len(set(deck.slides)) / n,
         }
-        return sum(metrics.values()) / len(metrics), metrics
+        gate = self.gate(outcome)
+        value = gate * sum(metrics.values()) / len(metrics)
+        return value, {**metrics, "content_gate": gate}
 
     def content(self, outcome: SlidesOutcome) -> tuple[float, Mapping[str, float]]:
+        names = ("coverage", "faithfulness", "statement_share", "grounded_share", "restated_share", "invented_share")
         if outcome.deck is None:
-            return 0.0, {"coverage": 0.0, "faithfulness": 0.0, "statement_share": 0.0, "unsupported_share": 0.0}
-        bullets, statements = self._statements(outcome)
-        brief = outcome.brief
-        if not statements:
-            coverage = faithfulness = unsupported = 0.0
-        else:
-            coverage = float(credit(self.similarity, self._sim(brief.key_points, statements).max(axis=1)).mean())
-            support = credit(self.similarity, self._sim(statements, brief.source_sentences).max(axis=1))
-            faithfulness = float(support.sum() / len(bullets))
-            unsupported = float((support < 0.5).sum() / len(bullets))
+            return 0.0, dict.fromkeys(names, 0.0)
+        if "content" in outcome.cache:
+            return outcome.cache["content"]
+        a = self.analysis(outcome)
+        n, k = len(a.bullets), len(outcome.brief.key_points)
+        on_point = np.zeros(k)
+        for i in np.flatnonzero(a.statement & a.relevant):
+            point = a.point_of.get(a.slide_of[i])
+            if point is not None:
+                on_point[point] = max(on_point[point], a.info[i] * a.point_credit[i, point])
+        coverage = float(on_point.mean()) if k else 0.0
+        earned = a.info * a.relevant
+        faithfulness = float(earned.sum() / n) if n else 0.0
+        stated = max(1, int(a.statement.sum()))
         metrics = {
             "coverage": coverage,
             "faithfulness": faithfulness,
-            "statement_share": len(statements) / len(bullets) if bullets else 0.0,
-            "unsupported_share": unsupported,
+            "statement_share": float(a.statement.sum() / n) if n else 0.0,
+            "grounded_share": float((earned >= 0.5).sum() / n) if n else 0.0,
+            "restated_share": float((a.statement & (a.novelty < NOVELTY_FULL / 2)).sum() / stated),
+            "invented_share": float(a.invented.sum() / stated),
         }
-        return (coverage + faithfulness) / 2, metrics
+        value = 2 * coverage * faithfulness / (coverage + faithfulness) if coverage + faithfulness else 0.0
+        outcome.cache["content"] = (value, metrics)
+        return value, metrics
 
     def layout(self, outcome: SlidesOutcome) -> tuple[float, Mapping[str, float]]:
         if outcome.deck is None or outcome.presentation is None:
-            return 0.0, dict.fromkeys(LAYOUT_METRICS, 0.0)
+            return 0.0, dict.fromkeys((*LAYOUT_METRICS, "content_gate"), 0.0)
         metrics = layout_metrics(outcome.presentation, [s.layout for s in outcome.deck.slides])
-        value = metrics.pop("layout")
-        return value, metrics
+        gate = self.gate(outcome)
+        value = gate * metrics.pop("layout")
+        return value, {**metrics, "content_gate": gate}
+
+    def readable_deck(self, outcome: SlidesOutcome) -> Deck:
+        """What the recoverer reads: content slides untitled, keeping only bullets with ``info·relevant ≥ ½``.
+
+        Titles and bullets that restate the brief can be copied from the prompt, so they tell the
+        recoverer nothing about whether the deck conveys the brief."""
+        a = self.analysis(outcome)
+        kept: dict[int, list[str]] = {}
+        for i, bullet in enumerate(a.bullets):
+            if a.info[i] * a.relevant[i] >= 0.5:
+                kept.setdefault(a.slide_of[i], []).append(bullet)
+        slides = tuple(
+            replace(s, title="", bullets=tuple(kept.get(i, ()))) if s.layout in CONTENT_LAYOUTS else s
+            for i, s in enumerate(outcome.deck.slides)
+        )
+        return Deck(outcome.deck.title, slides)
 
     def inverse_spec(self, outcome: SlidesOutcome) -> tuple[float, Mapping[str, float]]:
         if outcome.deck is None:
             return 0.0, {"topic": 0.0, "audience": 0.0, "key_points": 0.0, "judge_error": 0.0}
         brief = outcome.brief
-        spec = self.recoverer.recover(outcome.deck)
-        topic = self._pair_credit(spec.topic, brief.topic)
-        audience = self._pair_credit(spec.audience, brief.audience)
+        spec = self.recoverer.recover(self.readable_deck(outcome))
+        topic = float(self._credit([spec.topic], [brief.topic])[0, 0]) if spec.topic else 0.0
+        audience = float(self._credit([spec.audience], [brief.audience])[0, 0]) if spec.audience else 0.0
         points = 0.0
         if spec.key_points:
-            points = float(credit(self.similarity, self._sim(brief.key_points, spec.key_points).max(axis=1)).mean())
+            recovered = list(spec.key_points)
+            matched = np.maximum(self._credit(brief.key_points, recovered), self._credit(brief.support, recovered))
+            points = float(matched.max(axis=1).mean())
         metrics = {"topic": topic, "audience": audience, "key_points": points, "judge_error": float(spec.error)}
-        return (topic + audience + points) / 3, metrics
+        return points * (1 + topic + audience) / 3, metrics
 
     def brief_adherence(self, outcome: SlidesOutcome) -> tuple[float, Mapping[str, float]]:
         deck, brief = outcome.deck, outcome.brief
         if deck is None:
-            return 0.0, {"tone": 0.0, "audience": 0.0, "length": 0.0, "visual": 0.0}
+            return 0.0, {"tone": 0.0, "audience": 0.0, "length": 0.0, "visual": 0.0, "content_gate": 0.0}
         bullets = [b for s in deck.slides for b in s.bullets]
         n = len(deck.slides)
         distance = max(brief.min_slides - n, n - brief.max_slides, 0)
@@ -228,9 +333,10 @@ class SlidesScorer:
                 sum(1 for b in bullets if len(tokens(b)) <= brief.max_bullet_words) / len(bullets) if bullets else 0.0
             ),
             "length": max(0.0, 1.0 - distance / brief.min_slides),
-            "visual": self._visual(deck, brief.visual),
+            "visual": self._visual(deck, brief),
         }
-        return sum(metrics.values()) / len(metrics), metrics
+        gate = self.gate(outcome)
+        return gate * sum(metrics.values()) / len(metrics), {**metrics, "content_gate": gate}
 
     # ------------------------------------------------------------------ brief helpers
     @staticmethod
@@ -260,14 +366,24 @@ class SlidesScorer:
         return min(1.0, hits / len(content) / 0.5)
 
     @staticmethod
-    def _visual(deck: Deck, visual: str) -> float:
-        if visual == "table":
-            return float(
-                any(s.table is not None and len(s.table.columns) >= 2 and len(s.table.rows) >= 2 for s in deck.slides)
-            )
-        if visual == "chart":
-            return float(any(s.chart is not None and len(s.chart.categories) >= 2 for s in deck.slides))
-        return 1.0
+    def _visual(deck: Deck, brief: Brief) -> float:
+        """1 when no visual is requested; else the best requested visual's share of grounded numbers."""
+        if brief.visual == "none":
+            return 1.0
+        known = frozenset().union(*(numbers(t) for t in brief.source_sentences))
+        best = 0.0
+        for slide in deck.slides:
+            if brief.visual == "table" and slide.table is not None:
+                if len(slide.table.columns) < 2 or len(slide.table.rows) < 2:
+                    continue
+                values = [numbers(c) for row in slide.table.rows for c in row]
+            elif brief.visual == "chart" and slide.chart is not None and len(slide.chart.categories) >= 2:
+                values = [numbers(f"{v:g}") for series in slide.chart.series for v in series.values]
+            else:
+                continue
+            values = [v for v in values if v]
+            best = max(best, sum(v <= known for v in values) / len(values) if values else 1.0)
+        return best
 
 
 def meets_thresholds(components: Mapping[str, float]) -> bool:

@@ -14,8 +14,13 @@ lexical one otherwise; ``"embedding"`` selects the full model.
 - :class:`StaticEmbeddingSimilarity`: the same weights distilled into one static vector per
   token (:mod:`rewardlab.envs.slides.static_embedding`); a sentence is the mean of its token
   vectors. Thousands of times cheaper than a forward pass, coarser, separately calibrated.
-- :class:`LexicalSimilarity`: cosine similarity of bags of content words (lower-cased, stop
-  words removed, crude suffix stemming, numbers kept). No model, exact and fast.
+- :class:`LexicalSimilarity`: cosine similarity of bags of content words (stop words removed,
+  crude suffix stemming, numbers kept). No model, exact and fast.
+
+Every backend reads :func:`~rewardlab.core.text.canonical_text` (NFKC, format characters removed,
+casefolded, punctuation to spaces): the models embed the canonical text and the lexical bags are
+built from its tokens, so full-width letters, zero-width characters or odd punctuation look the
+same to the similarity as to the rubric's copy and grounding checks.
 
 A raw similarity ``s`` becomes credit in [0, 1] with the backend's calibration:
 ``credit(s) = clip((s - low) / (high - low), 0, 1)``; ``low`` is where unrelated sentences sit
@@ -26,7 +31,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import threading
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -38,6 +42,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from rewardlab.core.text import canonical_text, canonical_tokens
 from rewardlab.errors import ConfigError, MissingDependencyError, did_you_mean
 
 Backend = Literal["auto", "embedding", "static", "lexical"]
@@ -164,12 +169,11 @@ STOPWORDS = frozenset(
         "how",
     ]
 )
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens, stop words included."""
-    return _TOKEN.findall(text.lower())
+    """Word tokens of :func:`~rewardlab.core.text.canonical_text`, stop words included."""
+    return canonical_tokens(text)
 
 
 def _stem(word: str) -> str:
@@ -329,7 +333,7 @@ class EmbeddingSimilarity:
     def matrix(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         if not a or not b:
             return np.zeros((len(a), len(b)))
-        vectors = self.vectors([*a, *b])
+        vectors = self.vectors([canonical_text(t) for t in (*a, *b)])
         return np.round((vectors[: len(a)] @ vectors[len(a) :].T).astype(float), 4)
 
 

@@ -73,12 +73,34 @@ class Brief:
         return MAX_BULLET_WORDS[self.audience_kind]
 
     @cached_property
+    def _sourced(self) -> tuple[tuple[str, int], ...]:
+        """(sentence, section index) for every sentence of the notes, then every table row."""
+        pairs = [
+            (s, i) for i, (_, text) in enumerate(self.sections) for s in split_sentences(text) if not s.startswith("|")
+        ]
+        columns, data = self.table["columns"], len(self.sections) - 1
+        pairs += [
+            (", ".join(f"{c}: {v}" for c, v in zip(columns, row, strict=True)), data) for row in self.table["rows"]
+        ]
+        return tuple(pairs)
+
+    @property
     def source_sentences(self) -> tuple[str, ...]:
         """Every sentence of the notes, and each table row as ``column: value`` text."""
-        sentences = [s for _, text in self.sections for s in split_sentences(text) if not s.startswith("|")]
-        columns = self.table["columns"]
-        sentences += [", ".join(f"{c}: {v}" for c, v in zip(columns, row, strict=True)) for row in self.table["rows"]]
-        return tuple(sentences)
+        return tuple(s for s, _ in self._sourced)
+
+    @property
+    def source_sections(self) -> tuple[int, ...]:
+        """The index in ``sections`` of each of ``source_sentences`` (table rows: the last, data section)."""
+        return tuple(i for _, i in self._sourced)
+
+    @cached_property
+    def support_sections(self) -> tuple[int, ...]:
+        """The index of the section that holds each key point's supporting sentence."""
+        return tuple(
+            next(i for i, (_, text) in enumerate(self.sections) if sentence in split_sentences(text))
+            for sentence in self.support
+        )
 
     @cached_property
     def constraint_lines(self) -> tuple[str, ...]:
