@@ -222,28 +222,40 @@ def test_component_formulas_on_known_counts():
         executed=3,
         refusals=2,
         tolerated_errors=1,
+        related=4,
+        related_executed=3,
+        covered=3,
         state_matches=True,
+        effects_total=0,
         answer="total 42",
         answer_required=[[42]],
         min_calls=4,
         min_turns=3,
     )
-    assert schema_score(outcome) == pytest.approx(5 / 6)
-    assert execution_score(outcome) == (pytest.approx(3 / 4), {"refusals": pytest.approx(2 / 5)})
-    value, metrics = efficiency_score(outcome)
+    # κ = 3/4 of the reference calls matched; 4 of the 6 calls relate to the task
+    assert schema_score(outcome) == pytest.approx(3 / 4 * 4 / 6)
+    # 3 related calls ran of 5 valid minus 1 tolerated refusal, scaled by κ
+    assert execution_score(outcome) == (pytest.approx(3 / 4 * 3 / 4), {"refusals": pytest.approx(2 / 5)})
+    result = make_rubric().score(outcome)
+    # format: 4 of 5 actions as documented, scaled by ½(κ + answer)
+    assert result.components["format"] == pytest.approx(4 / 5 * 0.5 * (3 / 4 + 1))
+    assert result.components["answer"] == 1.0
+    # a read-only task whose reference calls were not all matched earns no state, so no efficiency
+    assert result.components["state"] == 0.0 and result.components["efficiency"] == 0.0
+    solved = ToolCallOutcome(**{**outcome.__dict__, "covered": 4})
+    value, metrics = efficiency_score(solved)
     assert metrics == {"calls": pytest.approx(5 / 7), "turns": pytest.approx(3 / 5)}
     assert value == pytest.approx(0.5 * 5 / 7 + 0.5 * 3 / 5)
-    result = make_rubric().score(outcome)
-    assert result.components["format"] == pytest.approx(4 / 5) and result.components["answer"] == 1.0
-    unsolved = ToolCallOutcome(**{**outcome.__dict__, "state_matches": False})
+    unsolved = ToolCallOutcome(**{**solved.__dict__, "state_matches": False})
     assert efficiency_score(unsolved)[0] == 0.0
+    # an empty final answer is no answer (v0 gave it full answer credit on tasks without required outputs)
     nothing = ToolCallOutcome(actions=1, strict_actions=1, answer="", min_calls=0, min_turns=1)
     assert make_rubric().score(nothing).components == {
-        "format": 1.0,
+        "format": 0.5,
         "schema": 1.0,
         "execution": 1.0,
         "state": 0.0,
-        "answer": 1.0,
+        "answer": 0.0,
         "efficiency": 0.0,
     }
 

@@ -11,8 +11,10 @@ import numpy as np
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task, TaskSet
+from rewardlab.envs.toolcall.candidates import SeenValues, competitors, vocabulary
 from rewardlab.envs.toolcall.parsing import ParseLimits, parse_tool_calls
-from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score, make_rubric
+from rewardlab.envs.toolcall.relevance import ReferenceLedger
+from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score, make_rubric, state_score
 from rewardlab.envs.toolcall.tasks import (
     effect_reached,
     expected_state,
@@ -135,6 +137,8 @@ class ToolCallEnv(TextEnv):
         self.world: World | None = None
         self.outcome: ToolCallOutcome | None = None
         self._pending_effects: list[Mapping[str, Any]] = []
+        self._ledger: ReferenceLedger | None = None
+        self._seen = SeenValues()
         self._expected: dict[str, dict[str, Any]] = {}
         self._sample_pools: dict[str, dict[str, list[Any]]] = {}
 
@@ -147,8 +151,11 @@ class ToolCallEnv(TextEnv):
             min_calls=min_calls(task),
             min_turns=min_turns(task),
             tolerated_errors=int(task.data["tolerated_errors"]),
+            reference_answer=task.data["final_answer"],
         )
         self._pending_effects = list(task.data["effects"])
+        self._ledger = ReferenceLedger(self.world, task.data["solution"])
+        self._seen = SeenValues()
         system_prompt = f"{self.world.description}\n\n{FORMAT}"
         return task.prompt, {"system_prompt": system_prompt, "tools": self.world.tools(), "domain": self.world.domain}
 
@@ -171,13 +178,20 @@ class ToolCallEnv(TextEnv):
             result = self.world.call(call.name, call.arguments)
             kinds.append(result.kind)
             outcome.calls += 1
-            if result.schema_valid:
-                outcome.schema_valid += 1
+            if not result.schema_valid:
+                errors.append(result.error)
+                results.append({"name": call.name, "error": result.error})
+                continue
+            outcome.schema_valid += 1
+            new = self._reached_effects() if result.ok and self._pending_effects else []
+            reached += new
+            related = self._ledger.claim(call.name, call.arguments) or bool(new)
+            outcome.related += related
             if result.kind == "ok":
                 outcome.executed += 1
+                outcome.related_executed += related
+                self._seen.add(result.output)
                 results.append({"name": call.name, "result": result.output})
-                if self._pending_effects:
-                    reached += self._reached_effects()
                 continue
             if result.kind == "tool_error":
                 outcome.refusals += 1
@@ -205,6 +219,12 @@ class ToolCallEnv(TextEnv):
             expected = self._expected[self.task.id] = expected_state(self.task)
         outcome.state_matches = self.world.state() == expected
         outcome.effects_reached = sum(effect_reached(self.world, e) for e in self.task.data["effects"])
+        outcome.covered = self._ledger.covered
+        if outcome.answer is not None and outcome.answer_required:
+            world_values = vocabulary(self.world.domain, int(self.task.data["world_seed"]))
+            outcome.competitors = competitors(
+                outcome.answer_required, [world_values, self._seen], prompt=self.task.prompt
+            )
         return outcome
 
     def _outcome(self) -> tuple[ToolCallOutcome, bool]:
@@ -212,13 +232,19 @@ class ToolCallEnv(TextEnv):
 
     def _is_success(self, outcome: ToolCallOutcome, result: RubricResult) -> bool:
         """State and answer both correct, read from the outcome so that gates cannot hide it."""
-        return outcome.state_matches and answer_score(outcome)[0] >= 1.0
+        return state_score(outcome)[0] >= 1.0 and answer_score(outcome)[0] >= 1.0
 
     # ------------------------------------------------------------------ agents
     def make_oracle(self) -> Any:
         from rewardlab.envs.toolcall.oracle import ToolCallOracle
 
         return ToolCallOracle(self)
+
+    def audit_profile(self) -> Any:
+        """The env's own degenerate strategies (see :mod:`rewardlab.envs.toolcall.audit`)."""
+        from rewardlab.envs.toolcall.audit import PROFILE
+
+        return PROFILE
 
     def sample_action(self, rng: np.random.Generator) -> str:
         """A random, well-formed action: one call (sometimes two in parallel) of a random tool with

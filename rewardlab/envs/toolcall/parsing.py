@@ -6,9 +6,12 @@ calls to run in parallel::
     {"name": "get_order", "arguments": {"order_id": "O1001"}}
     [{"name": "get_order", "arguments": {"order_id": "O1001"}}, {"name": "get_order", "arguments": {...}}]
 
-Anything else that contains no tool call is a final answer. Models often wrap calls in prose,
-a Markdown code fence or ``<tool_call>`` tags; :func:`parse_tool_calls` still reads those, but
-marks the result ``strict=False`` so an env can count it against its format component.
+Anything else that contains no tool call is a final answer, including an answer that holds
+JSON data: a value is a call by its shape (:func:`looks_like_call`: a ``"name"`` with
+``"arguments"``), not by its braces, so ``{"status": "shipped"}`` ends an episode like any other
+answer. Models often wrap calls in prose, a Markdown code fence or ``<tool_call>`` tags;
+:func:`parse_tool_calls` still reads those, but marks the result ``strict=False`` so an env can
+count it against its format component.
 
 Every JSON value goes through :func:`loads_json`, which rejects what Python's ``json`` module
 lets through or crashes on: duplicate object keys, ``NaN``/``Infinity`` (and numbers that
@@ -28,6 +31,8 @@ Example:
     'invalid JSON: duplicate key "a"'
     >>> parse_tool_calls("The order has shipped.").answer
     'The order has shipped.'
+    >>> parse_tool_calls('{"order_id": "O1001", "status": "shipped"}').kind
+    'answer'
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ __all__ = [
     "ToolCall",
     "DEFAULT_LIMITS",
     "loads_json",
+    "looks_like_call",
     "nesting_depth",
     "parse_tool_calls",
 ]
@@ -220,6 +226,25 @@ def loads_json(text: str, *, max_depth: int = DEFAULT_LIMITS.max_depth, max_char
 
 
 # ---------------------------------------------------------------------------- call shapes
+def looks_like_call(value: Any) -> bool:
+    """Whether a JSON value is meant as tool call(s) rather than data in an answer.
+
+    An object is a call attempt when it has an ``"arguments"`` key, a ``"function"`` key (the
+    OpenAI wire format) or a ``"name"`` key and no key besides ``"name"`` and ``"arguments"``; a
+    list is one when it is empty or any of its items is such an object. Anything else
+    (``{"status": "shipped"}``, ``{"name": "Ada", "balance": 12.5}``, ``[1, 2]``) is data.
+
+    Example:
+        >>> looks_like_call({"name": "get_order"}), looks_like_call({"name": "Ada", "balance": 12.5})
+        (True, False)
+    """
+    if isinstance(value, dict):
+        return "arguments" in value or "function" in value or ("name" in value and set(value) <= CALL_KEYS)
+    if isinstance(value, list):
+        return not value or any(isinstance(item, dict) and looks_like_call(item) for item in value)
+    return False
+
+
 def _call_from_json(value: Any, index: int | None) -> tuple[ToolCall | None, str | None, bool]:
     """Read one call object; returns ``(call, error, strict)``.
 
@@ -284,18 +309,21 @@ def _short(value: Any) -> str:
 # ---------------------------------------------------------------------------- lenient extraction
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)```", re.DOTALL)
 _TAGGED = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL | re.IGNORECASE)
-_CALL_HINT = re.compile(r'[{,]\s*"name"\s*:')
+_CALL_HINT = re.compile(r'[{,]\s*"(?:name|arguments|function)"\s*:')
+_CALL_START = re.compile(r'[\[{]\s*(?:\{\s*)?"(?:name|arguments|function)"\s*:')
 
 
 def _lenient(text: str, limits: ParseLimits) -> ParsedAction | None:
     """Find calls inside tags, code fences or prose; None when the text holds no call attempt."""
     tagged = _TAGGED.findall(text)
     if tagged:
-        return _from_blocks(tagged, "tool call found inside <tool_call> tags", limits)
+        return _from_blocks(tagged, "tool call found inside <tool_call> tags", limits, tagged=True)
     fenced = [body for lang, body in _FENCE.findall(text) if lang.lower() in ("", "json", "tool_call", "jsonc")]
     fenced = [body for body in fenced if body.lstrip()[:1] in ("{", "[") and _CALL_HINT.search(body)]
     if fenced:
-        return _from_blocks(fenced, "tool call found inside a code fence", limits)
+        parsed = _from_blocks(fenced, "tool call found inside a code fence", limits, tagged=False)
+        if parsed is not None:
+            return parsed
     if not _CALL_HINT.search(text):
         return None
     try:
@@ -303,35 +331,51 @@ def _lenient(text: str, limits: ParseLimits) -> ParsedAction | None:
     except JSONRejected as exc:
         return _error(str(exc))
     first_error = None
-    tried = 0
+    tried = resume = 0
     for match in re.finditer(r"[\[{]", text):
+        if match.start() < resume:
+            continue  # inside a JSON value already read as data
         tried += 1
         if tried > limits.max_candidates:
             break
         try:
-            value, _ = _decode(text, match.start())
+            value, end = _decode(text, match.start())
         except JSONRejected as exc:
-            first_error = first_error or str(exc)
+            if _CALL_START.match(text, match.start()):
+                first_error = first_error or str(exc)
+            continue
+        if not looks_like_call(value):
+            resume = end
             continue
         parsed = _calls_from_json(value, limits)
         if parsed.kind == "calls":
             return ParsedAction(
                 calls=parsed.calls, strict=False, note="tool call found inside prose", parallel=parsed.parallel
             )
-    return _error(f"text looks like a tool call but none could be read ({first_error or 'no call'})")
+        first_error = first_error or parsed.error
+        resume = end
+    if first_error is None:
+        return None
+    return _error(f"text looks like a tool call but none could be read ({first_error})")
 
 
-def _from_blocks(blocks: list[str], note: str, limits: ParseLimits) -> ParsedAction:
+def _from_blocks(blocks: list[str], note: str, limits: ParseLimits, *, tagged: bool) -> ParsedAction | None:
+    """Calls from tagged or fenced blocks. A tagged block is always a call attempt; a fenced block of
+    JSON data (not call-shaped) is part of the answer, and None means no block held a call."""
     calls: list[ToolCall] = []
     for block in blocks:
         try:
             value = loads_json(block, max_depth=limits.max_depth)
         except JSONRejected as exc:
             return _error(str(exc))
+        if not tagged and not looks_like_call(value):
+            continue
         parsed = _calls_from_json(value, limits)
         if parsed.error is not None:
             return _error(parsed.error)
         calls.extend(parsed.calls)
+    if not calls:
+        return None
     if len(calls) > limits.max_calls:
         return _error(f"{len(calls)} calls in one action; the limit is {limits.max_calls}")
     return ParsedAction(calls=tuple(calls), strict=False, note=note, parallel=len(calls) > 1)
@@ -352,13 +396,16 @@ def parse_tool_calls(text: str, limits: ParseLimits = DEFAULT_LIMITS) -> ParsedA
     Rules, in order:
 
     1. Text longer than ``limits.max_chars`` is an error (nothing is parsed).
-    2. Text whose first non-blank character is ``{`` or ``[`` must be the documented format:
-       one call object or a list of them (strict). Malformed JSON is an error.
-    3. Otherwise calls inside ``<tool_call>`` tags, JSON code fences, or prose (an object with a
-       ``"name"`` key) are read leniently (``strict=False`` with a ``note``). A tag, or a fence
-       whose JSON has a ``"name"`` key, that holds malformed JSON is an error; fences of other
-       JSON (say, a table of results in an answer) are part of the answer.
-    4. Text with no call in it is the final answer (strict).
+    2. Text that is one call-shaped JSON value (see :func:`looks_like_call`) is the documented
+       format: one call object or a list of them (strict). A call-shaped value with text after
+       it, or text that opens with ``{``/``[``, mentions a ``"name"``/``"arguments"`` key and is
+       not valid JSON, is an error; so is nesting deeper than ``limits.max_depth``.
+    3. Otherwise calls inside ``<tool_call>`` tags, JSON code fences, or prose are read
+       leniently (``strict=False`` with a ``note``). A tag that holds anything but calls is an
+       error, and so is a call-shaped value in a fence or in prose that cannot be read.
+    4. Everything else is the final answer (strict), including answers that hold JSON data
+       (``{"status": "shipped"}``, a fenced table of results): what makes a call is its shape,
+       not its braces.
 
     Example:
         >>> parse_tool_calls('[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]').parallel
@@ -380,12 +427,26 @@ def _parse(text: str, limits: ParseLimits) -> ParsedAction:
         return _error(f"action is {len(text):,} characters; the limit is {limits.max_chars:,}")
     stripped = text.strip()
     if stripped[:1] in ("{", "["):
-        try:
-            value = loads_json(stripped, max_depth=limits.max_depth)
-        except JSONRejected as exc:
-            return _error(str(exc))
-        return _calls_from_json(value, limits)
+        strict = _strict(stripped, limits)
+        if strict is not None:
+            return strict
     lenient = _lenient(stripped, limits)
     if lenient is not None:
         return lenient
     return ParsedAction(answer=stripped)
+
+
+def _strict(text: str, limits: ParseLimits) -> ParsedAction | None:
+    """Read text that opens with a JSON value: call(s) in the documented format, an error for a
+    broken call, or None when the value is data (the text is then read as prose)."""
+    if _too_deep(text, limits.max_depth):
+        return _error(f"invalid JSON: nested deeper than {limits.max_depth} levels")
+    try:
+        value, end = _decode(text)
+    except JSONRejected as exc:
+        return _error(str(exc)) if _CALL_HINT.search(text) else None
+    if not looks_like_call(value):
+        return None
+    if end != len(text):
+        return _error(f"invalid JSON: extra data after the value at character {end}")
+    return _calls_from_json(value, limits)

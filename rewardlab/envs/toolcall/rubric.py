@@ -1,54 +1,72 @@
 """The ToolCall reward components: format, schema, execution, state, answer, efficiency.
 
 The decomposition follows execution-grounded tool-use rewards (format validity, schema
-adherence, execution success, answer correctness; TIER) plus tau-bench's final-state check.
+adherence, execution success, answer correctness; TIER) plus tau-bench's final-state check,
+written against the cheapest output that would earn each component without doing the task.
 Every component is a pure function of a :class:`ToolCallOutcome`, the counts an episode left.
-Notation: ``A`` actions taken, ``A_s`` of them in the documented format, ``C`` calls made, ``C_v``
-of them naming a known tool with schema-valid arguments, ``C_ok`` that ran without error,
-``R`` tool refusals among the valid calls, ``T`` tolerated refusals (the reference solution's own),
-``C*``/``A*`` the calls/turns of the reference solution. "Vacuous" below means: when no call was
-made, the component is 1 if the task needs no call (``C* = 0``) and 0 otherwise, so that
-answering without working is not rewarded.
 
-==============  ================================================================  ======
-component       formula                                                            range
-==============  ================================================================  ======
-``format``      ``A_s / A``: every action JSON in the documented format or plain    [0, 1]
-                text (lenient reads from prose/fences and parse errors count 0)
-``schema``      ``C_v / C`` (vacuous when ``C = 0``)                                [0, 1]
-``execution``   ``C_ok / (C_v - min(R, T))``, 1 when that denominator is 0 (all      [0, 1]
-                valid calls were tolerated refusals; vacuous when ``C_v = 0``)
-``state``       1 if the final database equals the expected one, else 0            {0, 1}
-``answer``      fraction of required outputs found in the final answer; with       [0, 1]
-                none required, 1 if there is a final answer; 0 without an answer
-``efficiency``  ``S · (½ (C*+1)/(max(C, C*)+1) + ½ A*/max(A, A*))`` where ``S`` is 1  [0, 1]
+Notation: ``A`` actions taken, ``A_s`` of them in the documented format; ``C`` calls made, ``C_v``
+of them naming a known tool with schema-valid arguments, ``R`` of those the tools refused; ``C*``
+calls of the reference solution, ``A*`` its turns plus the answer, ``T`` its own refusals (tolerated);
+a call is *related* when it is schema-valid and matches a reference call (same tool and key
+arguments, see :mod:`rewardlab.envs.toolcall.relevance`) or reached a required effect; ``C_r``
+related calls, ``C_r,ok`` of them that ran; ``M`` reference calls matched, ``E``/``E*`` required
+effects holding at the end / in total; ``κ = max(M / C*, E / E*)`` the coverage (1 when ``C* = 0``):
+how much of the task the calls did, by the reference's route or by another that reached its
+effects; ``a`` the answer component.
+
+==============  ==================================================================  ======
+component       formula                                                              range
+==============  ==================================================================  ======
+``format``      ``A_s / A · ½(κ + a)``: the documented format (JSON call(s) or       [0, 1]
+                plain text), scaled by task progress so that a well-formed empty
+                episode earns nothing
+``schema``      ``κ · C_r / C``: unrelated calls earn nothing and dilute; with          [0, 1]
+                ``C = 0``: 1 if ``C* = 0``, else 0
+``execution``   ``κ · C_r,ok / (C_v − min(R, T))`` (1 when that denominator is 0);     [0, 1]
+                with ``C_v = 0``: 1 if ``C = C* = 0``, else 0
+``state``       1 if the final database equals the expected one (every table, every   {0, 1}
+                record: collateral changes fail) and, for a task that must leave
+                the world unchanged, every reference call was matched (``M = C*``:
+                doing nothing is not reading); else 0
+``answer``      0 without a final answer, with no words, longer than                 [0, 1]
+                ``3·|reference answer| + 60`` canonical characters, or mentioning a
+                competing candidate (see :mod:`rewardlab.envs.toolcall.candidates`);
+                otherwise the fraction of required outputs it mentions, or, with
+                none required, the fraction of required effects that hold
+``efficiency``  ``S · (½ (C*+1)/(max(C, C*)+1) + ½ A*/max(A, A*))`` where ``S`` is 1    [0, 1]
                 when ``state`` and ``answer`` are both 1 (efficiency of a failed
                 episode is not rewarded: doing nothing is not efficient)
-==============  ================================================================  ======
+==============  ==================================================================  ======
 
 Sub-metrics (``info["metrics"]``): ``state/milestones`` (fraction of required effects holding at
-the end), ``efficiency/calls`` and ``efficiency/turns`` (the two halves), ``execution/refusals``
-(share of valid calls the tools refused), ``answer/given``. The equal-weight mean therefore
-gives well-formed but aimless calls some credit (``format``, ``schema``); use ``gates`` or
-weights to study stricter compositions.
+the end), ``state/reference_calls`` (``M / C*``), ``efficiency/calls`` and ``efficiency/turns`` (the two
+halves), ``execution/refusals`` (share of schema-valid calls the tools refused), ``answer/given``,
+``answer/hedged`` (a competing candidate was mentioned) and ``answer/too_long``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rewardlab.core.answers import competing_candidates, mentions, within_length
 from rewardlab.core.rubric import Criterion, Rubric
+from rewardlab.core.text import canonical_text
+from rewardlab.envs.toolcall.candidates import TOLERANCE, Competitors, is_number, numbers_in
 
 COMPONENTS: tuple[str, ...] = ("format", "schema", "execution", "state", "answer", "efficiency")
-_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
 
 
 @dataclass
 class ToolCallOutcome:
-    """What an episode leaves for scoring (counts, the final answer, and the reference's needs)."""
+    """What an episode leaves for scoring (counts, the final answer, and the reference's needs).
+
+    ``competitors`` holds, per required output, what competes with it; ``reference_answer`` bounds
+    the answer's length (no bound when None); ``related*`` count related calls (see the module
+    docstring) and ``covered`` the reference calls matched.
+    """
 
     actions: int = 0
     strict_actions: int = 0
@@ -56,77 +74,114 @@ class ToolCallOutcome:
     schema_valid: int = 0
     executed: int = 0
     refusals: int = 0
+    related: int = 0
+    related_executed: int = 0
+    covered: int = 0
     state_matches: bool = False
     effects_reached: int = 0
     effects_total: int = 0
     answer: str | None = None
     answer_required: Sequence[Sequence[Any]] = field(default_factory=list)
+    competitors: Sequence[Competitors] = field(default_factory=list)
+    reference_answer: str | None = None
     min_calls: int = 0
     min_turns: int = 1
     tolerated_errors: int = 0
 
 
-def _vacuous(outcome: ToolCallOutcome) -> float:
-    return 1.0 if outcome.min_calls == 0 else 0.0
+def coverage(outcome: ToolCallOutcome) -> float:
+    """``κ = max(M / C*, E / E*)``: reference calls matched, or required effects reached (1 when ``C* = 0``)."""
+    if not outcome.min_calls:
+        return 1.0
+    effects = outcome.effects_reached / outcome.effects_total if outcome.effects_total else 0.0
+    return min(1.0, max(outcome.covered / outcome.min_calls, effects))
 
 
 def format_score(outcome: ToolCallOutcome) -> float:
-    return outcome.strict_actions / outcome.actions if outcome.actions else 0.0
+    if not outcome.actions:
+        return 0.0
+    return outcome.strict_actions / outcome.actions * 0.5 * (coverage(outcome) + answer_score(outcome)[0])
 
 
 def schema_score(outcome: ToolCallOutcome) -> float:
-    return outcome.schema_valid / outcome.calls if outcome.calls else _vacuous(outcome)
+    if not outcome.calls:
+        return 1.0 if outcome.min_calls == 0 else 0.0
+    return coverage(outcome) * outcome.related / outcome.calls
 
 
 def execution_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
+    refusals = {"refusals": outcome.refusals / outcome.schema_valid if outcome.schema_valid else 0.0}
     if not outcome.schema_valid:
-        return _vacuous(outcome), {"refusals": 0.0}
-    refusals = {"refusals": outcome.refusals / outcome.schema_valid}
+        return (1.0 if outcome.calls == 0 and outcome.min_calls == 0 else 0.0), refusals
     denominator = outcome.schema_valid - min(outcome.refusals, outcome.tolerated_errors)
-    return (outcome.executed / denominator if denominator else 1.0), refusals
+    ratio = outcome.related_executed / denominator if denominator > 0 else 1.0
+    return coverage(outcome) * ratio, refusals
 
 
 def state_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     milestones = outcome.effects_reached / outcome.effects_total if outcome.effects_total else 1.0
-    return float(outcome.state_matches), {"milestones": milestones}
-
-
-def normalize_answer(text: str) -> str:
-    """Lower-case, curly apostrophes straightened, whitespace collapsed."""
-    return " ".join(text.replace("\u2019", "'").lower().split())
+    matched = min(1.0, outcome.covered / outcome.min_calls) if outcome.min_calls else 1.0
+    reads_done = outcome.effects_total > 0 or matched >= 1.0
+    return float(outcome.state_matches and reads_done), {"milestones": milestones, "reference_calls": matched}
 
 
 def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
-    """Whether ``answer`` contains one of ``alternatives``: a string as a case-insensitive substring,
-    a number as any number written in the answer (thousands separators allowed) within 0.01."""
-    text = normalize_answer(answer)
+    """Whether ``answer`` mentions one of ``alternatives``: a string as whole canonical tokens
+    (:func:`~rewardlab.core.answers.mentions`), a number as any number written in the answer
+    (thousands separators allowed) within a cent."""
     numbers = None
     for alternative in alternatives:
-        if isinstance(alternative, bool) or not isinstance(alternative, (int, float)):
-            if normalize_answer(str(alternative)) in text:
+        if not is_number(alternative):
+            if mentions(answer, str(alternative)):
                 return True
             continue
         if numbers is None:
-            numbers = [float(n.replace(",", "")) for n in _NUMBER.findall(text)]
-        if any(abs(n - alternative) <= 0.01 for n in numbers):
+            numbers = numbers_in(answer)
+        if any(abs(n - alternative) <= TOLERANCE for n in numbers):
             return True
     return False
 
 
+def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence[Competitors]) -> bool:
+    """Whether ``answer`` mentions a value competing with a required output."""
+    references = [str(a) for alternatives in required for a in alternatives if not is_number(a)]
+    amounts = [float(a) for alternatives in required for a in alternatives if is_number(a)]
+    numbers = None
+    for item in competitors:
+        if item.strings and competing_candidates(answer, references, item.strings):
+            return True
+        if item.numbers or item.any_number:
+            numbers = numbers_in(answer) if numbers is None else numbers
+            for n in numbers:
+                if any(abs(n - r) <= TOLERANCE for r in amounts):
+                    continue
+                if item.any_number and not any(abs(n - p) <= TOLERANCE for p in item.allowed):
+                    return True
+                if any(abs(n - c) <= TOLERANCE / 2 for c in item.numbers):
+                    return True
+    return False
+
+
 def answer_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
-    if outcome.answer is None:
-        return 0.0, {"given": 0.0}
+    answer = outcome.answer
+    if answer is None or not canonical_text(answer):
+        return 0.0, {"given": 0.0, "hedged": 0.0, "too_long": 0.0}
+    too_long = outcome.reference_answer is not None and not within_length(answer, [outcome.reference_answer])
+    hedged = not too_long and hedges(answer, outcome.answer_required, outcome.competitors)
+    metrics = {"given": 1.0, "hedged": float(hedged), "too_long": float(too_long)}
+    if too_long or hedged:
+        return 0.0, metrics
     required = outcome.answer_required
     if not required:
-        return 1.0, {"given": 1.0}
-    found = sum(answer_contains(outcome.answer, alternatives) for alternatives in required)
-    return found / len(required), {"given": 1.0}
+        return (outcome.effects_reached / outcome.effects_total if outcome.effects_total else 1.0), metrics
+    found = sum(answer_contains(answer, alternatives) for alternatives in required)
+    return found / len(required), metrics
 
 
 def efficiency_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     calls = (outcome.min_calls + 1) / (max(outcome.calls, outcome.min_calls) + 1)
     turns = outcome.min_turns / max(outcome.actions, outcome.min_turns)
-    solved = outcome.state_matches and answer_score(outcome)[0] >= 1.0
+    solved = state_score(outcome)[0] >= 1.0 and answer_score(outcome)[0] >= 1.0
     return (0.5 * calls + 0.5 * turns) * solved, {"calls": calls, "turns": turns}
 
 
@@ -134,11 +189,11 @@ def make_rubric() -> Rubric:
     """The ToolCall-v0 rubric with equal weights and the mean aggregate."""
     return Rubric(
         [
-            Criterion("format", format_score, "actions in the documented format (JSON call(s) or plain text)"),
-            Criterion("schema", schema_score, "calls naming a known tool with schema-valid arguments"),
-            Criterion("execution", execution_score, "valid calls that ran without error"),
-            Criterion("state", state_score, "final database equals the expected one"),
-            Criterion("answer", answer_score, "required outputs present in the final answer"),
+            Criterion("format", format_score, "actions in the documented format, scaled by task progress"),
+            Criterion("schema", schema_score, "reference calls covered, by schema-valid calls that relate to the task"),
+            Criterion("execution", execution_score, "related calls that ran without error, scaled by coverage"),
+            Criterion("state", state_score, "final database equals the expected one (reads done on read-only tasks)"),
+            Criterion("answer", answer_score, "required outputs in a short final answer that names no competitor"),
             Criterion("efficiency", efficiency_score, "calls and turns versus the reference solution"),
         ]
     )

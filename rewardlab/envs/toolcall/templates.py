@@ -794,7 +794,7 @@ def travel_sold_out(rng: random.Random, world: World) -> dict | None:
             [call("book_flight", traveller_id=traveller["id"], flight_id=first["id"])],
             [call("book_flight", traveller_id=traveller["id"], flight_id=second["id"])],
         ],
-        f"{first['id']} was sold out, so {traveller['name']} is on {second['id']} at {second['depart']}.",
+        f"{traveller['name']} is on {second['id']} at {second['depart']}; the earlier flight was sold out.",
         [[second["id"]]],
         [
             {

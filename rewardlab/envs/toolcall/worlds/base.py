@@ -145,6 +145,9 @@ class World:
     description: ClassVar[str] = ""
     free_text: ClassVar[dict[str, frozenset[str]]] = {}
     """Fields left out of :meth:`state` comparisons because the agent words them (e.g. an email body)."""
+    free_arguments: ClassVar[frozenset[str]] = frozenset()
+    """Tool arguments that only word a call (a cancellation reason, an email body) and change no compared
+    state; calls are matched to the reference solution without them (see :mod:`rewardlab.envs.toolcall.relevance`)."""
     tool_specs: ClassVar[dict[str, ToolSpec]]
     validators: ClassVar[dict[str, Draft202012Validator]]
     """jsonschema validators (the reference, and the source of error messages), compiled once per class."""

@@ -31,6 +31,7 @@ class CalendarWorld(World):
 
     domain = "calendar"
     description = "You are a personal assistant managing the user's calendar and email. Dates are YYYY-MM-DD."
+    free_arguments = frozenset({"body"})
     free_text = {"emails": frozenset({"body"})}
 
     @classmethod

@@ -34,6 +34,7 @@ class RetailWorld(World):
 
     domain = "retail"
     description = "You are a customer-service agent of an online shop. Prices are in dollars."
+    free_arguments = frozenset({"reason"})
 
     @classmethod
     def generate(cls, seed: int) -> tuple[Tables, dict[str, int]]:

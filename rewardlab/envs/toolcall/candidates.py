@@ -1,0 +1,148 @@
+"""Competing candidates for a final answer: the other values an answer could hedge across.
+
+A required output (a status, an id, an amount) competes with the other values *of the same
+attribute* that the agent could have listed instead: the values of that field in the world's
+tables (the world's vocabulary: every order status, every flight id, every account balance)
+and the values shown under the same field name in the tool results of the episode. A value is
+placed by looking it up: ``"shipped"`` is found in ``orders.status``, so every order status
+competes with it. A number the tools never showed and the world does not hold (a sum the agent
+computes) competes with every other number: the answer must state the computed value, not a
+list of guesses. Values the user wrote in the prompt never compete (restating the request is
+not hedging), nor do the other required outputs.
+
+Example:
+    >>> from rewardlab.envs.toolcall.worlds import make_world
+    >>> seen = SeenValues()
+    >>> seen.add({"id": "O1001", "status": "pending", "total": 140.26})
+    >>> [item] = competitors([["pending"]], [vocabulary("retail", 0), seen], prompt="Status of order O1001?")
+    >>> item.strings
+    ('delivered', 'shipped')
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from rewardlab.core.text import canonical_text
+from rewardlab.envs.toolcall.worlds import make_world
+
+NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
+"""A number as written in prose: optional sign, thousands separators, decimals; not part of a word (``O1001``)."""
+
+TOLERANCE = 0.01
+"""Two numbers are the same amount when they differ by at most a cent."""
+
+
+def numbers_in(text: str) -> list[float]:
+    """Every number written in ``text`` (``"$1,234.50 on 2025-03-11"`` gives 1234.5, 2025, 3, 11)."""
+    found = []
+    for match in NUMBER.findall(text[:100_000]):
+        try:
+            found.append(float(match.replace(",", "")))
+        except ValueError:
+            continue
+    return found
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _leaves(value: Any, field: str) -> Iterator[tuple[str, Any]]:
+    """``(field, scalar)`` for every scalar in a JSON value; a scalar in a list keeps the list's field."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, str(key))
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaves(item, field)
+    elif isinstance(value, str) or is_number(value):
+        yield field, value
+
+
+def value_key(value: Any) -> tuple[str, Any] | None:
+    """What two equal values share: canonical text for strings, the amount in cents for numbers."""
+    if is_number(value):
+        return "n", round(float(value), 2)
+    if isinstance(value, str):
+        text = canonical_text(value)
+        return ("s", text) if text else None
+    return None
+
+
+class ValueIndex:
+    """Scalars by field, and the fields each value occurs in (looked up by :func:`value_key`)."""
+
+    def __init__(self) -> None:
+        self.by_field: dict[str, set[Any]] = defaultdict(set)
+        self.fields_of: dict[tuple[str, Any], set[str]] = defaultdict(set)
+
+    def add(self, output: Any, prefix: str = "") -> None:
+        """Record every scalar of a JSON value; fields are named ``prefix + name``."""
+        for field, value in _leaves(output, ""):
+            key = value_key(value)
+            if key is None:
+                continue
+            self.by_field[prefix + field].add(value)
+            self.fields_of[key].add(prefix + field)
+
+
+class SeenValues(ValueIndex):
+    """Scalars the tools showed the agent during an episode, by field name."""
+
+
+@lru_cache(maxsize=64)
+def vocabulary(domain: str, seed: int) -> ValueIndex:
+    """Every value of a fresh world's tables by ``table.field`` (nested fields by their own name)."""
+    index = ValueIndex()
+    for table, rows in make_world(domain, seed).db.items():
+        for record in rows.values():
+            index.add(record, prefix=f"{table}.")
+    return index
+
+
+class Competitors(NamedTuple):
+    """What competes with one required output.
+
+    Attributes:
+        strings: Competing string values (checked as whole canonical tokens).
+        numbers: Competing amounts.
+        any_number: The required value is computed: any number in the answer that is not a
+            required value and not in ``allowed`` competes.
+        allowed: Numbers the prompt holds (never competing).
+    """
+
+    strings: tuple[str, ...] = ()
+    numbers: tuple[float, ...] = ()
+    any_number: bool = False
+    allowed: tuple[float, ...] = ()
+
+
+def competitors(required: Sequence[Sequence[Any]], indexes: Sequence[ValueIndex], *, prompt: str) -> list[Competitors]:
+    """The competitors of each required output (a list of alternatives), from the world's vocabulary
+    and the values seen (``indexes``)."""
+    canonical_prompt = f" {canonical_text(prompt)} "
+    prompt_numbers = tuple(numbers_in(prompt))
+    excluded = {value_key(a) for alternatives in required for a in alternatives}
+    excluded |= {value_key(n) for n in prompt_numbers}
+    result = []
+    for alternatives in required:
+        pool: set[Any] = set()
+        computed = False
+        for alternative in alternatives:
+            key = value_key(alternative)
+            homes = [(index, field) for index in indexes for field in index.fields_of.get(key, ())]
+            for index, field in homes:
+                pool |= index.by_field[field]
+            computed = computed or (is_number(alternative) and not homes)
+        keys = {value_key(v): v for v in pool}
+        strings = sorted(
+            str(v) for k, v in keys.items() if k[0] == "s" and k not in excluded and f" {k[1]} " not in canonical_prompt
+        )
+        numbers = sorted(float(v) for k, v in keys.items() if k[0] == "n" and k not in excluded)
+        result.append(Competitors(tuple(strings), tuple(numbers), computed, prompt_numbers))
+    return result
