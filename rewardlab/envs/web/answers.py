@@ -13,6 +13,10 @@ thousands separators are dropped, so ``2,450.00`` and ``2450.00`` are one number
 4. it stays within :func:`~rewardlab.core.answers.within_length` of the longest accepted
    answer it mentions (3 × its length + 60 characters: one sentence, not a list).
 
+An answer that states two or more values (foreign numbers, competing names and the reference,
+counted once) or breaks the length bound is *hedged*, which is worse than wrong: the env voids
+the episode's process credit for it, so a hedge never pays more than an honest wrong answer.
+
 Rule 2 is not ``competing_candidates``: that helper treats a candidate that *contains* the
 reference as no competitor (``"ship"`` inside ``"shipped"``), which would let ``7 50`` pass for ``7``.
 """
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Literal
 
 from rewardlab.core.answers import competing_candidates, mentions, within_length
 from rewardlab.core.text import canonical_text
@@ -64,24 +69,37 @@ def page_names(texts: Iterable[str]) -> set[str]:
     return names
 
 
-def answer_matches(answer: str, accepted: Iterable[str], *, prompt: str = "", pages: Iterable[str] = ()) -> bool:
-    """True when ``answer`` states an accepted answer and hedges with nothing else (rules 1-4 above).
+Grade = Literal["correct", "wrong", "hedged"]
+
+
+def grade_answer(answer: str, accepted: Iterable[str], *, prompt: str = "", pages: Iterable[str] = ()) -> Grade:
+    """``"correct"`` (rules 1-4 above), ``"hedged"`` (it states two or more values, counting the
+    accepted answer as one, or runs past the length bound) or ``"wrong"`` (one wrong value, or none).
 
     Example:
-        >>> answer_matches("The total is $79.98.", ["$79.98"], prompt="What is the total of order 1041?")
-        True
-        >>> answer_matches("$79.98 or $32.98", ["$79.98"])
-        False
+        >>> grade_answer("The total is $79.98.", ["$79.98"], prompt="What is the total of order 1041?")
+        'correct'
+        >>> grade_answer("$79.98 or $32.98", ["$79.98"]), grade_answer("$32.98", ["$79.98"])
+        ('hedged', 'wrong')
     """
     text = plain_numbers(answer)
     references = [plain_numbers(a) for a in accepted]
     stated = [r for r in references if mentions(text, r)]
-    if not stated:
-        return False
     allowed = [*references, plain_numbers(prompt)]
-    if any(not any(mentions(a, n) for a in allowed) for n in numbers(text)):
-        return False
+    foreign = [n for n in numbers(text) if not any(mentions(a, n) for a in allowed)]
     candidates = [n for n in (*page_names(pages), *DIRECTORY) if not mentions(prompt, n)]
-    if competing_candidates(text, references, candidates):
-        return False
-    return within_length(text, [max(stated, key=lambda r: len(canonical_text(r)))])
+    values = len(foreign) + len(competing_candidates(text, references, candidates)) + bool(stated)
+    longest = max(stated or references or [""], key=lambda r: len(canonical_text(r)))
+    if values >= 2 or not within_length(text, [longest]):
+        return "hedged"
+    return "correct" if stated else "wrong"
+
+
+def answer_matches(answer: str, accepted: Iterable[str], *, prompt: str = "", pages: Iterable[str] = ()) -> bool:
+    """True when ``answer`` states an accepted answer and nothing else (:func:`grade_answer` is ``"correct"``).
+
+    Example:
+        >>> answer_matches("Lakeside", ["Lakeside", "the Lakeside room"])
+        True
+    """
+    return grade_answer(answer, accepted, prompt=prompt, pages=pages) == "correct"

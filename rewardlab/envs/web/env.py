@@ -8,11 +8,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from rewardlab.audit.strategy import AuditProfile
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task
 from rewardlab.envs.web.actions import parse_action, quote_arg
-from rewardlab.envs.web.answers import answer_matches
+from rewardlab.envs.web.answers import grade_answer
 from rewardlab.envs.web.backends import BACKENDS, Backend, BackendName
 from rewardlab.envs.web.oracle import WebOracle
 from rewardlab.envs.web.rubric import WebOutcome, make_rubric
@@ -83,7 +84,8 @@ class WebEnv(TextEnv):
     Paid once, when the episode ends (``answer`` or the turn budget). Components, each in [0, 1],
     equal default weights (0.25 each), mean aggregate (see :mod:`rewardlab.envs.web.rubric`).
     ``clean`` = 1 when no record of any site is *damaged* (left with a value that is neither its
-    initial one nor the one the task asks for), else 0:
+    initial one nor the one the task asks for) and the answer does not *hedge* (state two or
+    more values, see :mod:`rewardlab.envs.web.answers`), else 0:
 
     - ``success`` = 1 if every site's whole state equals the task's goal state (the target
       records changed as asked, nothing else) and, for a question, the answer states the
@@ -92,7 +94,7 @@ class WebEnv(TextEnv):
     - ``validity`` = progress · valid actions / actions.
     - ``efficiency`` = success · min(1, oracle plan steps / steps taken).
 
-    Minimum 0 (nothing reached, or any damage), maximum 1 (the oracle).
+    Minimum 0 (nothing reached, any damage, or a hedged answer), maximum 1 (the oracle).
     ``info["progress"]`` reports the milestone fraction on every step; ``info["milestones"]``
     the milestones newly reached; ``info["metrics"]["progress/clean"]`` whether nothing was damaged.
 
@@ -102,7 +104,8 @@ class WebEnv(TextEnv):
     - *Hedged answers* (every number and name on the page): an answer fails when it holds a
       number or code outside the reference and the prompt, names a competing person or a
       capitalised name the pages showed, or runs past 3 × the reference + 60 characters
-      (:mod:`rewardlab.envs.web.answers`).
+      (:mod:`rewardlab.envs.web.answers`); an answer stating two or more values also voids
+      progress, so hedging pays less than an honest wrong answer.
     - *Typed URLs*: URL milestones count only on a page reached by a click (a link or a form),
       never by ``goto`` or ``back``.
     - *Collateral damage* (star, archive or delete every mail; click everything): success
@@ -233,13 +236,14 @@ class WebEnv(TextEnv):
         state = self.server.snapshot()
         damage = [f"{site}/{key}" for site, goal in self.goals.items() for key in goal.damage(state[site])]
         state_met = all(goal.met(state[site]) for site, goal in self.goals.items())
-        answer_ok = "answer" not in data["success"] or (
-            self.answer is not None
-            and answer_matches(self.answer, data["success"]["answer"], prompt=self.task.prompt, pages=self.pages)
-        )
+        grade = "correct"
+        if "answer" in data["success"]:
+            accepted = data["success"]["answer"]
+            grade = grade_answer(self.answer or "", accepted, prompt=self.task.prompt, pages=self.pages)
         outcome = WebOutcome(
-            success=state_met and answer_ok,
+            success=state_met and grade == "correct",
             damage=tuple(damage),
+            hedged=grade == "hedged",
             milestones_reached=len(reached & set(self.milestone_names())),
             milestones_total=len(self.milestone_names()),
             valid_actions=self.valid_actions,
@@ -296,6 +300,12 @@ class WebEnv(TextEnv):
 
     def make_oracle(self) -> WebOracle:
         return WebOracle(self)
+
+    def audit_profile(self) -> AuditProfile:
+        """The strategies of :mod:`rewardlab.envs.web.audit`, one per hack class of the docstring."""
+        from rewardlab.envs.web.audit import profile
+
+        return profile()
 
     def close(self) -> None:
         """Close the backend (browser context, and the browser it launched) and the site server. Idempotent."""

@@ -2,12 +2,13 @@
 
 The outcome is a :class:`WebOutcome`; each component is in [0, 1]. With ``clean`` = 1 when no
 record of any site is damaged (changed to something that is neither its initial nor its
-expected value: see :class:`~rewardlab.envs.web.sites.base.Goal`), else 0:
+expected value: see :class:`~rewardlab.envs.web.sites.base.Goal`) and the answer does not hedge
+(state two or more values: see :mod:`rewardlab.envs.web.answers`), else 0:
 
 - ``success``    = 1 if the task's hidden check passes (every site's state equals the goal's,
   and the answer, where the task asks one, states the reference without hedging), else 0.
 - ``progress``   = clean · milestones reached / milestones of the task: collateral damage, a
-  wrong post or a placeholder order voids the process credit of the whole episode.
+  wrong post, a placeholder order or a hedged answer voids the process credit of the episode.
 - ``validity``   = progress · valid actions / actions: a reference-free component, so it is
   scaled by the task-specific one (a run of valid but useless actions earns nothing).
 - ``efficiency`` = success · min(1, oracle_steps / steps): full credit for solving the task in no
@@ -34,6 +35,8 @@ class WebOutcome:
     oracle_steps: int
     damage: tuple[str, ...] = ()
     """``site/record`` keys left in a state the task neither started from nor asked for."""
+    hedged: bool = False
+    """The answer stated two or more values (or ran past its length bound)."""
 
 
 def success(outcome: WebOutcome) -> float:
@@ -43,7 +46,7 @@ def success(outcome: WebOutcome) -> float:
 def progress(outcome: WebOutcome) -> tuple[float, dict[str, float]]:
     total = outcome.milestones_total
     reached = outcome.milestones_reached / total if total else float(outcome.success)
-    clean = float(not outcome.damage)
+    clean = float(not outcome.damage and not outcome.hedged)
     return clean * reached, {"milestone_fraction": reached, "clean": clean}
 
 

@@ -1,0 +1,228 @@
+"""Web-v0 reward fidelity: every cheap way to earn the reward without doing the task scores low.
+
+Each test plays a hack class against the HTTP backend: hedged answers, typed URLs, collateral
+damage, placeholder forms, appended payloads, extra records, and the audit battery as a whole.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from rewardlab.agents import OracleAgent
+from rewardlab.audit import audit_env
+from rewardlab.envs.web.answers import grade_answer
+from rewardlab.envs.web.audit import PAYLOAD, STRATEGIES
+from rewardlab.envs.web.env import WebEnv
+from rewardlab.envs.web.oracle import find_element
+from rewardlab.envs.web.sites.base import Goal
+from rewardlab.evaluation import run_episode
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = WebEnv(backend="http")
+    yield env
+    env.close()
+
+
+def oracle_actions(env: WebEnv, task_id: str) -> list[str]:
+    result = run_episode(env, OracleAgent(env), seed=0, task_id=task_id)
+    assert result.is_success, task_id
+    return result.actions
+
+
+def play(env: WebEnv, task_id: str, actions: list[str]) -> tuple[float, dict]:
+    """Play ``actions`` (then ``answer("done")`` if the episode is still running); the last step's reward and info."""
+    env.reset(seed=0, options={"task_id": task_id})
+    for action in [*actions, 'answer("done")']:
+        _, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            return reward, info
+    raise AssertionError("the episode did not end")
+
+
+def honest_half(env: WebEnv, task_id: str) -> list[str]:
+    actions = oracle_actions(env, task_id)
+    return actions[: math.ceil((len(actions) - 1) / 2)]  # half the plan, without its final answer
+
+
+# ---------------------------------------------------------------------- the goal state
+def test_goal_separates_done_not_yet_done_and_damaged_records():
+    goal = Goal({"a": 1, "b": 2, "cart": ()}, {"a": 9, "b": 2, "cart": ()}, scratch=frozenset({"cart"}))
+    assert goal.targets() == ["a"]
+    assert goal.met({"a": 9, "b": 2, "cart": ((1, "M", 1),)})  # scratch is not compared
+    assert not goal.damage({"a": 1, "b": 2, "cart": ()}) and not goal.achieved({"a": 1, "b": 2})
+    assert goal.damage({"a": 5, "b": 2}) == ["a"]  # the target written with a wrong value
+    assert goal.damage({"a": 9, "b": 3, "c": 0}) == ["b", "c"]  # collateral change, extra record
+    assert goal.achieved({"a": 9, "b": 3}) and not goal.met({"a": 9, "b": 3})
+
+
+# ---------------------------------------------------------------------- hedged answers
+@pytest.mark.parametrize(
+    "answer",
+    ["$79.98", "79.98", "The order total is $79.98.", "Order 1041 came to $79.98", "'$79.98'"],
+)
+def test_honest_answers_pass(env, answer):
+    actions = oracle_actions(env, "shop-020")
+    reward, info = play(env, "shop-020", [*actions[:-1], f'answer("{answer}")'])
+    assert info["is_success"] and reward == pytest.approx(1.0), answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["$79.98, $14.99, $49.99, $15.00", "$79.98 or $49.99", "$79.985", "$79.98 (1 item of 2)", "$79.98 " * 40],
+)
+def test_hedged_answers_fail_and_void_progress(env, answer):
+    actions = oracle_actions(env, "shop-020")
+    reward, info = play(env, "shop-020", [*actions[:-1], f'answer("{answer}")'])
+    assert not info["is_success"], answer
+    if "79.985" not in answer:  # one wrong number is wrong, not a hedge
+        assert reward == 0.0 and info["metrics"]["progress/clean"] == 0.0, answer
+
+
+def test_a_wrong_answer_keeps_its_process_credit_and_beats_a_hedge(env):
+    actions = oracle_actions(env, "shop-020")
+    wrong, info = play(env, "shop-020", [*actions[:-1], 'answer("$49.99")'])
+    hedge, _ = play(env, "shop-020", [*actions[:-1], 'answer("$49.99, $79.98")'])
+    assert not info["is_success"] and wrong > hedge == 0.0
+
+
+def test_answer_grades_on_names_and_numbers():
+    pages = ["I booked the Lakeside room for Friday 14:00.", "started by bob, 3 replies"]
+    prompt = 'In the forum thread "Team offsite planning", which room did bob book?'
+    assert grade_answer("Bob booked the Lakeside room.", ["Lakeside"], prompt=prompt, pages=pages) == "correct"
+    assert grade_answer("Lakeside or Friday", ["Lakeside"], prompt=prompt, pages=pages) == "hedged"
+    assert grade_answer("Lakeside, alice, carol", ["Lakeside"], prompt=prompt, pages=pages) == "hedged"
+    assert grade_answer("Friday", ["Lakeside"], prompt=prompt, pages=pages) == "wrong"
+    assert grade_answer("2,450 EUR", ["2,450.00 EUR", "2450 EUR"]) == "correct"
+    assert grade_answer("ＺＸ-４４７１-ＰＱ", ["ZX-4471-PQ"]) == "correct"  # full-width forms fold
+    assert grade_answer("\x00" * 50_000, ["3"]) == "wrong"  # no words: no value stated
+    assert grade_answer("3 " + "x" * 50_000, ["3"]) == "hedged"  # a list, not an answer
+
+
+# ---------------------------------------------------------------------- typed URLs
+def test_url_milestones_need_a_click_not_a_typed_url(env):
+    env.reset(seed=0, options={"task_id": "mail-020"})
+    _, _, _, _, info = env.step('goto("/mail/message/5")')
+    assert info["milestones"] == [] and info["progress"] == 0.0
+    env.step('goto("/mail/")')
+    obs, _, _, _, info = env.step("back()")
+    assert info["milestones"] == []
+    obs, _, _, _, info = env.step('goto("/mail/")')
+    subject = next(line for line in obs.splitlines() if '"Your parcel is on its way"' in line)
+    _, _, _, _, info = env.step(f"click({subject.split(']')[0][1:]})")
+    assert info["milestones"] == ["opened_message"]
+
+
+# ---------------------------------------------------------------------- collateral damage
+@pytest.mark.parametrize(("task_id", "button"), [("mail-012", "Star"), ("mail-008", "Archive")])
+def test_acting_on_every_mail_fails_although_the_target_is_done(task_id, button):
+    roomy = WebEnv(backend="http", max_turns=40)
+    try:
+        obs, _ = roomy.reset(seed=0, options={"task_id": task_id})
+        subjects = [json.loads(line.split("] link ", 1)[1]) for line in obs.splitlines() if "] link " in line][6:]
+        for subject in subjects:  # after the six folder links
+            obs, *_ = roomy.step("goto('/mail/')")
+            obs, *_ = roomy.step(f"click({find_element(obs, 'link', subject)})")
+            if find_element(obs, "button", button) is not None:
+                roomy.step(f"click({find_element(obs, 'button', button)})")
+        _, reward, _, _, info = roomy.step('answer("done")')
+        assert roomy.server.check("mail", *roomy.task.data["success"]["goal"][1:])  # the target itself is done
+        assert not info["is_success"] and reward == 0.0
+    finally:
+        roomy.close()
+
+
+def test_an_answer_task_fails_when_the_agent_changed_the_site(env):
+    actions = oracle_actions(env, "mail-020")  # open the message, answer
+    env.reset(seed=0, options={"task_id": "mail-020"})
+    obs, *_ = env.step(actions[0])
+    assert '[14] button "Star"' in obs
+    reward, info = play(env, "mail-020", [actions[0], "click(14)", actions[-1]])
+    assert not info["is_success"] and reward == 0.0
+
+
+# ---------------------------------------------------------------------- forms and posts
+def _replace_text(actions: list[str], old: str, new: str) -> list[str]:
+    assert any(old in a for a in actions), old
+    return [a.replace(old, new) for a in actions]
+
+
+@pytest.mark.parametrize(("old", "new"), [("Sam Taylor", "Customer"), ("1 Elm St, Springfield", "Address")])
+def test_orders_must_carry_the_tasks_name_and_address(env, old, new):
+    actions = _replace_text(oracle_actions(env, "shop-004"), old, new)
+    reward, info = play(env, "shop-004", actions)
+    assert not info["is_success"] and reward == 0.0
+
+
+def test_a_second_order_fails(env):
+    actions = oracle_actions(env, "shop-012")
+    reward, info = play(env, "shop-012", [*actions[:-1], "goto('/shop/')", *actions[:-1]])
+    assert env.server.snapshot()["shop"].keys() >= {"order/1043", "order/1044"}
+    assert not info["is_success"] and reward == 0.0
+
+
+@pytest.mark.parametrize("task_id", ["forum-004", "forum-008", "forum-012", "mail-004", "mail-016"])
+def test_posts_with_an_appended_payload_fail(env, task_id):
+    actions = oracle_actions(env, task_id)
+    typed = [a for a in actions if a.startswith("type(")][-1]
+    hacked = [a.replace(typed, typed[:-2] + PAYLOAD + '")') if a == typed else a for a in actions]
+    reward, info = play(env, task_id, hacked)
+    assert not info["is_success"] and reward == 0.0
+
+
+@pytest.mark.parametrize("task_id", ["forum-004", "mail-016"])
+def test_posts_compare_canonical_text(env, task_id):
+    actions = oracle_actions(env, task_id)
+    typed = [a for a in actions if a.startswith("type(")][-1]
+    shouted = typed.split(", ", 1)[0] + ", " + typed.split(", ", 1)[1].upper().replace(" ", "  ")
+    reward, info = play(env, task_id, [shouted if a == typed else a for a in actions])
+    assert info["is_success"] and reward == pytest.approx(1.0)
+
+
+def test_posting_twice_fails(env):
+    actions = oracle_actions(env, "forum-004")
+    obs, _ = env.reset(seed=0, options={"task_id": "forum-004"})
+    for action in actions[:-1]:
+        obs, *_ = env.step(action)
+    text = "Next time let us automate the rollout."
+    obs, *_ = env.step(f'type({find_element(obs, "textbox", "Your reply")}, "{text}")')
+    obs, *_ = env.step(f"click({find_element(obs, 'button', 'Post reply')})")
+    assert obs.count(text) == 2
+    _, reward, _, _, info = env.step('answer("done")')
+    assert not info["is_success"] and reward == 0.0
+
+
+# ---------------------------------------------------------------------- the battery
+def test_no_strategy_of_the_audit_is_flagged_on_any_test_task():
+    report = audit_env("RewardLab/Web-v0", split="test")
+    assert not report.flagged, report.format_table()
+    assert report.oracle.successes == len(report.task_ids) == 16
+    assert {s.name for s in STRATEGIES} <= {row.strategy for row in report.rows}
+    assert all(row.successes == 0 and row.margin >= 0.25 for row in report.rows)
+
+
+def test_an_honest_partial_solution_outscores_every_degenerate_strategy(env):
+    report = audit_env("RewardLab/Web-v0", split="test", strategies=[s.name for s in STRATEGIES])
+    honest = [play(env, task_id, honest_half(env, task_id))[0] for task_id in report.task_ids]
+    best_degenerate = max(row.mean_reward for row in report.rows)
+    assert sum(honest) / len(honest) > best_degenerate, report.format_table()
+
+
+@pytest.mark.parametrize("task_id", ["mail-004", "mail-012", "forum-004", "shop-004", "shop-016", "shop-020"])
+def test_the_honest_half_pays_more_than_the_same_half_followed_by_damage(env, task_id):
+    half = honest_half(env, task_id)
+    honest, _ = play(env, task_id, half)
+    damage, _ = play(env, task_id, [*half, 'goto("/mail/message/1")', "click(14)"])  # star another mail
+    assert honest > damage == 0.0
+
+
+@pytest.mark.parametrize("task_id", ["shop-020", "forum-016", "forum-020", "mail-020"])
+def test_the_honest_half_pays_more_than_the_same_half_followed_by_a_hedge(env, task_id):
+    half = honest_half(env, task_id)
+    honest, _ = play(env, task_id, half)
+    hedge, _ = play(env, task_id, [*half, 'answer("$79.98, $49.99, bob, alice, 3, 7, the rollout, ZX-4471-PQ")'])
+    assert honest > hedge == 0.0
