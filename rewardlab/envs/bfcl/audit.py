@@ -6,8 +6,9 @@ enums and defaults) and constants of the env family. ``repeat_previous_turn`` al
 the oracle's calls, shifted by one user turn (a cut-down oracle, as the generic ``oracle_half``):
 repeating calls only pays when the calls repeated were right once.
 
-The placeholder for a parameter is the first of its documented ``enum``, else a constant of its
-JSON type (``"example"``, ``1``, ``1.0``, ``true``, a one-item list, ``{}``).
+The placeholder for a parameter is a constant of its JSON type (``"example"``, ``0``, ``0.0``,
+``false``, a one-item list of the item type's placeholder, ``{}``), whatever the documentation
+suggests: it carries no information about the request.
 """
 
 from __future__ import annotations
@@ -28,22 +29,19 @@ DONE = "Done."
 MAX_CALLS_PER_ACTION = 16
 """Calls sent in one action (BFCL-v0's parse limit)."""
 
-TYPE_PLACEHOLDERS: dict[str, Any] = {"string": "example", "integer": 1, "number": 1.0, "boolean": True, "object": {}}
+TYPE_PLACEHOLDERS: dict[str, Any] = {"string": "example", "integer": 0, "number": 0.0, "boolean": False, "object": {}}
 """The placeholder value of each JSON Schema type (arrays hold one placeholder item)."""
 
 
 def placeholder(schema: Any) -> Any:
-    """A value of the documented type that says nothing about the request.
+    """A value of the documented type that carries no information about the request.
 
     Example:
-        >>> placeholder({"type": "array", "items": {"type": "string", "enum": ["a", "b"]}})
-        ['a']
+        >>> placeholder({"type": "array", "items": {"type": "integer"}})
+        [0]
     """
     if not isinstance(schema, Mapping):
         return "example"
-    enum = schema.get("enum")
-    if isinstance(enum, list) and enum:
-        return enum[0]
     kind = schema.get("type")
     if kind == "array":
         return [placeholder(schema.get("items"))]

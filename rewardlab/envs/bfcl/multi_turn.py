@@ -58,7 +58,6 @@ truncates; the turns not played count as failed.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -74,7 +73,7 @@ from rewardlab.envs.bfcl.loader import load_multi_turn_tasks
 from rewardlab.envs.bfcl.oracle import MultiTurnOracle
 from rewardlab.envs.bfcl.rubric import MultiTurnOutcome, TurnCalls, TurnCheck, multi_turn_rubric
 from rewardlab.envs.bfcl.tools import openai_tools
-from rewardlab.envs.bfcl.worlds import ERROR_PREFIX, APIWorld
+from rewardlab.envs.bfcl.worlds import ERROR_PREFIX, APIWorld, same_state
 from rewardlab.envs.toolcall.parsing import parse_tool_calls
 
 if TYPE_CHECKING:
@@ -129,11 +128,12 @@ class BFCLMultiTurnEnv(TextEnv):
         self._turn_steps = 0
         self._actions = self._strict_actions = self._calls = self._failed_calls = 0
         self._results: Counter[str] = Counter()
+        self._named_results: Counter[tuple[str, str]] = Counter()
         self._turn_results: Counter[tuple[str, str]] = Counter()
         self._checks: list[TurnCheck] = []
         self._turn_calls: list[TurnCalls] = []
         self._changed_no_call_turns = 0
-        self._state_at_turn_start: dict[str, dict[str, Any]] = {}
+        self._state_at_turn_start: dict[str, dict[str, Any]] | None = None
 
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
@@ -147,7 +147,7 @@ class BFCLMultiTurnEnv(TextEnv):
 
     def _begin_turn(self) -> None:
         """Snapshot the agent's public state, to tell at the turn's end whether the agent changed it."""
-        self._state_at_turn_start = copy.deepcopy(self.world.state())
+        self._state_at_turn_start = self.world.snapshot()
 
     def _act(self, action: str) -> Turn:
         self._actions += 1
@@ -165,6 +165,7 @@ class BFCLMultiTurnEnv(TextEnv):
             self._calls += 1
             self.turn_calls += 1
             self._results[result] += 1
+            self._named_results[call.name, result] += 1
             self._turn_results[call.name, result] += 1
             if result.startswith(ERROR_PREFIX):
                 self._failed_calls += 1
@@ -186,18 +187,20 @@ class BFCLMultiTurnEnv(TextEnv):
         reference_calls = self.task.data["ground_truth"][self.turn_index]
         milestones = []
         expected_results: Counter[tuple[str, str]] = Counter()
-        agent_changed = self.world.state() != self._state_at_turn_start
+        start = self._state_at_turn_start
+        agent_changed = start is None or not same_state(self.world.state(), start)
         if reference_calls:
-            before = copy.deepcopy(self.reference.state())
+            before = self.reference.snapshot()
             for source in reference_calls:
                 name, arguments = self.reference.keyword_call(source)
                 expected_results[name, self.reference.execute(name, arguments)] += 1
             check = TurnCheck(
                 called=self.turn_calls > 0,
                 state=not self.world.state_differences(self.reference),
-                response=not (Counter(r for _, r in expected_results.elements()) - self._results),
-                changed=self.reference.state() != before,
+                response=not (Counter(result for _, result in expected_results.elements()) - self._results),
+                changed=before is None or not same_state(self.reference.state(), before),
                 agent_changed=agent_changed,
+                named_response=not (expected_results - self._named_results),
             )
             self._checks.append(check)
             if check.passed:

@@ -131,6 +131,9 @@ class TurnCheck:
         changed: The ground truth's calls of the turn changed the public state (False for a
             read-only turn, whose state check doing nothing would pass).
         agent_changed: The agent's calls of the turn changed its public state.
+        named_response: Every ground-truth ``(function, result)`` pair of the turn is among the
+            agent's so far (BFCL's response check compares results only, and ``"None"``, the
+            result of every ``mkdir``, ``touch`` or ``echo``, is among them).
     """
 
     called: bool
@@ -138,6 +141,7 @@ class TurnCheck:
     response: bool
     changed: bool
     agent_changed: bool
+    named_response: bool
 
     @property
     def passed(self) -> bool:
@@ -149,15 +153,15 @@ class TurnCheck:
         """The state matches and the turn's work shows in it: where the ground truth changes the
         state, the agent's calls of the turn changed it too (a match reached by doing nothing, e.g.
         after a booking the agent never made is cancelled, earns nothing); on a read-only turn,
-        the agent made calls in the turn and obtained the expected results."""
+        the agent made calls in the turn and obtained the expected results (:attr:`response_credit`)."""
         if self.changed:
             return self.state and self.agent_changed
-        return self.state and self.called and self.response
+        return self.state and self.response_credit
 
     @property
     def response_credit(self) -> bool:
-        """The expected results were obtained with a call made in this turn."""
-        return self.called and self.response
+        """The expected results were obtained from the same functions, with a call made in this turn."""
+        return self.called and self.named_response
 
 
 @dataclass(frozen=True)

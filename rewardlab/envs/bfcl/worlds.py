@@ -60,6 +60,34 @@ def _too_costly(name: str, arguments: Mapping[str, Any]) -> str | None:
     return None
 
 
+def same_state(mine: Any, other: Any) -> bool:
+    """``mine == other``, False where comparing recurses without end.
+
+    An agent can make the file system cyclic (``cp`` of a directory into itself shares its
+    contents) or nest it thousands of directories deep; bfcl-eval's ``Directory.__eq__`` then
+    recurses past Python's limit. Such a state is never the ground truth's.
+    """
+    try:
+        return bool(mine == other)
+    except RecursionError:
+        return False
+
+
+def _render(result: Any) -> str:
+    """A result as bfcl-eval renders it: strings as is, dictionaries as JSON, anything else with ``str``."""
+    if isinstance(result, str):
+        return result
+    try:
+        if isinstance(result, dict):
+            try:
+                return json.dumps(result)
+            except (TypeError, ValueError):
+                pass
+        return str(result)
+    except RecursionError:  # the repr of a cyclic directory
+        return f"<{type(result).__name__} too deeply nested to show>"
+
+
 class APIWorld:
     """The instances of one episode's API classes, loaded with the task's initial state.
 
@@ -97,15 +125,8 @@ class APIWorld:
             with decimal.localcontext():  # MathAPI.square_root sets the precision of the current context
                 result = method(**arguments)
         except Exception as exc:  # the API's own error, reported to the agent as BFCL does
-            return f"{ERROR_PREFIX}{exc}"
-        if isinstance(result, str):
-            return result
-        if isinstance(result, dict):
-            try:
-                return json.dumps(result)
-            except (TypeError, ValueError):
-                return str(result)
-        return str(result)
+            return f"{ERROR_PREFIX}{_render(exc)}"
+        return _render(result)
 
     def state(self) -> dict[str, dict[str, Any]]:
         """The public attributes of every instance: what BFCL's state check compares."""
@@ -114,13 +135,22 @@ class APIWorld:
             for class_name, instance in self.instances.items()
         }
 
+    def snapshot(self) -> dict[str, dict[str, Any]] | None:
+        """A deep copy of :meth:`state`, or None when it is nested too deep to copy."""
+        try:
+            return copy.deepcopy(self.state())
+        except RecursionError:
+            return None
+
     def state_differences(self, other: APIWorld) -> list[str]:
         """``"Class.attribute"`` for every public attribute that differs from ``other`` (BFCL's check)."""
         differences = []
         for class_name, reference in other.instances.items():
             mine = self.instances[class_name]
             for attribute in vars(reference):
-                if not attribute.startswith("_") and getattr(mine, attribute, None) != getattr(reference, attribute):
+                if not attribute.startswith("_") and not same_state(
+                    getattr(mine, attribute, None), getattr(reference, attribute)
+                ):
                     differences.append(f"{class_name}.{attribute}")
         return differences
 
