@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from rewardlab.envs.miniwob.minimum import checkbox_names, list_choice, quoted
+from rewardlab.envs.miniwob.problem import checkbox_names, list_choice, quoted
 from rewardlab.envs.web.actions import quote_arg
 
 _LINE = re.compile(r'^\[(\d+)\] (\S+) ("(?:[^"\\]|\\.)*")(.*)$', re.MULTILINE)

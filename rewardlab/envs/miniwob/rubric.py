@@ -1,10 +1,14 @@
 """MiniWoB-v0 reward components, read from the reward the page computes itself and the actions spent.
 
 With ``raw`` the page's raw reward (in [-1, 1]; counted only when the page ended the episode),
-``n`` the actions taken (invalid ones included) and ``m`` the task's minimum (:mod:`.minimum`):
+``b`` the raw reward a Submit on the untouched problem earns on the checkbox pages ((n_boxes - 2k) /
+n_boxes with k boxes wanted; 0 on every other page, whose raw reward is 1 or -1), ``n`` the actions
+taken (invalid ones included) and ``m`` the task's minimum (both from :mod:`.problem`):
 
 - ``success``     = 1 if the page ended with its full reward (raw = 1) and n <= m, else 0.
-- ``page_reward`` = max(0, raw), the page's own score (partial credit on the checkbox pages).
+- ``page_reward`` = max(0, (raw - b) / (1 - b)), the page's own score above what a blind Submit
+  earns: max(0, raw) where b = 0; (wanted boxes ticked - unwanted boxes ticked) / k on the
+  checkbox pages; 1 if raw = 1 else 0 where b = 1 ("Select nothing").
 - ``efficiency``  = page_reward * min(1, m / n): every action beyond the minimum costs, and
   actions that earn nothing from the page earn nothing here either.
 """
@@ -21,17 +25,24 @@ FULL_REWARD = 1.0 - 1e-9
 
 @dataclass(frozen=True)
 class MiniWoBOutcome:
-    """What the rubric scores: whether and how the page ended, and the actions spent."""
+    """What the rubric scores: whether and how the page ended, its blind baseline and the actions spent."""
 
     done: bool
     raw_reward: float
+    blind_reward: float
     actions: int
     minimum: int
     valid_actions: int
 
 
 def page_reward(outcome: MiniWoBOutcome) -> float:
-    return max(0.0, outcome.raw_reward) if outcome.done else 0.0
+    if not outcome.done:
+        return 0.0
+    if outcome.raw_reward >= FULL_REWARD:
+        return 1.0
+    if outcome.blind_reward >= FULL_REWARD:
+        return 0.0
+    return max(0.0, (outcome.raw_reward - outcome.blind_reward) / (1.0 - outcome.blind_reward))
 
 
 def is_success(outcome: MiniWoBOutcome) -> bool:
@@ -41,19 +52,20 @@ def is_success(outcome: MiniWoBOutcome) -> bool:
 
 def efficiency(outcome: MiniWoBOutcome) -> tuple[float, dict[str, float]]:
     spent = max(1, outcome.actions)
+    ratio = min(1.0, outcome.minimum / spent)
     metrics = {
-        "actions": float(outcome.actions),
-        "minimum_actions": float(outcome.minimum),
-        "invalid_actions": float(outcome.actions - outcome.valid_actions),
+        "page_ended": float(outcome.done),
+        "minimum_over_actions": ratio,
+        "invalid_fraction": (outcome.actions - outcome.valid_actions) / spent,
     }
-    return page_reward(outcome) * min(1.0, outcome.minimum / spent), metrics
+    return page_reward(outcome) * ratio, metrics
 
 
 def make_rubric() -> Rubric:
     return Rubric(
         [
             Criterion("success", lambda o: float(is_success(o)), "the page's full reward in the minimum of actions"),
-            Criterion("page_reward", page_reward, "the page's own reward"),
+            Criterion("page_reward", page_reward, "the page's own reward above a blind Submit's"),
             Criterion("efficiency", efficiency, "page reward times minimum actions / actions"),
         ]
     )

@@ -1,9 +1,13 @@
-"""The fewest actions that solve a MiniWoB-v0 task, read from the page's instruction and first listing.
+"""What MiniWoB-v0 reads off each problem at reset, from the page's instruction and first listing.
 
-This is the ``minimum`` of the rubric's ``success`` and ``efficiency`` components: one action per
-thing the page needs done (a click, a value typed or selected, the final Submit), nothing else.
-Where the agent must search (``click-tab-2`` hides the link in a tab it cannot see), the minimum
-is what guarantees finding it: open every other tab, then click the link.
+- :func:`minimum_actions`, the ``m`` of the rubric: one action per thing the page needs done (a
+  click, a value typed or selected, the final Submit), nothing else. Where the agent must search
+  (``click-tab-2`` hides the link in a tab it cannot see), the minimum is what guarantees finding
+  it: open every other tab, then click the link.
+- :func:`blind_reward`, the ``b`` of the rubric: the raw reward a Submit on the untouched problem
+  earns where the page grades by parts. The checkbox pages pay (right boxes - wrong boxes) / boxes,
+  so an untouched page with k of n boxes wanted earns (n - 2k) / n; every other page's raw reward
+  is all or nothing (1 or -1), and b = 0 there.
 """
 
 from __future__ import annotations
@@ -59,3 +63,11 @@ def minimum_actions(page: str, utterance: str, nodes: Sequence[Node]) -> int:
             return 1
         return sum(n.role == "tab" for n in nodes)  # the other tabs, then the link
     return FIXED.get(page, 1)
+
+
+def blind_reward(page: str, utterance: str, nodes: Sequence[Node]) -> float:
+    """The raw reward a Submit on the untouched checkbox problem earns, in [-1, 1]; 0 on other pages."""
+    boxes = sum(n.role == "checkbox" for n in nodes)
+    if page not in _CHECKBOX_PAGES or boxes == 0:
+        return 0.0
+    return (boxes - 2 * len(checkbox_names(utterance))) / boxes

@@ -1,0 +1,176 @@
+"""MiniWoB-v0 reward fidelity: wrong, extra and idle actions cost, blind answers earn nothing,
+and an honest half-done trajectory outscores every degenerate strategy of the audit."""
+
+from __future__ import annotations
+
+import pytest
+
+import rewardlab  # noqa: F401  (registers the env ids)
+from rewardlab.audit import audit_env
+from rewardlab.envs.miniwob.audit import STRATEGIES
+from rewardlab.envs.miniwob.env import MiniWoBEnv
+from rewardlab.envs.miniwob.oracle import parse_listing
+from rewardlab.envs.miniwob.problem import blind_reward, checkbox_names, minimum_actions
+from rewardlab.envs.miniwob.rubric import MiniWoBOutcome, make_rubric
+from rewardlab.envs.web.observation import Node
+from tests.envs.conftest import NEEDS_CHROMIUM
+
+
+def outcome(raw: float, actions: int, minimum: int, *, blind: float = 0.0, done: bool = True) -> MiniWoBOutcome:
+    return MiniWoBOutcome(done, raw, blind, actions, minimum, actions)
+
+
+@pytest.mark.parametrize(
+    ("case", "reward", "components"),
+    [
+        (outcome(1.0, 2, 2), 1.0, {"success": 1.0, "page_reward": 1.0, "efficiency": 1.0}),
+        (outcome(1.0, 4, 2), 0.5, {"success": 0.0, "page_reward": 1.0, "efficiency": 0.5}),
+        (outcome(-1.0, 1, 1), 0.0, {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0}),
+        (outcome(0.0, 20, 2, done=False), 0.0, {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0}),
+        # 6 boxes, 1 wanted: a blind Submit's raw 4/6 is exactly the baseline b, so it earns nothing
+        (outcome(4 / 6, 1, 2, blind=4 / 6), 0.0, {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0}),
+        # 12 boxes, 8 wanted, 4 of them ticked: (wanted ticked - unwanted ticked) / wanted = 1/2
+        (outcome(4 / 12, 5, 9, blind=-4 / 12), 1 / 3, {"success": 0.0, "page_reward": 0.5, "efficiency": 0.5}),
+    ],
+)
+def test_rubric_formulas(case, reward, components):
+    result = make_rubric().score(case)
+    assert result.reward == pytest.approx(reward)
+    assert result.components == pytest.approx(components)
+    assert result.reward == pytest.approx(sum(result.weights[k] * v for k, v in result.components.items()))
+
+
+def _nodes(*rows: tuple[str, str]) -> list[Node]:
+    return [Node(i, role, name) for i, (role, name) in enumerate(rows, start=1)]
+
+
+def test_minimum_actions_and_blind_reward_from_the_instruction_and_listing():
+    boxes = _nodes(("checkbox", "a"), ("checkbox", "b"), ("checkbox", "c"), ("checkbox", "d"), ("button", "Submit"))
+    assert checkbox_names("Select a, c and click Submit.") == ["a", "c"]
+    assert minimum_actions("click-checkboxes", "Select a, c and click Submit.", boxes) == 3
+    assert blind_reward("click-checkboxes", "Select a and click Submit.", boxes) == pytest.approx(0.5)
+    assert blind_reward("click-checkboxes", "Select a, b, c and click Submit.", boxes) == pytest.approx(-0.5)
+    assert blind_reward("click-checkboxes", "Select nothing and click Submit.", boxes) == 1.0
+    assert blind_reward("click-option", "Select a and click Submit.", boxes) == 0.0
+    tabs = _nodes(("tab", "Tab #1"), ("tab", "Tab #2"), ("tab", "Tab #3"), ("text", "lorem"))
+    link = 'Switch between the tabs to find and click on the link "{}".'
+    assert minimum_actions("click-tab-2", link.format("lorem"), tabs) == 1
+    assert minimum_actions("click-tab-2", link.format("ipsum"), tabs) == 3  # two tabs to open, then the link
+    listbox = [Node(1, "combobox", "", value="Ora", options=("Farrah", "Ora"))]
+    assert minimum_actions("choose-list", "Select Ora from the list and click Submit.", listbox) == 1
+    assert minimum_actions("choose-list", "Select Farrah from the list and click Submit.", listbox) == 2
+    assert minimum_actions("login-user", 'Enter the username "a" and the password "b" ...', []) == 3
+
+
+# ---------------------------------------------------------------------- in the browser
+def browser(test):
+    """Marks a test that drives Chromium (skipped where there is none)."""
+    for mark in NEEDS_CHROMIUM:
+        test = mark(test)
+    return test
+
+
+@pytest.fixture(scope="module")
+def env(chromium):
+    env = MiniWoBEnv(chromium=chromium)
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def report(chromium):
+    return audit_env("RewardLab/MiniWoB-v0", split="test", env_kwargs={"chromium": chromium})
+
+
+def _ids(observation: str, role: str | None = None) -> dict[str, int]:
+    return {name: element for element, r, name, _ in parse_listing(observation) if role is None or r == role}
+
+
+@browser
+def test_no_degenerate_strategy_passes_the_audit(report):
+    assert not report.flagged, report.format_table()
+    assert report.oracle.successes == len(report.task_ids) == 23
+    rows = {row.strategy: row for row in report.rows}
+    assert {s.name for s in STRATEGIES} <= set(rows)
+    assert rows["click_everything"].successes == rows["click_everything"].accepted_successes == 0
+    for row in report.rows:
+        assert report.oracle.mean_reward - row.mean_reward >= 0.25
+        for record in row.episodes:
+            if record.is_success:  # only blind plays that were the oracle's own actions
+                assert record.accepted == "played the oracle's own actions, step for step", (row.strategy, record)
+
+
+@browser
+def test_an_honest_half_solution_outscores_every_degenerate_strategy(env, report):
+    task_id = "click-checkboxes-large-4"
+    obs, _ = env.reset(seed=0, options={"task_id": task_id})
+    wanted = checkbox_names(env.utterance)
+    boxes, buttons = _ids(obs, "checkbox"), _ids(obs, "button")
+    assert len(wanted) >= 4
+    for name in wanted[: len(wanted) // 2]:
+        obs, reward, terminated, _, info = env.step(f"click({boxes[name]})")
+        assert not terminated
+    _, honest, terminated, _, info = env.step(f"click({buttons['Submit']})")
+    assert terminated and not info["is_success"] and info["reward_components"]["page_reward"] == pytest.approx(0.5)
+    degenerate = {row.strategy: r.reward for row in report.rows for r in row.episodes if r.task_id == task_id}
+    assert honest > 0 and all(honest > value for value in degenerate.values()), (honest, degenerate)
+
+
+@browser
+def test_a_wrong_click_before_the_right_one_costs_success_and_efficiency(env):
+    obs, _ = env.reset(seed=0, options={"task_id": "click-test-0"})
+    ids = _ids(obs)
+    _, reward, terminated, _, _ = env.step(f"click({ids['Click the button.']})")  # the instruction: no effect
+    assert not terminated and reward == 0.0
+    _, reward, terminated, _, info = env.step(f"click({ids['Click Me!']})")
+    assert terminated and info["is_success"] is False
+    assert info["reward_components"] == {"success": 0.0, "page_reward": 1.0, "efficiency": 0.5}
+    assert reward == pytest.approx(0.5)
+    obs, _ = env.reset(seed=0, options={"task_id": "click-test-0"})
+    _, reward, _, _, info = env.step(f"click({_ids(obs)['Click Me!']})")
+    assert info["is_success"] is True and reward == 1.0
+
+
+@browser
+def test_repeated_invalid_actions_earn_nothing(env):
+    env.reset(seed=0, options={"task_id": "enter-text-0"})
+    for _ in range(env.max_turns):
+        _, reward, terminated, truncated, info = env.step("click(0)")
+        assert info["action_error"] and not terminated
+    assert truncated and reward == 0.0 and info["metrics"]["efficiency/invalid_fraction"] == 1.0
+
+
+@browser
+def test_element_ids_are_random_per_episode_so_replayed_actions_miss(env):
+    first, _ = env.reset(seed=1, options={"task_id": "click-test-2-1"})
+    again, _ = env.reset(seed=1, options={"task_id": "click-test-2-1"})
+    other, _ = env.reset(seed=2, options={"task_id": "click-test-2-1"})
+    assert first == again and first != other
+    assert _ids(first).keys() == _ids(other).keys()
+    replayed = _ids(first)["ONE"]
+    assert replayed not in _ids(other).values()
+    _, _, terminated, _, info = env.step(f"click({replayed})")
+    assert not terminated and f"no element [{replayed}]" in info["action_error"]
+
+
+@browser
+@pytest.mark.parametrize(
+    "action",
+    [
+        "x" * 100_000,
+        "\x00\xff\ud7ff binary \u202e",
+        "click(999999999)",
+        "click(-1)",
+        'type({box}, "' + "A" * 20_000 + '")',
+        'type({box}, "</script><script>window.WOB_DONE_GLOBAL = true</script>")',
+        'select({box}, "nothing")',
+        "scroll(sideways)",
+    ],
+)
+def test_hostile_actions_never_raise_nor_earn(env, action):
+    obs, _ = env.reset(seed=0, options={"task_id": "enter-text-0"})
+    box = _ids(obs, "textbox")[""]
+    _, reward, terminated, _, info = env.step(action.replace("{box}", str(box)))
+    assert not terminated and reward == 0.0
+    _, reward, terminated, _, info = env.step('answer("")')
+    assert terminated and reward == 0.0 and not info["is_success"]
