@@ -210,7 +210,8 @@ def test_metrics_expose_every_sub_metric(env):
     assert all(0.0 <= value <= 1.0 and math.isfinite(value) for value in metrics.values())
     for component in ("syntactic", "pragmatic"):
         values = [v for k, v in metrics.items() if k.startswith(component + "/")]
-        assert info["reward_components"][component] == pytest.approx(sum(values) / len(values))
+        expected = sum(values) / len(values) * info["reward_components"]["semantic"]
+        assert info["reward_components"][component] == pytest.approx(expected)
 
 
 def test_fenced_answer_fails_validity_and_asks_for_bare_xml(env):

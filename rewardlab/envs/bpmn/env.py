@@ -14,14 +14,16 @@ reward-design study: validity as a gate, then syntactic, pragmatic and semantic 
 
 - Observation: :class:`~rewardlab.core.TextSpace` — the task prompt, then validator reports.
 - Action: :class:`~rewardlab.core.TextSpace` — the answer, a bare XML document. An answer wrapped
-  in a markdown code fence or prose is read (``validity/bare_answer`` = 0) but, with
+  in a markdown code fence or prose, or with comments, processing instructions or a DOCTYPE
+  around its root, is read (``validity/bare_answer`` = 0; a DOCTYPE is refused) but, with
   ``strict_format`` (the default), is not usable: validity < 1, so the gate zeroes the rest and the
   agent is told to answer with the XML alone. ``strict_format=False`` scores the extracted model.
 
 ## Rewards
 
 Paid once, when the episode ends; each component is in [0, 1] and, by default, weighs 1/4
-(equal weighting), aggregated by the weighted mean. Formulas: :mod:`rewardlab.envs.bpmn.rubric`.
+(equal weighting), aggregated by the weighted mean. Formulas: :mod:`rewardlab.envs.bpmn.rubric`
+and :mod:`rewardlab.envs.bpmn.semantic`.
 
 =============  ==============================================================  =======  =====
 component      definition                                                      weight   range
@@ -30,17 +32,46 @@ component      definition                                                      w
                (``bare`` counts with ``strict_format``, else / 4);
                a gate: below 1 the others are 0 and the reward is
                ``invalid_penalty`` (default 0)
-``syntactic``  mean of 24 modelling rules (``syntactic/<rule>``)                1/4      [0, 1]
+``syntactic``  mean of 24 modelling rules (``syntactic/<rule>``) × semantic     1/4      [0, 1]
 ``pragmatic``  mean of 14 understandability metrics (``pragmatic/<metric>``)    1/4      [0, 1]
-``semantic``   mean of node-matching F1, succession F1, behavioural profile     1/4      [0, 1]
-               similarity and element coverage vs. the reference
-               (``semantic/<metric>``)
+               × semantic
+``semantic``   node-matching F1 × mean(routed succession F1, behavioural        1/4      [0, 1]
+               profile similarity per relation class, coverage of the element
+               kinds present) vs. the reference (``semantic/<metric>``)
 =============  ==============================================================  =======  =====
 
-``info["metrics"]`` holds 62 sub-metrics (5 validity, 24 syntactic, 14 pragmatic, 19 semantic).
-``info["is_success"]``: valid, ``semantic ≥ 0.9`` and ``syntactic ≥ min(0.9, the reference's
-syntactic score)``. Process signals: milestones ``well_formed``, ``bpmn_root``,
-``schema_valid`` (the best answer so far); ``progress`` is the fraction reached.
+With the defaults a usable answer earns ``R = 1/4 · (1 + semantic · (1 + mean(rules) +
+mean(metrics)))`` ∈ [1/4, 1]; anything else earns ``invalid_penalty``. ``info["metrics"]`` holds
+62 sub-metrics (5 validity, 24 syntactic and 14 pragmatic, unscaled, 19 semantic).
+``info["is_success"]``: valid, ``semantic ≥ 0.9`` and ``mean(rules) ≥ min(0.9, the reference's)``.
+Process signals: milestones ``well_formed``, ``bpmn_root``, ``schema_valid`` (the best answer so
+far); ``progress`` is the fraction reached.
+
+## Reward hacking
+
+What each cheap answer earns, and why (``rewardlab audit RewardLab/BPMN-v0`` plays them all,
+:mod:`rewardlab.envs.bpmn.audit`):
+
+- *A constant or another task's model* (``minimal_model``, ``other_task_oracle``,
+  ``constant_answer``): the rules and understandability metrics need no reference, so they are
+  scaled by semantic fidelity; a tidy model of the wrong process earns about validity's 1/4.
+- *The right labels without the control flow* (``quoted_chain``, ``chain_with_gateways``,
+  ``disconnected_names``, ``parallel_everything``; also a chain of the reference's own elements
+  and types): node F1 multiplies a control-flow score in which successions carry the kinds of
+  the gateways they pass, every relation class of the behavioural profile (order, loop, parallel,
+  exclusive, different pools, different lanes, cycles) weighs the same however rare, and element
+  kinds that neither model has lend no coverage; a linear chain of the reference's elements lands
+  at least 0.25 below the oracle on every task with non-linear control flow.
+- *Hedged or stuffed labels* (``label_stuffing``, ``hedged_labels``): nodes match one-to-one by
+  the cosine of word and trigram features, so a label naming several elements matches one of
+  them, poorly.
+- *Prose smuggled next to the model* (``markup_before_root``): with ``strict_format`` only the
+  ``definitions`` element, after at most one byte-order mark, an XML declaration (version,
+  encoding, standalone) and XML whitespace, is a bare answer; comments, processing instructions,
+  malformed declarations, invisible characters or prose around it fail validity (a DOCTYPE is
+  refused in any mode).
+- *Hostile input*: size caps before parsing, no DTDs or entities, libxml2 depth limits, node and
+  flow caps before any graph metric (:mod:`rewardlab.envs.bpmn.parse`, :mod:`rewardlab.envs.bpmn.model`).
 
 ## Starting State
 
@@ -58,13 +89,18 @@ is scored. Non-text actions count as empty answers.
 ## Arguments
 
 - ``max_attempts`` (int, default 3): answers allowed; 1 makes the env single-shot.
-- ``strict_format`` (bool, default True): XML inside prose or a code fence counts against validity.
+- ``strict_format`` (bool, default True): anything around the ``definitions`` element but an XML
+  declaration and whitespace (prose, a code fence, comments, processing instructions) counts
+  against validity.
 - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
   ``render_mode``: see :class:`~rewardlab.core.TextEnv`.
 
 ## Version History
 
 - v0: initial release.
+- v1: syntactic and pragmatic scaled by semantic; semantic = node F1 × control flow (routed
+  successions, per-class behavioural profile with pools and lanes, coverage of present kinds);
+  ``strict_format`` accepts only an XML declaration and whitespace around the root.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 The metrics follow the process-model understandability literature (Mendling et al.'s seven
 process modelling guidelines, 7PMG; Cardoso's control-flow complexity). Where a raw measure is
 a count, it is mapped to a desirability that is 1 up to a documented threshold and decays as
-``threshold / value`` beyond it. The ``pragmatic`` component is the mean of the metrics.
+``threshold / value`` beyond it. The ``pragmatic`` component is the mean of the metrics times
+the semantic score (:mod:`rewardlab.envs.bpmn.rubric`): a readable model of the wrong process earns little.
 
 =======================  ===================================================================
 metric                   definition (1 is best)

@@ -7,18 +7,28 @@ pragmatic, semantic, with XSD validity as a gate), each in [0, 1]:
   ``scorable_model`` means 1 to 500 flow nodes and at most 2,000 sequence and 2,000 message
   flows (the size caps of :mod:`rewardlab.envs.bpmn.model`); it gates
   (threshold 1): below 1, the other components are 0 and the reward is ``invalid_penalty``.
-  With ``strict_format`` (BPMN-v0's default) ``validity/bare_answer`` (the answer is the XML
-  alone, with no prose or code fence around it) is a fifth check and the mean is over 5;
-  otherwise it is reported but does not count.
-- ``syntactic``: mean of the modelling rules in :mod:`rewardlab.envs.bpmn.syntactic`.
-- ``pragmatic``: mean of the understandability metrics in :mod:`rewardlab.envs.bpmn.pragmatic`.
-- ``semantic``: fidelity to the reference, :mod:`rewardlab.envs.bpmn.semantic`.
+  With ``strict_format`` (BPMN-v0's default) ``validity/bare_answer`` (the answer is the
+  ``definitions`` element alone, after at most an XML declaration and whitespace: no prose, code
+  fence, comment, processing instruction or DOCTYPE around it) is a fifth check and the mean is
+  over 5; otherwise it is reported but does not count.
+- ``semantic``: fidelity to the reference, :mod:`rewardlab.envs.bpmn.semantic` (0 without a reference).
+- ``syntactic = mean(rules) · semantic``, the rules of :mod:`rewardlab.envs.bpmn.syntactic`.
+- ``pragmatic = mean(metrics) · semantic``, the metrics of :mod:`rewardlab.envs.bpmn.pragmatic`.
 
-Every sub-metric appears in ``info["metrics"]`` as ``"<component>/<metric>"``.
+The rules and metrics are reference-free: a fixed model, or a perfect model of another process,
+satisfies them all. Scaled by semantic they pay only as far as the model is the task's, so with
+the default weights and gate a usable answer earns
+``R = 1/4 · (1 + semantic · (1 + mean(rules) + mean(metrics)))``, between 1/4 and 1, and the
+oracle's margin over any answer is at least ``3/4 · (1 − its semantic)`` when the oracle meets
+every rule and metric. Validity's own 1/4 is the same for every usable answer: it ranks valid
+BPMN above invalid output and no valid answer above another.
+
+Every sub-metric appears in ``info["metrics"]`` as ``"<component>/<metric>"``; the syntactic and
+pragmatic ones are the unscaled rules and metrics.
 
 Success (``info["is_success"]``): the answer is valid, ``semantic ≥ SEMANTIC_SUCCESS`` (0.9), and
-``syntactic ≥ min(SYNTACTIC_SUCCESS, syntactic of the reference)`` (0.9, or the reference's own
-score where the reference breaks a rule), so the reference itself always succeeds.
+``mean(rules) ≥ min(SYNTACTIC_SUCCESS, mean(rules) of the reference)`` (0.9, or the reference's
+own score where the reference breaks a rule), so the reference itself always succeeds.
 """
 
 from __future__ import annotations
@@ -176,16 +186,16 @@ def bpmn_rubric() -> Rubric:
     return Rubric(
         [
             Criterion("validity", validity, "well-formed XML, BPMN root, valid against the BPMN 2.0 XSD (gate)"),
-            Criterion("syntactic", syntactic, "mean of 24 BPMN modelling rules"),
-            Criterion("pragmatic", pragmatic, "mean of 14 understandability metrics"),
-            Criterion("semantic", semantic, "label matching, behavioural similarity and coverage vs. the reference"),
+            Criterion("syntactic", syntactic, "mean of 24 BPMN modelling rules, times semantic"),
+            Criterion("pragmatic", pragmatic, "mean of 14 understandability metrics, times semantic"),
+            Criterion("semantic", semantic, "node F1 times control-flow similarity (successions, relations, coverage)"),
         ],
         gates={"validity": 1.0},
     )
 
 
 def is_success(outcome: BPMNOutcome, result: RubricResult) -> bool:
-    """Valid, ``semantic ≥ 0.9`` and ``syntactic ≥ min(0.9, reference syntactic)`` (see the module docstring)."""
+    """Valid, ``semantic ≥ 0.9`` and ``mean(rules) ≥ min(0.9, the reference's)`` (see the module docstring)."""
     if not outcome.usable or outcome.reference is None:
         return False
     threshold = min(SYNTACTIC_SUCCESS, outcome.reference.syntactic - 1e-9)

@@ -1,31 +1,47 @@
 """Semantic quality: fidelity of a candidate model to the task's reference model.
 
 Both models are reduced to a :class:`Profile` of their activities and events (gateways are
-routing, not content). Then:
+routing, not content: they enter through the successions and relations below). Then:
 
-1. **Node matching.** Labels are normalised (lower case, letters and digits only) and compared
-   by the cosine of their word and character-trigram sets, ``L ∈ [0, 1]`` (two empty labels:
-   1; one empty: 0). Two nodes of the same category (activity or event) are similar by
+1. **Node matching.** Labels are normalised by :func:`~rewardlab.core.text.canonical_text` and
+   compared by the cosine of their word and character-trigram sets, ``L ∈ [0, 1]`` (two empty
+   labels: 1; one empty: 0). Two nodes of the same category (activity or event) are similar by
    ``S = 0.75·L + 0.25·T`` with ``T = 1`` for the same element type (``userTask``,
    ``startEvent:message`` ...) and 0.5 otherwise; across categories ``S = 0``. The optimal
    one-to-one assignment maximising ΣS (``scipy.optimize.linear_sum_assignment``) gives the
-   matching; pairs with ``S < 0.5`` stay unmatched.
-2. **Behaviour.** Over each model's nodes, the relation of every ordered pair ``(a, b)`` is
-   one of: order ``a ⇝ b`` only, reverse order, loop (both), parallel (neither, but on
-   different branches of a parallel/inclusive split or an implicit split) and exclusive
-   (otherwise); the diagonal is "on a cycle" or not (a behavioural profile). With ``A`` the
-   number of matched pairs whose relations agree, ``behavioural_similarity = A / (m² + k² − A)``
-   for ``m`` reference and ``k`` candidate nodes (a Jaccard index over the two profiles).
-3. **Succession.** ``a → b`` when a path from a to b passes only through gateways. Candidate
-   successions mapped through the matching are compared with the reference's: precision,
-   recall and F1 (a graph-edit view of the control flow).
+   matching; pairs with ``S < 0.5`` stay unmatched. ``node_f1`` is the F1 of ``ΣS / k`` and
+   ``ΣS / m`` for ``k`` candidate and ``m`` reference nodes. A label that lists several
+   elements matches at most one of them, and poorly (its features are spread over all).
+2. **Succession (routed).** ``(a, b, first, last)`` for every path from ``a`` to ``b`` through
+   gateways only, with ``first`` and ``last`` the kinds of the first and last gateway on it
+   (``""`` for a direct flow): ``a → b`` through an XOR split is not ``a → b`` through an AND
+   split or without a gateway. Candidate successions mapped through the matching are compared
+   with the reference's: precision, recall and ``succession_f1``.
+3. **Behaviour.** Over each model's nodes, the relation of every ordered pair ``(a, b)`` is one
+   of: order ``a ⇝ b`` only, reverse order, loop (both), parallel (neither, but on different
+   branches of a parallel/inclusive split or an implicit split) and exclusive (otherwise); the
+   diagonal is "on a cycle" or not (a behavioural profile). Pairs also fall in *different pools*
+   (participant, or process where there is none) and *different lanes* (both in a lane). For
+   each relation class ``r`` either model has (order, loop, parallel, exclusive, different
+   pools, different lanes, nodes on a cycle; reverse order mirrors order and is left out), with
+   ``C_r`` and ``R_r`` the candidate's and reference's pairs in it and ``A_r`` the matched pairs
+   in it in both, ``D_r = 2·A_r / (C_r + R_r)`` (Dice, the F1 over pairs);
+   ``behavioural_similarity`` is the mean of the ``D_r`` — every class weighs the same however
+   few pairs it has, so a chain that gets the many order pairs right and the few exclusive or
+   parallel pairs wrong loses whole classes (1 when neither model has any pair and every node
+   is matched, else 0).
 4. **Coverage** of required elements, each ``Σ_t min(c_t, r_t) / Σ_t max(c_t, r_t)`` over the
-   type counts ``c`` (candidate) and ``r`` (reference), 1 when both are empty: gateway types,
-   event types (with triggers), activity types, artifacts; pools and lanes by optimal label
-   assignment (``Σ L / max(count)``); message flows by F1 of their mapped ends; and
-   ``size_similarity = min(k, m) / max(k, m)``. ``element_coverage`` is their mean.
+   type counts ``c`` (candidate) and ``r`` (reference): gateway types, event types (with
+   triggers), activity types, artifacts; pools and lanes by optimal label assignment
+   (``Σ L / max(count)``); message flows by F1 of their mapped ends; and ``size_similarity =
+   min(k, m) / max(k, m)``. Each is 1 when both models lack the element kind, and
+   ``element_coverage`` is the mean over the kinds at least one model has (so absent kinds lend
+   no free credit).
 
-``semantic = mean(node_f1, succession_f1, behavioural_similarity, element_coverage)``.
+``semantic = node_f1 · (succession_f1 + behavioural_similarity + element_coverage) / 3``: the
+share of the reference's elements the candidate names, times how much of the control flow and
+structure among them it gets right. The right labels in a wrong structure (a linear chain,
+gateways in the wrong places, everything in parallel, no flows at all) earn little of it.
 """
 
 from __future__ import annotations
@@ -129,6 +145,10 @@ class Profile:
     pools: LabelSet
     lanes: LabelSet
     message_flows: tuple[tuple[str, str], ...]
+    pool_of: np.ndarray
+    """Per node, a code of its pool (participant, or process where there is none)."""
+    lane_of: np.ndarray
+    """Per node, a code of the innermost lane listing it, or -1."""
 
 
 def profile(model: BPMNModel) -> Profile:
@@ -145,6 +165,7 @@ def profile(model: BPMNModel) -> Profile:
         "activity": Counter(node.kind for node in nodes if node.category == "activity"),
         "artifact": Counter(model.artifacts),
     }
+    lane_by_node = {ref: lane for lane, (_, refs) in model.lanes.items() for ref in refs}  # nested lanes come later
     return Profile(
         size=len(nodes),
         categories=np.array([node.category == "activity" for node in nodes], dtype=bool),
@@ -158,7 +179,15 @@ def profile(model: BPMNModel) -> Profile:
         pools=label_set([label_features(name) for name, _ in model.participants.values()]),
         lanes=label_set([label_features(name) for name, _ in model.lanes.values()]),
         message_flows=tuple((f.source, f.target) for f in model.message_flows),
+        pool_of=_codes([model.pool_of(node.id) for node in nodes]),
+        lane_of=_codes([lane_by_node.get(node.id) for node in nodes]),
     )
+
+
+def _codes(keys: list[str | None]) -> np.ndarray:
+    """Small integer codes of ``keys`` (equal keys, equal codes); ``None`` is -1."""
+    codes: dict[str, int] = {}
+    return np.array([-1 if key is None else codes.setdefault(key, len(codes)) for key in keys], dtype=np.int64)
 
 
 def _routed_succession(model: BPMNModel, items: list[int]) -> frozenset[tuple[int, int, str, str]]:
@@ -344,19 +373,24 @@ def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, 
     return value, metrics
 
 
-def _relation_classes(relations: np.ndarray) -> list[np.ndarray]:
-    """Masks of the relation classes: order (``REVERSE`` is its mirror, left out), loop, parallel and exclusive
-    over pairs of distinct nodes, and the nodes on a cycle (the diagonal)."""
+def _relation_classes(profile: Profile) -> list[np.ndarray]:
+    """Masks of the relation classes over pairs of distinct nodes: order (``REVERSE`` is its mirror, left
+    out), loop, parallel, exclusive, in different pools, in different lanes; and the nodes on a cycle."""
+    relations = profile.relations
     off = ~np.eye(len(relations), dtype=bool)
     masks = [(relations == relation) & off for relation in (ORDER, LOOP, PARALLEL, EXCLUSIVE)]
+    masks.append(profile.pool_of[:, None] != profile.pool_of[None, :])
+    lanes = profile.lane_of
+    masks.append((lanes[:, None] != lanes[None, :]) & (lanes[:, None] >= 0) & (lanes[None, :] >= 0))
     return [*masks, np.diag(np.diagonal(relations) == LOOP)]
 
 
 def _behavioural_similarity(candidate: Profile, reference: Profile, rows: np.ndarray, cols: np.ndarray) -> float:
-    """Mean over the relation classes either model has of the Jaccard index of its pairs (see the module
-    docstring); 1 when neither has any relation and every node is matched, else 0 without relations."""
+    """Mean over the relation classes either model has of the Dice index (F1) of its pairs, matched through
+    the node assignment (see the module docstring); without any relation in either model, 1 when every node
+    is matched, else 0."""
     scores = []
-    classes = zip(_relation_classes(candidate.relations), _relation_classes(reference.relations), strict=True)
+    classes = zip(_relation_classes(candidate), _relation_classes(reference), strict=True)
     for mine, theirs in classes:
         total = int(mine.sum()) + int(theirs.sum())
         if total:

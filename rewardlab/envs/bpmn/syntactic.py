@@ -2,7 +2,8 @@
 
 Every rule is the fraction of the elements it concerns that satisfy it (1.0 when there are
 none), so one bad element in a large model costs little and a model that breaks a rule
-everywhere scores 0 on it. The ``syntactic`` component is the mean of the rules.
+everywhere scores 0 on it. The ``syntactic`` component is the mean of the rules times the
+semantic score (:mod:`rewardlab.envs.bpmn.rubric`): the rules hold for any tidy model, task or not.
 
 ==============================  ==============================================================
 rule                            fraction of ... that ...
