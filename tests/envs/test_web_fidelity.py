@@ -90,6 +90,18 @@ def test_a_wrong_answer_keeps_its_process_credit_and_beats_a_hedge(env):
     assert not info["is_success"] and wrong > hedge == 0.0
 
 
+def test_honest_phrasings_pass_on_every_question_task(env):
+    questions = [t for t in env.tasks if "answer" in t.data["success"]]
+    assert len(questions) >= 15
+    for task in questions:
+        run_episode(env, OracleAgent(env), seed=0, task_id=task.id)
+        for accepted in task.data["success"]["answer"]:
+            for phrasing in (accepted, f"The answer is {accepted}.", f"It is {accepted}, according to the page."):
+                assert grade_answer(phrasing, task.data["success"]["answer"], prompt=task.prompt, pages=env.pages) == (
+                    "correct"
+                ), (task.id, phrasing)
+
+
 def test_answer_grades_on_names_and_numbers():
     pages = ["I booked the Lakeside room for Friday 14:00.", "started by bob, 3 replies"]
     prompt = 'In the forum thread "Team offsite planning", which room did bob book?'
@@ -97,6 +109,9 @@ def test_answer_grades_on_names_and_numbers():
     assert grade_answer("Lakeside or Friday", ["Lakeside"], prompt=prompt, pages=pages) == "hedged"
     assert grade_answer("Lakeside, alice, carol", ["Lakeside"], prompt=prompt, pages=pages) == "hedged"
     assert grade_answer("Friday", ["Lakeside"], prompt=prompt, pages=pages) == "wrong"
+    dump = "Black, Cropped, Hoodie, Price, $57.99, Colour, A, Size, Quantity, Reviews, No"
+    assert grade_answer(dump, ["$57.99"], pages=["Black Cropped Hoodie", "Price: $57.99"]) == "hedged"
+    assert grade_answer("Tuesday or Wednesday", ["Tuesday"], pages=["scheduled for Wednesday"]) == "hedged"
     assert grade_answer("2,450 EUR", ["2,450.00 EUR", "2450 EUR"]) == "correct"
     assert grade_answer("ＺＸ-４４７１-ＰＱ", ["ZX-4471-PQ"]) == "correct"  # full-width forms fold
     assert grade_answer("\x00" * 50_000, ["3"]) == "wrong"  # no words: no value stated

@@ -9,7 +9,9 @@ thousands separators are dropped, so ``2,450.00`` and ``2450.00`` are one number
    list of the prices on a page fails on its first foreign price;
 3. it names no competing candidate (:func:`~rewardlab.core.answers.competing_candidates`):
    the names the pages showed (capitalised words inside a sentence, e-mail addresses) and the
-   sites' directory of people (:data:`DIRECTORY`), less the names the prompt itself uses;
+   sites' directory of people (:data:`DIRECTORY`), less the names the prompt itself uses. A
+   name competes with any answer, a price's too: a dump of a product page ("Black, Cropped,
+   Hoodie, Price, $57.99, ...") holds one number but many names;
 4. it stays within :func:`~rewardlab.core.answers.within_length` of the longest accepted
    answer it mentions (3 × its length + 60 characters: one sentence, not a list).
 
@@ -85,12 +87,14 @@ def grade_answer(answer: str, accepted: Iterable[str], *, prompt: str = "", page
     text = plain_numbers(answer)
     references = [plain_numbers(a) for a in accepted]
     stated = [r for r in references if mentions(text, r)]
-    allowed = [*references, plain_numbers(prompt)]
-    foreign = [n for n in numbers(text) if not any(mentions(a, n) for a in allowed)]
-    candidates = [n for n in (*page_names(pages), *DIRECTORY) if not mentions(prompt, n)]
-    values = len(foreign) + len(competing_candidates(text, references, candidates)) + bool(stated)
     longest = max(stated or references or [""], key=lambda r: len(canonical_text(r)))
-    if values >= 2 or not within_length(text, [longest]):
+    if not within_length(text, [longest]):  # first: a long text is a hedge, whatever it holds
+        return "hedged"
+    allowed = [*references, plain_numbers(prompt)]
+    values = sum(not any(mentions(a, n) for a in allowed) for n in numbers(text)) + bool(stated)
+    candidates = [n for n in (*page_names(pages), *DIRECTORY) if not mentions(prompt, n)]
+    values += len(competing_candidates(text, references, candidates))
+    if values >= 2:
         return "hedged"
     return "correct" if stated else "wrong"
 
