@@ -107,7 +107,6 @@ def _scripted(play: Callable[[EpisodeView], Iterator[str]]) -> Callable[[Episode
         except _Stuck:
             return
 
-    run.__doc__ = play.__doc__
     return run
 
 
@@ -228,15 +227,15 @@ def _order(view: EpisodeView, name: str, address: str) -> Iterator[str]:
         yield from _select(view, "Colour", color.title())
         yield from _select(view, "Size", size)
         yield from _select(view, "Sort by", "Price: low to high")
-        product: Callable[[str], bool] = lambda n: n.lower().endswith(kind)  # noqa: E731
+        yield from _click(view, "Search", "button")
+        element = yield from _find(view, "link", lambda n: n.lower().endswith(kind))  # the first, the cheapest
     elif one:
         title, size, delivery = one.groups()
         yield from _type(view, "Search products", title)
-        product = lambda n: n == title  # noqa: E731
+        yield from _click(view, "Search", "button")
+        element = yield from _find(view, "link", lambda n: n == title)
     else:
         return
-    yield from _click(view, "Search", "button")
-    element = yield from _find(view, "link", product)
     yield f"click({element})"
     yield from _select(view, "Size", size)
     yield from _click(view, "Add to cart", "button")

@@ -96,7 +96,8 @@ class WebEnv(TextEnv):
 
     Minimum 0 (nothing reached, any damage, or a hedged answer), maximum 1 (the oracle).
     ``info["progress"]`` reports the milestone fraction on every step; ``info["milestones"]``
-    the milestones newly reached; ``info["metrics"]["progress/clean"]`` whether nothing was damaged.
+    the milestones newly reached; ``info["metrics"]["progress/clean"]`` whether nothing was damaged
+    and the answer did not hedge.
 
     ## Reward hacking
     The degenerate strategies of :mod:`rewardlab.envs.web.audit` play each class below:
