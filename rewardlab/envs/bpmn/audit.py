@@ -12,6 +12,8 @@ writes a schema-valid model with a diagram, so the only thing it lacks is the ta
 - ``disconnected_names``: every quoted name as a task, no flows at all.
 - ``parallel_everything``: every quoted name twice (task and user task) between one parallel split
   and join.
+- ``decorated_chain``: the chain with gateway pairs, dressed with the prompt's pools and lanes (nodes
+  dealt out in turn) and its message flows between the named elements: coverage farming.
 - ``label_stuffing``: one task whose name lists every quoted name.
 - ``hedged_labels``: the chain with each task named after two neighbouring names ("A or B").
 """
@@ -28,6 +30,8 @@ from rewardlab.envs.bpmn.parse import BPMN_NS, BPMNDI_NS, DC_NS
 DI_NS = "http://www.omg.org/spec/DD/20100524/DI"
 
 _QUOTED = re.compile(r'"([^"\n]{1,120})"')
+_LISTED = re.compile(r'\b(pools?|lanes?)\b:?\s+((?:"[^"\n]{1,120}"(?:\s*,\s*)?)+)', re.IGNORECASE)
+_MESSAGE = re.compile(r'goes from [^"]*"([^"\n]{1,120})"\s+to [^"]*"([^"\n]{1,120})"')
 _SIZES = {"startEvent": (36, 36), "endEvent": (36, 36)}
 
 Node = tuple[str, str]
@@ -39,9 +43,27 @@ def quoted_names(prompt: str) -> list[str]:
     return list(dict.fromkeys(name.strip() for name in _QUOTED.findall(prompt) if name.strip()))
 
 
-def model_xml(nodes: Sequence[Node], flows: Sequence[tuple[int, int]]) -> str:
-    """A one-process BPMN document with the given nodes and flows (by index) and a grid diagram."""
+def model_xml(
+    nodes: Sequence[Node],
+    flows: Sequence[tuple[int, int]],
+    *,
+    pools: Sequence[str] = (),
+    lanes: Sequence[str] = (),
+    messages: Sequence[tuple[int, int]] = (),
+) -> str:
+    """A BPMN document with the given nodes and flows (by index) in one process, and a grid diagram.
+
+    ``pools`` names the process's pool and further (empty) pools; ``lanes`` are filled with the
+    nodes in turn; ``messages`` are message flows between nodes (by index).
+    """
     body, shapes = [], []
+    if lanes:
+        members: list[list[str]] = [[] for _ in lanes]
+        for i in range(len(nodes)):
+            members[i % len(lanes)].append(f"<flowNodeRef>n{i}</flowNodeRef>")
+        body.append('<laneSet id="lanes">')
+        body += [f'<lane id="l{j}" name={quoteattr(name)}>{"".join(members[j])}</lane>' for j, name in enumerate(lanes)]
+        body.append("</laneSet>")
     for i, (kind, label) in enumerate(nodes):
         body.append(f"<{kind} id={quoteattr(f'n{i}')} name={quoteattr(label)}/>")
         width, height = _SIZES.get(kind, (50, 50) if kind.endswith("Gateway") else (100, 80))
@@ -54,16 +76,22 @@ def model_xml(nodes: Sequence[Node], flows: Sequence[tuple[int, int]]) -> str:
         body.append(f'<sequenceFlow id="f{k}" sourceRef="n{a}" targetRef="n{b}"/>')
         points = "".join(f'<di:waypoint x="{100 + 150 * (i % 12)}" y="{100 + 150 * (i // 12)}"/>' for i in (a, b))
         shapes.append(f'<bpmndi:BPMNEdge id="f{k}_di" bpmnElement="f{k}">{points}</bpmndi:BPMNEdge>')
+    collaboration = ""
+    if pools:
+        participants = [f'<participant id="pool0" name={quoteattr(pools[0])} processRef="p"/>']
+        participants += [f'<participant id="pool{j}" name={quoteattr(name)}/>' for j, name in enumerate(pools) if j]
+        links = [f'<messageFlow id="m{k}" sourceRef="n{a}" targetRef="n{b}"/>' for k, (a, b) in enumerate(messages)]
+        collaboration = f'<collaboration id="c">{"".join(participants + links)}</collaboration>'
     return (
         f'<?xml version="1.0" encoding="UTF-8"?>\n<definitions xmlns="{BPMN_NS}" xmlns:bpmndi="{BPMNDI_NS}" '
-        f'xmlns:dc="{DC_NS}" xmlns:di="{DI_NS}" id="d" targetNamespace="http://example.com">'
+        f'xmlns:dc="{DC_NS}" xmlns:di="{DI_NS}" id="d" targetNamespace="http://example.com">{collaboration}'
         f'<process id="p" isExecutable="false">{"".join(body)}</process>'
         f'<bpmndi:BPMNDiagram id="diagram"><bpmndi:BPMNPlane id="plane" bpmnElement="p">{"".join(shapes)}'
         "</bpmndi:BPMNPlane></bpmndi:BPMNDiagram></definitions>"
     )
 
 
-def chain(labels: Sequence[str], *, gateways: bool = False) -> str:
+def chain_graph(labels: Sequence[str], *, gateways: bool = False) -> tuple[list[Node], list[tuple[int, int]]]:
     """Start → a task per label → end; with ``gateways``, every other pair of tasks sits in a
     split/join pair (exclusive, then parallel, alternating) wherever it happens to fall."""
     nodes: list[Node] = [("startEvent", "Start")]
@@ -82,7 +110,12 @@ def chain(labels: Sequence[str], *, gateways: bool = False) -> str:
         last, i = len(nodes) - 1, i + 1
     nodes.append(("endEvent", "End"))
     flows.append((last, len(nodes) - 1))
-    return model_xml(nodes, flows)
+    return nodes, flows
+
+
+def chain(labels: Sequence[str], *, gateways: bool = False) -> str:
+    """The document of :func:`chain_graph`."""
+    return model_xml(*chain_graph(labels, gateways=gateways))
 
 
 def _repeat(answer: str) -> Iterator[str]:
@@ -140,6 +173,24 @@ def parallel_everything(view: EpisodeView) -> Iterator[str]:
     yield from _repeat(model_xml(nodes, flows))
 
 
+@strategy(
+    "decorated_chain",
+    "the quoted-name chain with gateway pairs, the prompt's pools and lanes (nodes dealt out in turn) and its "
+    "message flows between the named tasks",
+)
+def decorated_chain(view: EpisodeView) -> Iterator[str]:
+    prompt = view.first_observation
+    listed: dict[str, list[str]] = {"pool": [], "lane": []}
+    for word, names in _LISTED.findall(prompt):
+        listed[word.lower().rstrip("s")] += _QUOTED.findall(names)
+    pools, lanes = list(dict.fromkeys(listed["pool"])), list(dict.fromkeys(listed["lane"]))
+    labels = [name for name in quoted_names(prompt) if name not in pools and name not in lanes]
+    nodes, flows = chain_graph(labels, gateways=True)
+    index = {label: i for i, (_, label) in enumerate(nodes) if label}
+    messages = [(index[a], index[b]) for a, b in _MESSAGE.findall(prompt) if a in index and b in index]
+    yield from _repeat(model_xml(nodes, flows, pools=pools, lanes=lanes, messages=messages))
+
+
 @strategy("label_stuffing", "start → one task named with every quoted name → end")
 def label_stuffing(view: EpisodeView) -> Iterator[str]:
     yield from _repeat(chain([" / ".join(quoted_names(view.first_observation)) or "Process request"]))
@@ -160,6 +211,7 @@ PROFILE = AuditProfile(
         markup_before_root,
         disconnected_names,
         parallel_everything,
+        decorated_chain,
         label_stuffing,
         hedged_labels,
     ),
