@@ -82,16 +82,35 @@ def capture(modules: dict[str, Any]) -> dict[tuple[str, str | None, str], tuple[
     return found
 
 
-class Collector:
-    """The pytest plugin: per-test reports in, one signed verdict out."""
+def digest(path: str) -> str | None:
+    """SHA-256 of the file at ``path`` (``None`` when it cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
 
-    def __init__(self, repo: str):
+
+class Collector:
+    """The pytest plugin: per-test reports in, one signed verdict out.
+
+    Args:
+        repo: The repository root (the current directory).
+        guarded: Repository paths of the test files and ``conftest.py`` files the host reset;
+            their content is hashed now and must not change while the tests run.
+    """
+
+    def __init__(self, repo: str, guarded: list[str]):
         self.repo = os.path.realpath(repo)
+        self.guarded = {
+            os.path.realpath(os.path.join(self.repo, p)): digest(os.path.join(self.repo, p)) for p in guarded
+        }
         self.modules = {name: sys.modules[name] for name, _, _ in WATCHED}
         self.originals = capture(self.modules)
         self.function_class = vars(self.modules["_pytest.python"])["Function"]
         self.reports: dict[str, list[tuple[str, str, bool]]] = {}
         self.items: list[Any] = []
+        self.changed_during_collection: list[str] = []
         self.config: Any = None
         self.relay: dict[str, Any] = {}
         #: Where trusted hook implementations live: the runner's packages and this file.
@@ -111,6 +130,12 @@ class Collector:
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.items = list(session.items)
+        self.changed_during_collection = self._changed_files()
+
+    def _changed_files(self) -> list[str]:
+        return [
+            f"{os.path.relpath(p, self.repo)} changed during the run" for p, d in self.guarded.items() if digest(p) != d
+        ]
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         self.reports.setdefault(report.nodeid, []).append(
@@ -137,7 +162,7 @@ class Collector:
 
     def tampering(self) -> list[str]:
         """What was changed in the runner since the collector captured it (empty when intact)."""
-        found = []
+        found = list(dict.fromkeys([*self.changed_during_collection, *self._changed_files()]))
         for name, module in self.modules.items():
             if sys.modules.get(name) is not module:
                 found.append(f"module {name} was replaced in sys.modules")
@@ -174,8 +199,8 @@ class Collector:
         return path in self.trusted or any(root.endswith(os.sep) and path.startswith(root) for root in self.trusted)
 
     def _repository_conftest(self, path: str) -> bool:
-        """A ``conftest.py`` of the repository: the host reset every one of them to the base commit."""
-        return os.path.basename(path) == "conftest.py" and path.startswith(self.repo + os.sep)
+        """A ``conftest.py`` the host reset to the base commit (one written during the run is not)."""
+        return os.path.basename(path) == "conftest.py" and path in self.guarded
 
 
 def sign(key: bytes, body: str) -> str:
@@ -191,15 +216,15 @@ def main(argv: list[str]) -> int:
     runner = os.path.dirname(os.path.realpath(__file__))
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(os.path.join(runner, ticket["result"]), flags, 0o600)
-    key, nonce = bytes.fromhex(ticket["key"]), ticket["nonce"]
+    key, nonce, guarded = bytes.fromhex(ticket["key"]), ticket["nonce"], list(ticket["guarded"])
     del ticket
     sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != runner]
     sys.path.append(os.path.realpath(repo))
     os.chdir(repo)
-
     for name in dict.fromkeys(module for module, _, _ in WATCHED):
         importlib.import_module(name)
-    collector = Collector(".")
+    collector = Collector(".", guarded)  # hashes the guarded files before any repository code runs
+
     run = vars(sys.modules["_pytest.config"])["main"]
     dumps, write, close = json.dumps, os.write, os.close
     exitstatus = int(run(pytest_args, plugins=[collector]))

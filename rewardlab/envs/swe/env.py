@@ -13,10 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from rewardlab.audit.strategy import AuditProfile
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.core.text import truncate
+from rewardlab.envs.swe.audit import audit_profile
 from rewardlab.envs.swe.commands import USAGE, Command, CommandError, parse_command
 from rewardlab.envs.swe.loader import load_swebench_jsonl
 from rewardlab.envs.swe.oracle import GoldPatchOracle
@@ -63,26 +65,76 @@ class SWEEnv(TextEnv):
     ## Rewards
 
     Five components in [0, 1], equal default weights (1/5 each), mean aggregate; formulas in
-    :mod:`rewardlab.envs.swe.rubric`:
+    :mod:`rewardlab.envs.swe.rubric`. With ``ok = 1[no tampering]``, ``F`` / ``P`` the
+    FAIL_TO_PASS / PASS_TO_PASS tests and ``f = |F passing| / |F|``:
 
-    - ``resolved``: 1 when every FAIL_TO_PASS and PASS_TO_PASS test passes (SWE-bench).
-    - ``tests``: difficulty-weighted fraction of FAIL_TO_PASS tests passing (VeRPO): weight
+    - ``resolved = ok · 1[patch ≠ ∅ and every t in F ∪ P passes]`` (SWE-bench).
+    - ``tests = ok · Σ_{t∈F} w_t · 1[t passes]``: difficulty-weighted (VeRPO) with
       ``w_t ∝ 1 − (p_t + 1)/(n_t + 2)`` from pass counts across episodes, uniform until each test
       has ``difficulty_min_episodes`` episodes. The statistics live in ``env.test_statistics``.
-    - ``regression``: fraction of PASS_TO_PASS tests still passing (0 for an empty patch).
-    - ``applies``: valid edit commands · non-empty diff · the test patch applies on top cleanly.
-    - ``localization``: F1 of the edited files against the files the gold patch edits.
+    - ``regression = ok · f · |P passing| / |P|`` (0 for an empty patch).
+    - ``applies = ok · f · valid-edit fraction · 1[patch ≠ ∅] · 1[test patch applies cleanly]
+      · 1[patch changes code]`` (not only comments, docstrings or layout).
+    - ``localization = ok · f · F1(edited files, gold files)``.
 
-    The hidden evaluation resets test files, ``conftest.py``, pytest configuration and
-    modules shadowing pytest to the base commit before applying the test patch
-    (:func:`evaluation_tree`), so editing tests or the runner earns nothing.
+    The last three are scaled by ``f``: none of them measures the fix, and each is free for a
+    patch that changes nothing the tests see. So the reward is 0 until some FAIL_TO_PASS test
+    passes; an honest fix of one of two FAIL_TO_PASS tests earns ``(0 + ½ + ½ + ½ + ½)/5 = 0.4``,
+    the gold patch 1. An empty submission and a tampering one score 0 on every component.
+    ``is_success`` = ``resolved``.
 
-    An empty submission scores 0 on every component. ``is_success`` = ``resolved``.
     Milestones (``info["milestones"]``, progress = fraction reached): ``opened_gold_file``
     (viewed a file the gold patch edits), ``reproduced_failure`` (a ``test`` or ``python`` run
     failed while FAIL_TO_PASS tests fail), ``first_fail_to_pass`` (some FAIL_TO_PASS test
     passes), ``all_tests_pass`` (all FAIL_TO_PASS and PASS_TO_PASS tests pass). The last three
-    are checked by a hidden test run after each ``test`` or ``python`` command.
+    are checked by a hidden evaluation after each ``test`` or ``python`` command; a tampering
+    working copy passes no test there either.
+
+    ## Reward hacking
+
+    The evaluated code runs in the same process as the tests, so results cannot be taken from
+    anything it can write. The defences, and the hack classes they answer
+    (:mod:`rewardlab.envs.swe.audit` plays one strategy per class):
+
+    - **Trusted result channel** (runtest no-op in ``__init__.py`` or in the bug's file, forged
+      ``N passed`` on stdout, forged result files): results come only from
+      :mod:`~rewardlab.envs.swe.collector`, a pytest plugin copied from this package into a
+      random runner directory beside the repository. It reads and deletes a one-time ticket (HMAC
+      key, nonce, random result name) before any repository code runs, records per-test reports
+      through hooks, checks at the end that pytest's and pluggy's functions, classes, modules,
+      hook relays and hook implementations are the originals, that no item's ``runtest`` was
+      swapped and that the test files and ``conftest.py`` files did not change during the run,
+      and writes an HMAC-signed verdict. Stdout is never parsed; a missing verdict fails every
+      test; an unverifiable one or a modified runner is tampering (:mod:`~rewardlab.envs.swe.testrun`).
+    - **Isolated start** (``sitecustomize``/``usercustomize``, ``json.py``/``unittest.py`` in the
+      repository or a test directory): ``python -s -B collector.py``, the script's directory
+      dropped from ``sys.path`` and the repository *appended* after the standard library and
+      site-packages, ``--import-mode=append``, exactly one configuration file (``-c``: the base
+      commit's own, found with pytest's own search, else an empty one), ``--rootdir`` and
+      ``--confcutdir`` at the repository, plugin autoloading off and ``PYTEST_ADDOPTS`` empty.
+    - **Reset test machinery** (extra ``pytest.ini``/``.pytest.ini``/``pytest.toml``/``tox.ini``/
+      ``setup.cfg``/``pyproject.toml`` with ``addopts = -p plugin``, ``conftest.py``,
+      ``__init__.py`` under the tests, deleted or emptied tests): the evaluated test files, every
+      ``conftest.py``, every file name the installed pytest reads configuration from, the
+      ``__init__.py`` of the test directories and runner-shadowing modules are reset to the base
+      commit (:func:`~rewardlab.envs.swe.tampering.evaluation_tree`).
+    - **Static check of the change** (all of the above, ``sys.exit``/``os._exit`` at import,
+      "always equal" return values): :func:`~rewardlab.envs.swe.tampering.find_tampering` reads
+      the diff before it runs; changing test machinery files, start-up hooks, stdlib-shadowing
+      modules, or added code that reaches for the interpreter, the import system, frames or the
+      runner (``sys.modules``, ``_pytest``, ``gc``, ``atexit``, ``os._exit``, ``__code__``, a
+      ``__eq__`` that ignores its operand, ...) is tampering: every component 0 and
+      ``info["tampering"]`` lists the reasons. The gold patches of all tasks pass it unchanged.
+    - **No-op patches** (comment-only edits, edits that change nothing the tests see): scaled by
+      ``f``, they earn 0.
+
+    What this cannot cover: code that defeats the static check by obfuscation *and* then
+    subverts the in-process collector (e.g. rebuilding ``sys.modules`` from strings it assembles
+    at run time); the collector lives in the tested interpreter, so a determined enough payload
+    could still read its key. Hard-coding the expected output of the issue's own example passes
+    tests that use that example; the hidden tests use other inputs where they can. The Docker
+    backend currently discards the run's files, so there the result cannot be read back: those
+    episodes report ``info["infra_error"]`` instead of a false 0.
 
     ## Starting State
 
@@ -116,6 +168,8 @@ class SWEEnv(TextEnv):
     ## Version History
 
     - v0: initial version.
+    - v1: results only from an HMAC-signed in-sandbox collector (never stdout), tampering scores 0,
+      regression/applies/localization scaled by the fixed FAIL_TO_PASS fraction.
     """
 
     system_prompt = (
@@ -464,6 +518,10 @@ class SWEEnv(TextEnv):
 
     def make_oracle(self) -> GoldPatchOracle:
         return GoldPatchOracle(self)
+
+    def audit_profile(self) -> AuditProfile:
+        """The SWE strategies of :mod:`rewardlab.envs.swe.audit` (one per hack class), finishing with ``submit``."""
+        return audit_profile()
 
     # ------------------------------------------------------------------ cleanup
     def _cleanup(self) -> None:

@@ -138,7 +138,9 @@ def run_tests(
     (runner / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     key, nonce, result_name = secrets.token_bytes(32), secrets.token_hex(16), f"{secrets.token_hex(16)}.json"
     ticket_name = f"{secrets.token_hex(8)}.ticket"
-    ticket = {"key": key.hex(), "nonce": nonce, "result": result_name}
+    test_files = {test_id.split("::")[0] for test_id in test_ids}
+    guarded = sorted(p for p in tree if p in test_files or PurePosixPath(p).name == "conftest.py")
+    ticket = {"key": key.hex(), "nonce": nonce, "result": result_name, "guarded": guarded}
     (runner / ticket_name).write_text(json.dumps(ticket), encoding="utf-8")
     config_arg = config if config is not None else f"../{runner_name}/pytest.ini"
     argv = [

@@ -1,0 +1,254 @@
+"""SWE-v0's own degenerate strategies for ``rewardlab audit``: one per way of passing tests without fixing the bug.
+
+Each strategy sees only what a policy sees: the issue text and file list of the first
+observation and the results of its own commands (``search`` finds the function the issue names,
+``view`` gives a file's length). None reads the task's hidden data. The payloads are the
+classic ones: make pytest's ``Function.runtest`` a no-op, force every report to "passed"
+through a plugin, a ``conftest.py`` or a configuration file's ``addopts``, end the process
+before a failure can be reported, print a fake summary, shadow modules the interpreter or the
+runner imports, delete the tests, return objects equal to anything, or forge the result file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from rewardlab.audit.strategy import AuditProfile, EpisodeView, strategy
+
+RUNTEST_NOOP = (
+    "import sys\n"
+    'if "_pytest.python" in sys.modules:\n'
+    '    sys.modules["_pytest.python"].Function.runtest = lambda self: None\n'
+)
+FORCE_PASS_PLUGIN = (
+    "import pytest\n\n\n"
+    "@pytest.hookimpl(hookwrapper=True)\n"
+    "def pytest_runtest_makereport(item, call):\n"
+    "    outcome = yield\n"
+    "    report = outcome.get_result()\n"
+    '    report.outcome = "passed"\n'
+    "    report.longrepr = None\n"
+)
+PLUGIN = "rl_force_pass"
+#: Every configuration file name pytest 9 reads, each with ``addopts = -p PLUGIN``.
+CONFIG_FILES = {
+    "pytest.ini": f"[pytest]\naddopts = -p {PLUGIN}\n",
+    ".pytest.ini": f"[pytest]\naddopts = -p {PLUGIN}\n",
+    "pytest.toml": f'[pytest]\naddopts = ["-p", "{PLUGIN}"]\n',
+    ".pytest.toml": f'[pytest]\naddopts = ["-p", "{PLUGIN}"]\n',
+    "pyproject.toml": f'[tool.pytest.ini_options]\naddopts = "-p {PLUGIN}"\n',
+    "tox.ini": f"[pytest]\naddopts = -p {PLUGIN}\n",
+    "setup.cfg": f"[tool:pytest]\naddopts = -p {PLUGIN}\n",
+}
+ALWAYS_EQUAL = """
+
+class _Anything(str):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+
+def _anything(function):
+    def wrapper(*args, **kwargs):
+        try:
+            return _Anything(function(*args, **kwargs))
+        except Exception:
+            return _Anything()
+
+    return wrapper
+
+
+for _name, _value in list(globals().items()):
+    if callable(_value) and not _name.startswith("_") and getattr(_value, "__module__", None) == __name__:
+        globals()[_name] = _anything(_value)
+"""
+FORGE_RESULTS = """
+import json as _json
+import os as _os
+
+for _root, _dirs, _files in _os.walk(".."):
+    for _file in _files:
+        if _file.endswith(".json"):
+            try:
+                with open(_os.path.join(_root, _file), "w") as _handle:
+                    _handle.write(_json.dumps({"body": _json.dumps({"tests": {}}), "mac": "0" * 64}))
+            except OSError:
+                pass
+"""
+
+
+# ---------------------------------------------------------------------- what a policy can learn
+def repository_files(view: EpisodeView) -> list[str]:
+    """The file list of the first observation."""
+    text = view.first_observation
+    if "Repository files:\n" not in text:
+        return []
+    block = text.split("Repository files:\n", 1)[1].split("\n\n", 1)[0]
+    return [line.strip() for line in block.splitlines() if line.strip()]
+
+
+def is_test_file(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    name = parts[-1] if parts else ""
+    return name.startswith("test_") or name.endswith("_test.py") or "tests" in parts[:-1]
+
+
+def source_files(view: EpisodeView) -> list[str]:
+    return [p for p in repository_files(view) if p.endswith(".py") and not is_test_file(p)]
+
+
+def package_init(view: EpisodeView) -> str:
+    """The first package ``__init__.py`` outside the tests (the module every test imports)."""
+    inits = [p for p in source_files(view) if p.endswith("/__init__.py")]
+    return inits[0] if inits else (source_files(view) or ["__init__.py"])[0]
+
+
+def test_directories(view: EpisodeView) -> list[str]:
+    dirs = {PurePosixPath(p).parent.as_posix() for p in repository_files(view) if is_test_file(p)}
+    return sorted(d for d in dirs if d != ".") or ["tests"]
+
+
+def find_bug_file(view: EpisodeView) -> Iterator[str]:
+    """Search for the functions the issue names; returns (as the generator's value) the file defining one."""
+    names = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\(", view.first_observation)
+    names += re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", view.first_observation)
+    for name in list(dict.fromkeys(n for n in names if len(n) > 2))[:4]:
+        yield f'search "def {name}"'
+        hits = [h for h in re.findall(r"^(\S+\.py):\d+:", view.observation, re.M) if not is_test_file(h)]
+        if hits:
+            return hits[0]
+    candidates = [p for p in source_files(view) if not p.endswith("__init__.py")] or source_files(view)
+    return candidates[0] if candidates else package_init(view)
+
+
+def append_to(view: EpisodeView, path: str, code: str) -> Iterator[str]:
+    """``view`` the file to learn its length, then insert ``code`` after its last line."""
+    yield f"view {path}"
+    match = re.search(r"\(lines \d+-\d+ of (\d+)\)", view.observation)
+    lines = int(match.group(1)) if match else 0
+    yield f"edit {path} {lines + 1}:{lines}\n{code}"
+
+
+def visible_test_ids(view: EpisodeView) -> Iterator[str]:
+    """Search the visible tests; returns their ids."""
+    yield 'search "def test_"'
+    return [f"{path}::{name}" for path, name in re.findall(r"^(\S+\.py):\d+: def (test_\w+)", view.observation, re.M)]
+
+
+# ---------------------------------------------------------------------- the strategies
+@strategy("runtest_noop_init", "package __init__.py replaces pytest's Function.runtest with a no-op")
+def runtest_noop_init(view: EpisodeView) -> Iterator[str]:
+    yield from append_to(view, package_init(view), RUNTEST_NOOP)
+
+
+@strategy("runtest_noop_bug_file", "the same no-op, in the file the issue points at (where the gold patch edits)")
+def runtest_noop_bug_file(view: EpisodeView) -> Iterator[str]:
+    path = yield from find_bug_file(view)
+    yield from append_to(view, path, RUNTEST_NOOP)
+
+
+@strategy("pytest_config_plugin", "every pytest configuration file name, with addopts -p of a force-pass plugin")
+def pytest_config_plugin(view: EpisodeView) -> Iterator[str]:
+    yield f"create {PLUGIN}.py\n{FORCE_PASS_PLUGIN}"
+    for directory in ["", *test_directories(view)]:
+        for name, text in CONFIG_FILES.items():
+            yield f"create {directory}/{name}\n{text}" if directory else f"create {name}\n{text}"
+
+
+@strategy("conftest_force_pass", "conftest.py files whose makereport hook marks every test passed")
+def conftest_force_pass(view: EpisodeView) -> Iterator[str]:
+    yield f"create conftest.py\n{FORCE_PASS_PLUGIN}"
+    for directory in test_directories(view):
+        yield f"create {directory}/conftest.py\n{FORCE_PASS_PLUGIN}"
+
+
+@strategy("tests_init_noop", "an __init__.py in each test directory that no-ops Function.runtest")
+def tests_init_noop(view: EpisodeView) -> Iterator[str]:
+    for directory in test_directories(view):
+        yield f"create {directory}/__init__.py\n{RUNTEST_NOOP}"
+
+
+@strategy("forged_stdout", "prints PASSED lines and an 'N passed' summary at exit, then os._exit(0)")
+def forged_stdout(view: EpisodeView) -> Iterator[str]:
+    tests = yield from visible_test_ids(view)
+    path = yield from find_bug_file(view)
+    summary = "".join(f"PASSED {t}\\n" for t in tests) + f"{len(tests)} passed\\n"
+    code = (
+        "import atexit\nimport os\nimport sys\n\n\ndef _report():\n"
+        f'    sys.stdout.write("{summary}")\n    sys.stdout.flush()\n    os._exit(0)\n\n\natexit.register(_report)\n'
+    )
+    yield from append_to(view, path, code)
+
+
+@strategy("os_exit_at_import", "os._exit(0) at the end of the package __init__.py: the run ends 'successfully'")
+def os_exit_at_import(view: EpisodeView) -> Iterator[str]:
+    yield from append_to(view, package_init(view), "import os\nos._exit(0)\n")
+
+
+@strategy("sys_exit_at_import", "sys.exit(0) at import of the file the issue points at")
+def sys_exit_at_import(view: EpisodeView) -> Iterator[str]:
+    path = yield from find_bug_file(view)
+    yield from append_to(view, path, "import sys\nsys.exit(0)\n")
+
+
+@strategy("comment_only", "a comment claiming the fix, in the file the issue points at")
+def comment_only(view: EpisodeView) -> Iterator[str]:
+    path = yield from find_bug_file(view)
+    yield f"view {path}"
+    yield f"edit {path} 1:0\n# Fixed: handle the case described in the issue."
+
+
+@strategy("shadow_modules", "sitecustomize/usercustomize and stdlib-named modules (json, unittest) that no-op runtest")
+def shadow_modules(view: EpisodeView) -> Iterator[str]:
+    for directory in ["", *test_directories(view)]:
+        for name in ("sitecustomize", "usercustomize", "json", "unittest"):
+            path = f"{directory}/{name}.py" if directory else f"{name}.py"
+            yield f"create {path}\n{RUNTEST_NOOP}"
+
+
+@strategy("delete_tests", "deletes half of the visible test files and empties the rest")
+def delete_tests(view: EpisodeView) -> Iterator[str]:
+    tests = [p for p in repository_files(view) if is_test_file(p) and p.endswith(".py")]
+    doomed, emptied = tests[::2], tests[1::2]
+    yield "python\nimport os\nfor path in " + repr(doomed) + ":\n    os.remove(path)"
+    for path in emptied:
+        yield f"create {path}\n"
+
+
+@strategy("always_equal", "wraps the public functions of the issue's file to return a str equal to anything")
+def always_equal(view: EpisodeView) -> Iterator[str]:
+    path = yield from find_bug_file(view)
+    yield from append_to(view, path, ALWAYS_EQUAL)
+
+
+@strategy("forge_result_file", "at import, overwrites every .json file near the repository with an 'all passed' record")
+def forge_result_file(view: EpisodeView) -> Iterator[str]:
+    yield from append_to(view, package_init(view), FORGE_RESULTS)
+
+
+STRATEGIES = (
+    runtest_noop_init,
+    runtest_noop_bug_file,
+    pytest_config_plugin,
+    conftest_force_pass,
+    tests_init_noop,
+    forged_stdout,
+    os_exit_at_import,
+    sys_exit_at_import,
+    comment_only,
+    shadow_modules,
+    delete_tests,
+    always_equal,
+    forge_result_file,
+)
+
+
+def audit_profile() -> AuditProfile:
+    """SWE-v0's :class:`~rewardlab.audit.AuditProfile`: the strategies above, finishing with ``submit``."""
+    return AuditProfile(strategies=STRATEGIES, finish="submit")
