@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rewardlab  # noqa: F401
+from rewardlab.envs.bpmn.model import MAX_FLOW_NODES
 from rewardlab.envs.bpmn.parse import BPMN_NS, MAX_ANSWER_CHARS, read_answer
 from rewardlab.envs.bpmn.rubric import BPMNOutcome, bpmn_rubric
 from rewardlab.envs.bpmn.tasks import load_tasks, reference_xml
@@ -102,6 +103,25 @@ def test_dense_models_at_the_size_caps_are_contained(kind):
     assert result.components["syntactic"] == pytest.approx(sum(rules) / len(rules) * result.components["semantic"])
     assert all(0.0 <= value <= 1.0 for value in result.metrics.values())
     assert elapsed < 10.0, f"{kind}: {elapsed:.2f}s (containment, not a speed benchmark)"
+
+
+def test_gateway_mesh_between_tasks_is_contained():
+    """Tasks and parallel gateways alternating in a dense mesh: the worst case for routed successions
+    (every task's gateway-only paths) and the behavioural profile."""
+    nodes = "".join(
+        f'<{"task" if i % 2 else "parallelGateway"} id="n{i}" name="Step {i}"/>' for i in range(MAX_FLOW_NODES)
+    )
+    flows = "".join(
+        f'<sequenceFlow id="f{i}_{j}" sourceRef="n{i}" targetRef="n{(i * 7 + j * 13 + 1) % MAX_FLOW_NODES}"/>'
+        for i in range(MAX_FLOW_NODES)
+        for j in range(4)
+    )
+    answer = f'{DEFINITIONS}<process id="p">{nodes}{flows}</process></definitions>'
+    start = time.perf_counter()
+    result = bpmn_rubric().configure(gates={}).score(BPMNOutcome(answer, VALID))
+    elapsed = time.perf_counter() - start
+    assert result.components["validity"] == 1.0 and result.components["semantic"] < 0.05
+    assert elapsed < 10.0, f"{elapsed:.2f}s (containment, not a speed benchmark)"
 
 
 def test_external_entities_never_read_files(tmp_path):
