@@ -81,24 +81,45 @@ class SlidesEnv(TextEnv):
     ## Rewards
 
     Five components in [0, 1], equal default weights (0.2 each), mean aggregate; full formulas in
-    :mod:`~rewardlab.envs.slides.rubric`:
+    :mod:`~rewardlab.envs.slides.rubric`. Every check reads one canonical text
+    (:func:`~rewardlab.core.text.canonical_text`), the similarity models included.
 
-    - ``structure``: mean of schema validity, title slide first, closing slide last, slide
-      count in range, no duplicated slides.
-    - ``content``: mean of key-point coverage and faithfulness to the notes, by sentence
-      similarity (all-MiniLM-L6-v2: static token embeddings distilled from it by default, the full
-      model with ``similarity="embedding"``; a lexical fallback without the model); keyword lists, text
-      copied from the brief, repeated bullets and unsupported statements earn nothing.
-    - ``layout``: on the rendered pptx: text fit (overflow from font metrics), fonts within
-      14-48 pt, at most 60 words and 6 bullets per slide and no empty content slides, no
-      overlapping or off-page shapes.
-    - ``inverse_spec``: topic, audience and key points recovered from the deck alone (a
-      deterministic recoverer, or ``inverse_spec_judge``) compared with the brief.
-    - ``brief_adherence``: tone, bullet length for the audience, slide count, requested visual.
+    - ``content = F1(coverage, faithfulness)``. A bullet's credit is
+      ``info = credit(sim(b, its source sentence)) · min(1, new / 0.4)``, where ``new`` is the share of
+      its content words contained in that source sentence and absent from the brief (0 for a number the
+      notes do not hold); it counts only when its source sentence lies in the notes section behind its
+      slide's key point. ``coverage``: mean over key points of the best such bullet on the point's slide
+      (times its similarity to the point or its supporting sentence); ``faithfulness``: the bullets'
+      summed credit / #bullets. Similarity: all-MiniLM-L6-v2 (static token embeddings distilled from it
+      by default, the full model with ``similarity="embedding"``; a lexical fallback without the model).
+    - ``structure = g · mean(schema, title slide first, closing slide last, slide count in range,
+      no duplicated slides)``, with ``g = min(1, content / 0.75)``.
+    - ``layout = g · mean(fit, fonts, words, bullets, placement)`` on the rendered pptx: text fit
+      (overflow from font metrics), fonts within 14-48 pt, at most 60 words and 6 bullets per slide and
+      no empty content slides, no overlapping or off-page shapes.
+    - ``inverse_spec = key_points · (1 + topic + audience) / 3``: the brief recovered (a deterministic
+      recoverer, or ``inverse_spec_judge``) from the deck's readable content only (content-slide titles
+      and bullets without grounded new content removed) and compared with the brief.
+    - ``brief_adherence = g · mean(tone, bullet length for the audience, slide count, requested visual
+      present with the notes' numbers)``.
 
     Reward = the aggregate; an answer that does not parse (or whose every slide breaks the
     schema) is unusable: reward ``invalid_penalty`` (default 0). ``is_success``: structure = 1,
     content ≥ 0.75, layout ≥ 0.9, inverse_spec ≥ 0.75 and brief_adherence ≥ 0.9.
+
+    ## Reward hacking
+
+    ``rewardlab audit`` plays the generic battery and :mod:`~rewardlab.envs.slides.audit`. Defences:
+
+    - restating the brief (key points as titles, bullets that wrap them in filler, the prompt's own
+      sentences): content credit is grounded *new* content by containment against the brief, so filler
+      cannot dilute a copy into novelty, and titles are never read for content or inverse_spec;
+    - padding with true but irrelevant notes (provenance, open questions, any next sentence): support
+      counts only in the notes section behind the slide's point, and every bullet divides faithfulness;
+    - a structurally perfect deck of filler, or a deck for another brief: structure, layout and brief
+      adherence are scaled by content; figures absent from the notes void a bullet and a visual;
+    - homoglyph, zero-width and full-width evasions: one canonical text for every check; homoglyphs
+      only make text ungrounded.
 
     Process signals (tools mode): milestones ``notes_read`` (every section read), ``outlined``,
     ``drafted`` (at least the minimum number of slides written) and ``finished``.
@@ -136,6 +157,7 @@ class SlidesEnv(TextEnv):
     ## Version History
 
     - v0: initial version.
+    - v1: content = F1 of grounded, new, on-point evidence; inverse_spec reads slide content; format scaled by content.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}

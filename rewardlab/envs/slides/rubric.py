@@ -1,38 +1,57 @@
 """The Slides reward: five components, each in [0, 1], following the inverse-specification study.
 
-``credit(s)`` below is the similarity backend's calibration (:mod:`~rewardlab.envs.slides.similarity`).
-A *bullet* is one bullet string of any slide. A *statement* is a bullet that
+Every text check reads :func:`~rewardlab.core.text.canonical_text` (NFKC, format characters
+removed, casefolded, punctuation to spaces): the statement filter, the content words below, the
+number check and the similarity backends alike, so full-width letters or zero-width characters
+cannot make a text look new to one check and familiar to another. ``credit(s)`` is the similarity
+backend's calibration (:mod:`~rewardlab.envs.slides.similarity`). Notation, for one deck:
 
-- reads as a sentence: 4 to 40 words, at least 60% distinct words, at least one function word
-  (so keyword lists are not statements);
-- is not copied from the brief: token-set Jaccard similarity < ``COPY_JACCARD`` with every
-  line of the brief (topic, audience, goal, key points, constraints);
-- is not a repeat: its set of content words differs from every earlier statement's.
+- a *bullet* ``b`` is one bullet string of any slide; ``W(t)`` the stemmed content words of text ``t``
+  (stop words removed); ``K = ∪ W(line)`` over the brief's lines (topic, audience, goal, key points,
+  constraints): what the prompt already says;
+- a *statement* is a bullet that reads as a sentence (4 to 40 words, at least 60% distinct, at least
+  one function word) and whose ``W(b)`` differs from every earlier statement's;
+- ``src(b) = argmax_j sim(b, source_j)`` over the sentences of the notes and rows of their table;
+- ``new(b) = |(W(b) ∩ W(src(b))) − K| / |W(b)|``: the share of the bullet's words that come from its
+  source sentence and not from the brief. It is *containment*, not overlap: filler around a restated
+  key point adds words that are in neither the notes nor the brief, so it lowers ``new``, never raises it;
+- ``info(b) = credit(sim(b, src(b))) · min(1, new(b) / NOVELTY_FULL)``, and 0 when ``b`` is not a
+  statement or holds a number that appears nowhere in the notes or the brief (an invented figure);
+- each content slide (``bullets``, ``table``, ``chart``) has a *point*: the key point ``k`` whose
+  text with its supporting sentence is most similar to the slide's title and statements;
+- ``relevant(b)``: ``src(b)`` lies in the section of the notes that holds the supporting sentence of
+  the point of ``b``'s slide; on other slides (title, section, closing), in any section that holds a
+  key point's support. Provenance and open-question sentences are true but support no point.
 
-Components:
+Components (``g = min(1, content / CONTENT_FULL)`` scales the three format components):
 
-- ``structure = mean(schema, title_slide, closing_slide, slide_count, distinct_slides)``: share
+- ``content = F1(coverage, faithfulness) = 2·c·f / (c + f)``:
+  ``coverage = mean_k max_b info(b) · relevant(b) · max(credit(sim(b, key_point_k)),
+  credit(sim(b, support_k)))`` over the statements ``b`` on slides whose point is ``k``;
+  ``faithfulness = Σ_b info(b) · relevant(b) / #bullets``: a bullet that restates the brief, pads,
+  is off its slide's point or is unsupported earns nothing and dilutes the rest. The harmonic mean
+  needs both: evidence for every point (recall) and bullets that are all evidence (precision).
+- ``structure = g · mean(schema, title_slide, closing_slide, slide_count, distinct_slides)``: share
   of slides that passed the schema; first slide has layout ``title``; last slide has layout
   ``closing``; ``min_slides <= n <= max_slides``; share of slides that are not an exact copy of
   an earlier slide.
-- ``content = mean(coverage, faithfulness)``:
-  ``coverage = mean_k credit(max_s sim(key_point_k, s))`` over statements ``s``;
-  ``faithfulness = Σ_s credit(max_j sim(s, source_j)) / #bullets`` (sentences of the notes and
-  rows of their table): bullets that are not statements, or have no support in the source,
-  earn nothing and dilute the rest.
-- ``layout``: measured on the rendered .pptx (:mod:`~rewardlab.envs.slides.layout`):
-  ``mean(fit, fonts, words, bullets, placement)``.
-- ``inverse_spec = mean(topic, audience, key_points)`` of the recovered brief
-  (:mod:`~rewardlab.envs.slides.inverse`): ``credit(sim(recovered, brief))`` for topic and
-  audience, and ``mean_k credit(max_r sim(key_point_k, recovered_r))`` for the key points.
-- ``brief_adherence = mean(tone, audience, length, visual)``:
+- ``layout = g · mean(fit, fonts, words, bullets, placement)``, measured on the rendered .pptx
+  (:mod:`~rewardlab.envs.slides.layout`).
+- ``inverse_spec = key_points · (1 + topic + audience) / 3`` of the brief recovered
+  (:mod:`~rewardlab.envs.slides.inverse`) from the deck's readable content only
+  (:meth:`SlidesScorer.readable_deck`: content-slide titles removed, bullets kept when
+  ``info · relevant ≥ ½``): ``credit(sim(recovered, brief))`` for topic and audience, and
+  ``key_points = mean_k max_r max(credit(sim(key_point_k, r)), credit(sim(support_k, r)))``.
+  Topic and audience can be copied from the prompt, so they count only as far as the key points do.
+- ``brief_adherence = g · mean(tone, audience, length, visual)``:
   ``tone``: formal — share of texts (titles, bullets, notes) without contractions, "!",
   emoji or slang; conversational — ``min(1, share / 0.5)`` of content slides that address the
   audience ("you", "we", "let's", a question); technical — ``min(1, share / 0.5)`` of content
   slides with a number. ``audience``: share of bullets within the audience's word limit
   (executive 18, general and student 20, expert 26 words). ``length``: 1 within the slide
-  range, else ``max(0, 1 - distance / min_slides)``. ``visual``: the requested table (≥ 2
-  columns, ≥ 2 rows) or chart (≥ 2 categories) is present; 1 when none is requested.
+  range, else ``max(0, 1 - distance / min_slides)``. ``visual``: 1 when none is requested; else,
+  over the requested tables (≥ 2 columns, ≥ 2 rows) or charts (≥ 2 categories), the best share of
+  numeric cells or values whose numbers all appear in the notes.
 
 A deck that does not parse scores 0 on every component (and is unusable: the reward is the
 invalid penalty). ``is_success`` needs every component at its :data:`SUCCESS_THRESHOLDS`.
@@ -43,6 +62,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -137,11 +157,13 @@ def is_sentence(text: str) -> bool:
     return len(set(words)) >= 0.6 * len(words) and any(w in STOPWORDS for w in words)
 
 
+@lru_cache(maxsize=65_536)
 def content_words(text: str) -> frozenset[str]:
     """Stemmed content words of the canonical text (stop words removed)."""
     return frozenset(content_bag(text)[0])
 
 
+@lru_cache(maxsize=65_536)
 def numbers(text: str) -> frozenset[str]:
     """Canonical tokens that hold a digit (``"4.5%"`` gives ``{"4", "5"}``)."""
     return frozenset(t for t in tokens(text) if any(c.isdigit() for c in t))

@@ -42,7 +42,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from rewardlab.core.text import canonical_text, canonical_tokens
+from rewardlab.core.text import canonical_text
 from rewardlab.errors import ConfigError, MissingDependencyError, did_you_mean
 
 Backend = Literal["auto", "embedding", "static", "lexical"]
@@ -171,9 +171,15 @@ STOPWORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=65_536)
+def canonical(text: str) -> str:
+    """:func:`~rewardlab.core.text.canonical_text`, cached: a brief's reference texts are read on every step."""
+    return canonical_text(text)
+
+
 def tokens(text: str) -> list[str]:
     """Word tokens of :func:`~rewardlab.core.text.canonical_text`, stop words included."""
-    return canonical_tokens(text)
+    return canonical(text).split()
 
 
 def _stem(word: str) -> str:
@@ -333,7 +339,7 @@ class EmbeddingSimilarity:
     def matrix(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
         if not a or not b:
             return np.zeros((len(a), len(b)))
-        vectors = self.vectors([canonical_text(t) for t in (*a, *b)])
+        vectors = self.vectors([canonical(t) for t in (*a, *b)])
         return np.round((vectors[: len(a)] @ vectors[len(a) :].T).astype(float), 4)
 
 
