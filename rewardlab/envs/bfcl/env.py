@@ -31,22 +31,45 @@ the function does not document). ``multi_turn_base`` is served by ``RewardLab/BF
 ## Rewards
 
 Six components in [0, 1], equal default weights (1/6 each), mean aggregate, no gates; with
-``n*`` expected calls, ``n`` given and ``m = max(n, n*)`` (all 1 when ``m = 0``):
+``n*`` expected calls, ``n`` given, ``m = max(n, n*)`` and ``s_i`` the value share of expected
+call ``i`` (0 when no call to its function answers it, else the needed parameters given a right
+value over the needed parameters plus the other parameters given wrongly; a parameter is needed
+when it is required or BFCL's answers do not allow leaving it out); all 1 when ``m = 0``:
 
 | component    | formula                                                       |
 |--------------|---------------------------------------------------------------|
-| `format`     | 1 if bare JSON calls or plain text, else 0 (malformed JSON, prose, fences, JSON-string arguments) |
+| `format`     | [bare JSON calls or plain text] · `values` (0 for prose, fences, malformed JSON) |
 | `count`      | min(n, n*) / m                                                |
 | `function`   | expected calls paired with a call to the right function / m   |
-| `parameters` | pairs with no missing, unexpected or left-out parameter / m   |
-| `types`      | pairs with no wrongly typed value / m                         |
-| `values`     | pairs with every value among the possible answers / m         |
+| `parameters` | Σ_i [pair i has no missing, unexpected or left-out parameter] · s_i / m |
+| `types`      | Σ_i [pair i has no wrongly typed value] · s_i / m             |
+| `values`     | Σ_i s_i / m                                                   |
 
+The reward ranges over [0, 1]: 1 for an answer BFCL passes in the documented format, 0 for no
+call (or a call that cannot be read) on a call task, and for any call on an irrelevance task.
 ``info["is_success"]`` is BFCL's verdict: for call categories ``ast_checker`` passes on the
 calls read; for irrelevance, no call was read (BFCL's rule: text, or a call that cannot be
 decoded, is a pass). Gate on ``format`` (``gates=["format"]``) to pay ``invalid_penalty``
 for malformed output. ``info["bfcl_errors"]`` lists ``{"kind", "message"}`` for every error
 found (kinds: ``checker.ERROR_KINDS``).
+
+## Reward hacking
+
+What the cheapest outputs earn, and why (``rewardlab audit RewardLab/BFCL-v0`` plays each one;
+strategies in :mod:`rewardlab.envs.bfcl.audit`):
+
+- *Form without content*: the right function with type-correct placeholder values can be
+  copied from the documentation without reading the request. ``format``, ``parameters`` and
+  ``types`` are scaled by the value shares, so it earns ``function`` and ``count`` only (1/3).
+- *Free format credit*: plain text or an empty answer on a call task has ``values = 0``, so its
+  well-formed ``format`` earns nothing.
+- *Padding with optional parameters*: parameters that may be left out count in ``s_i`` only when
+  given wrongly, so giving each its "omitted" value (``""``, a BFCL possible answer) earns nothing.
+- *Hedging with several calls* (every offered function, or variants of one call): every
+  component divides by ``m = max(n, n*)``.
+- *The no-call answer everywhere*: it passes irrelevance tasks, as BFCL rules (its leniency, also
+  for undecodable calls, is kept and reported as an accepted success by the audit), and earns 0
+  on call tasks.
 
 ## Starting State
 
@@ -73,6 +96,7 @@ Needs ``pip install 'rewardlab[bfcl]'`` (the ``bfcl-eval`` package), else
 ## Version History
 
 - v0: initial version (bfcl-eval data v4; AST categories and irrelevance).
+- v1: `values` is the share of needed values right; `format`, `parameters` and `types` are scaled by it.
 """
 
 from __future__ import annotations

@@ -24,16 +24,50 @@ results the agent obtained so far (BFCL's ``multi_turn_checker``).
 ## Rewards
 
 Five components in [0, 1], equal default weights (1/5), mean aggregate. With ``T`` the turns
-whose reference makes calls (unplayed turns count as failed)::
+whose reference makes calls (unplayed turns count as failed), per user turn ``t`` the reference's
+calls ``R_t``, the agent's calls ``A_t`` and ``N_t`` the agent's calls matched one-to-one to a
+reference call with the same function and the same result, and ``U`` the turns whose reference
+makes no call in which the agent changed the state anyway::
 
-    format    = actions that are bare JSON calls or plain text / actions        (1 if none)
-    execution = 1 - calls that raised or named an unknown function / calls     (1 if none)
-    state     = turns ending with BFCL's state / T
-    response  = turns whose reference results the agent obtained / T
+    execution = Σ_t |N_t| / Σ_t max(|A_t|, |R_t|)                 (every turn, played or not)
+    state     = turns whose state credit holds / (T + U)
+    response  = turns whose reference (function, result) pairs the agent obtained,
+                with a call made in the turn / T
     turns     = turns passing all of BFCL's checks / T
+    format    = (actions that are bare JSON calls or plain text / actions) · content,
+                content = (execution + state + response + turns) / 4
 
-``is_success`` is BFCL's verdict: every turn played and passed. Milestones: ``turn_<k>`` when
-turn ``k`` passes; ``progress`` = passed turns / T.
+A turn's state credit holds when the agent's state equals the reference's after the turn and
+the turn's work shows in it: where the reference changes the state, the agent's calls of the
+turn changed it too; on a read-only turn, the turn earns its response credit. The reward ranges
+over [0, 1]: 1 for the oracle, 0 for "Done." on every turn.
+
+``is_success`` is BFCL's verdict: every turn played and passed (BFCL's checks: a call made,
+the state, and every reference *result* among the agent's results so far). Milestones:
+``turn_<k>`` when turn ``k`` passes; ``progress`` = passed turns / T. ``info["metrics"]`` adds
+``execution/failed_calls`` (calls that raised or named an unknown function), ``state/matches``
+(turns ending in BFCL's state, however reached) and ``format/strict_actions``.
+
+## Reward hacking
+
+What the cheapest trajectories earn (``rewardlab audit RewardLab/BFCLMultiTurn-v0``; strategies
+in :mod:`rewardlab.envs.bfcl.audit`):
+
+- *Doing nothing* ("Done." every turn): no call needed by the reference is made (``execution``
+  0); a read-only turn's matching state, or a state back where it was (a booking the agent never
+  made, cancelled), is not the agent's doing and earns no ``state``; ``format`` is scaled by the
+  content, so it earns nothing either.
+- *Calling everything* (every offered function, or every argument-free read, each turn): calls
+  the reference does not make count in ``execution``'s denominator; changes that are not the
+  target's fail ``state``; results like ``"None"`` (every ``mkdir``, ``touch`` or ``echo``) earn
+  ``response`` only from the function the reference called.
+- *Repeating the previous turn's calls*: results obtained earlier earn ``response`` only with a
+  call made in the turn, and only repeat calls whose function and result are the reference's
+  count in ``execution``.
+- *Placeholder arguments on the right functions*: they fail or change the wrong thing, so they
+  earn neither ``execution`` (another result) nor ``state``.
+- *Acting where nothing should be done* (a turn whose reference makes no call): its calls cost
+  ``execution`` and a change there counts against ``state``.
 
 ## Starting State
 
@@ -54,6 +88,7 @@ truncates; the turns not played count as failed.
 ## Version History
 
 - v0: initial version (bfcl-eval data v4, ``multi_turn_base``).
+- v1: execution, state and response credit only for the turn's own needed calls and changes; format scaled by content.
 """
 
 from __future__ import annotations
