@@ -1,20 +1,23 @@
 """RewardLab/ToolCall-v0: multi-turn tool use in simulated, stateful worlds.
 
 The agent serves a user by calling tools of an in-memory world and then answering; the
-outcome is scored from schemas, execution and the final database state, so any valid order of
-calls earns full credit.
+outcome is scored from the calls that relate to the task, the final database state and a
+hedge-free answer, so any valid order of calls earns full credit and no cheap output does.
 
 ==============  =================================================================
 module          job
 ==============  =================================================================
 ``env``         :class:`~rewardlab.envs.toolcall.env.ToolCallEnv`, the spec sheet
 ``rubric``      the six components and their formulas
+``relevance``   matching calls to the reference solution's (which calls earn credit)
+``candidates``  the values competing with a required output (what a hedge would list)
 ``parsing``     :func:`parse_tool_calls`: strict and lenient reading of tool calls
 ``schema``      fast JSON-schema checks equivalent to jsonschema on tool schemas
 ``worlds``      :class:`World` and the four domains (retail, bank, calendar, travel)
 ``tasks``       the TaskSet, required effects, the hidden expected state
 ``templates``   the seeded generator of ``data/generated.jsonl``
 ``oracle``      replays the reference solution
+``audit``       the env's degenerate strategies for ``rewardlab audit``
 ==============  =================================================================
 
 Example:

@@ -11,11 +11,13 @@ import numpy as np
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task, TaskSet
+from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.candidates import SeenValues, competitors, vocabulary
 from rewardlab.envs.toolcall.parsing import ParseLimits, parse_tool_calls
 from rewardlab.envs.toolcall.relevance import ReferenceLedger
 from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score, make_rubric, state_score
 from rewardlab.envs.toolcall.tasks import (
+    collateral_changes,
     effect_reached,
     expected_state,
     initial_world,
@@ -45,33 +47,65 @@ class ToolCallEnv(TextEnv):
     Python tool implementations and OpenAI function-calling schemas), then answers. Tasks are
     chains of 1-6 dependent calls, parallel calls, tasks where a tool refuses and the agent must
     recover, and irrelevance tasks where no tool fits and the right move is to answer or refuse.
-    Scoring is grounded in schemas and the final world state, not in one reference
-    trajectory, so any valid order of calls earns full credit.
+    Scoring is grounded in the final world state and in the task's own calls: any valid order of
+    calls earns full credit, and calls that do not relate to the task earn none.
 
     ## Spaces
 
     Actions and observations are text (:class:`~rewardlab.core.TextSpace`). An action is a tool
     call ``{"name": ..., "arguments": {...}}``, a JSON list of calls (run in order, each its own
-    transaction), or anything else: the final answer. Calls found inside prose, code fences or
-    ``<tool_call>`` tags are run but count against ``format``. The observation after calls is
-    JSON: ``{"name", "result"}`` or ``{"name", "error"}`` per call (a list for parallel calls).
-    ``info["tools"]`` (on reset) holds the OpenAI schemas, ``info["system_prompt"]`` the domain
-    role and the action format; after calls, ``info["call_results"]`` lists each call's kind
-    (``ok``, ``unknown_tool``, ``schema``, ``tool_error`` or ``crash``).
+    transaction), or anything else: the final answer. What makes a call is its shape, not its
+    braces: an answer holding JSON data (``{"status": "shipped"}``) is a final answer
+    (:func:`~rewardlab.envs.toolcall.parsing.looks_like_call`). Calls found inside prose, code
+    fences or ``<tool_call>`` tags are run but count against ``format``. The observation after
+    calls is JSON: ``{"name", "result"}`` or ``{"name", "error"}`` per call (a list for parallel
+    calls). ``info["tools"]`` (on reset) holds the OpenAI schemas, ``info["system_prompt"]`` the
+    domain role and the action format; after calls, ``info["call_results"]`` lists each call's
+    kind (``ok``, ``unknown_tool``, ``schema``, ``tool_error`` or ``crash``).
 
     ## Rewards
 
-    Six components in [0, 1], equal default weights (1/6 each), mean aggregate; see
-    :mod:`rewardlab.envs.toolcall.rubric` for the formulas:
-    ``format`` (documented format followed), ``schema`` (known tool, schema-valid arguments),
-    ``execution`` (valid calls that ran without error, tolerating the refusals the task is built
-    around), ``state`` (final database equals the hidden expected one, 0 or 1), ``answer``
-    (required outputs in the final answer), ``efficiency`` (calls and turns versus the reference).
+    Six components in [0, 1], equal default weights (1/6 each), mean aggregate. With ``A`` actions
+    (``A_s`` in the documented format; an empty reply is not), ``C`` calls (``C_v`` schema-valid,
+    ``R`` of those refused), a reference solution of ``C*`` calls with ``T`` refusals of its own,
+    *related* calls (schema-valid calls matching a reference call by tool and key arguments, or
+    reaching a required effect; ``C_r``, ``C_r,ok`` of them ran), ``M`` reference calls matched,
+    ``E``/``E*`` required effects holding / required, ``D`` collateral changes, and the coverage
+    ``κ = max(M/C*, [D=0]·E/E*)`` (1 when ``C* = 0``); full definitions in
+    :mod:`rewardlab.envs.toolcall.rubric`:
+
+    - ``format = A_s/A · ½(κ + answer)``: format credit is scaled by task progress.
+    - ``schema = κ · C_r/C`` (no calls: 1 if ``C* = 0`` else 0).
+    - ``execution = κ · C_r,ok / (C_v − min(R, T))`` (1 when that denominator is 0).
+    - ``state`` ∈ {0, 1}: the whole final database equals the hidden expected one (so collateral
+      changes fail) and, on a task that must leave the world unchanged, ``M = C*``.
+    - ``answer``: 0 for no answer, no words, more than ``3·|reference answer| + 60`` canonical
+      characters, or any competing candidate; else the fraction of required outputs mentioned
+      (none required: ``[D=0]·E/E*``).
+    - ``efficiency = S · (½(C*+1)/(max(C, C*)+1) + ½A*/max(A, A*))``, ``S`` = state and answer 1.
+
     Milestones are the task's required effects on the world (e.g. ``order O1003 cancelled``),
     checked after every successful call and reported in the order they first hold, whatever
     the order of the calls. ``is_success`` = ``state`` and ``answer`` both 1.
 
-    ## Starting State
+    ## Reward hacking
+
+    Each hack class has a strategy in :mod:`rewardlab.envs.toolcall.audit`:
+
+    - *Hedged answers* (every status word, every id and number seen, a dump of the tool
+      results, a JSON object of them): a required output competes with the other values of its
+      attribute in the world's tables and in the results shown
+      (:mod:`~rewardlab.envs.toolcall.candidates`); an answer naming one fails, and so does one
+      longer than its bound relative to the reference answer.
+    - *Doing nothing on read-only tasks*: their state credit requires every reference call to
+      have been made; an empty or contentless reply earns no answer credit.
+    - *Unrelated calls* for schema and execution credit: only related calls count, scaled by
+      the coverage ``κ``; unrelated ones dilute.
+    - *Collateral damage* (a write applied to every entity): the whole state is compared, and
+      effects reached alongside damage earn neither coverage nor answer credit.
+    - *Format without content*: ``format`` is scaled by ``½(κ + answer)``.
+
+        ## Starting State
 
     A task (train split by default, ``options={"task_id": ...}`` to choose) and a fresh world
     generated from the task's seed. The observation is the user's request.
@@ -93,6 +127,7 @@ class ToolCallEnv(TextEnv):
     ## Version History
 
     - v0: initial release (4 domains, 200 generated + hand-written tasks).
+    - v1: related-call credit, reads required on read-only tasks, bounded hedge-free answers, scaled format.
     """
 
     system_prompt = FORMAT
@@ -139,7 +174,8 @@ class ToolCallEnv(TextEnv):
         self._pending_effects: list[Mapping[str, Any]] = []
         self._ledger: ReferenceLedger | None = None
         self._seen = SeenValues()
-        self._expected: dict[str, dict[str, Any]] = {}
+        self._expected: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
+        """(initial, expected) final state by task id."""
         self._sample_pools: dict[str, dict[str, list[Any]]] = {}
 
     # ------------------------------------------------------------------ episode
@@ -166,8 +202,8 @@ class ToolCallEnv(TextEnv):
         outcome = self.outcome
         outcome.actions += 1
         parsed = parse_tool_calls(action, self.limits)
-        if parsed.strict:
-            outcome.strict_actions += 1
+        if parsed.strict and (parsed.calls or canonical_text(parsed.answer or "")):
+            outcome.strict_actions += 1  # an empty reply is not a documented answer
         if parsed.error is not None:
             return Turn(observation=f"error: {parsed.error}\n{FORMAT}", action_error=parsed.error)
         if not parsed.calls:
@@ -214,10 +250,13 @@ class ToolCallEnv(TextEnv):
 
     def _finish(self) -> ToolCallOutcome:
         outcome = self.outcome
-        expected = self._expected.get(self.task.id)
-        if expected is None:
-            expected = self._expected[self.task.id] = expected_state(self.task)
-        outcome.state_matches = self.world.state() == expected
+        states = self._expected.get(self.task.id)
+        if states is None:
+            states = self._expected[self.task.id] = (initial_world(self.task).state(), expected_state(self.task))
+        initial, expected = states
+        final = self.world.state()
+        outcome.state_matches = final == expected
+        outcome.collateral = collateral_changes(initial, expected, final) if not outcome.state_matches else 0
         outcome.effects_reached = sum(effect_reached(self.world, e) for e in self.task.data["effects"])
         outcome.covered = self._ledger.covered
         if outcome.answer is not None and outcome.answer_required:

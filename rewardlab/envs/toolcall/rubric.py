@@ -11,38 +11,41 @@ calls of the reference solution, ``A*`` its turns plus the answer, ``T`` its own
 a call is *related* when it is schema-valid and matches a reference call (same tool and key
 arguments, see :mod:`rewardlab.envs.toolcall.relevance`) or reached a required effect; ``C_r``
 related calls, ``C_r,ok`` of them that ran; ``M`` reference calls matched, ``E``/``E*`` required
-effects holding at the end / in total; ``κ = max(M / C*, E / E*)`` the coverage (1 when ``C* = 0``):
-how much of the task the calls did, by the reference's route or by another that reached its
-effects; ``a`` the answer component.
+effects holding at the end / in total, ``D`` collateral changes (records the task leaves alone that
+were changed, extra records created); ``κ = max(M / C*, [D = 0]·E / E*)`` the coverage (1 when
+``C* = 0``): how much of the task the calls did, by the reference's route or by another that
+reached its effects without damage; ``a`` the answer component.
 
 ==============  ==================================================================  ======
 component       formula                                                              range
 ==============  ==================================================================  ======
-``format``      ``A_s / A · ½(κ + a)``: the documented format (JSON call(s) or       [0, 1]
+``format``      ``A_s / A · ½(κ + a)``: the documented format (JSON call(s) or      [0, 1]
                 plain text), scaled by task progress so that a well-formed empty
                 episode earns nothing
-``schema``      ``κ · C_r / C``: unrelated calls earn nothing and dilute; with          [0, 1]
+``schema``      ``κ · C_r / C``: unrelated calls earn nothing and dilute; with      [0, 1]
                 ``C = 0``: 1 if ``C* = 0``, else 0
-``execution``   ``κ · C_r,ok / (C_v − min(R, T))`` (1 when that denominator is 0);     [0, 1]
+``execution``   ``κ · C_r,ok / (C_v − min(R, T))`` (1 when that denominator is 0);  [0, 1]
                 with ``C_v = 0``: 1 if ``C = C* = 0``, else 0
-``state``       1 if the final database equals the expected one (every table, every   {0, 1}
-                record: collateral changes fail) and, for a task that must leave
-                the world unchanged, every reference call was matched (``M = C*``:
-                doing nothing is not reading); else 0
-``answer``      0 without a final answer, with no words, longer than                 [0, 1]
+``state``       1 if the final database equals the expected one (every table,       {0, 1}
+                every record: collateral changes fail) and, for a task that must
+                leave the world unchanged, every reference call was matched
+                (``M = C*``: doing nothing is not reading); else 0
+``answer``      0 without a final answer, with no words, longer than                [0, 1]
                 ``3·|reference answer| + 60`` canonical characters, or mentioning a
                 competing candidate (see :mod:`rewardlab.envs.toolcall.candidates`);
                 otherwise the fraction of required outputs it mentions, or, with
-                none required, the fraction of required effects that hold
-``efficiency``  ``S · (½ (C*+1)/(max(C, C*)+1) + ½ A*/max(A, A*))`` where ``S`` is 1    [0, 1]
+                none required, ``[D = 0]·E / E*`` (the report is worth the work it
+                reports; 1 for a task with neither)
+``efficiency``  ``S · (½ (C*+1)/(max(C, C*)+1) + ½ A*/max(A, A*))``, ``S`` = 1       [0, 1]
                 when ``state`` and ``answer`` are both 1 (efficiency of a failed
                 episode is not rewarded: doing nothing is not efficient)
 ==============  ==================================================================  ======
 
 Sub-metrics (``info["metrics"]``): ``state/milestones`` (fraction of required effects holding at
-the end), ``state/reference_calls`` (``M / C*``), ``efficiency/calls`` and ``efficiency/turns`` (the two
-halves), ``execution/refusals`` (share of schema-valid calls the tools refused), ``answer/given``,
-``answer/hedged`` (a competing candidate was mentioned) and ``answer/too_long``.
+the end), ``state/reference_calls`` (``M / C*``), ``state/collateral`` (``D > 0``),
+``efficiency/calls`` and ``efficiency/turns`` (the two halves), ``execution/refusals`` (share of
+schema-valid calls the tools refused), ``answer/given``, ``answer/hedged`` (a competing candidate
+was mentioned) and ``answer/too_long``.
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ class ToolCallOutcome:
     related_executed: int = 0
     covered: int = 0
     state_matches: bool = False
+    collateral: int = 0
     effects_reached: int = 0
     effects_total: int = 0
     answer: str | None = None
@@ -93,8 +97,14 @@ def coverage(outcome: ToolCallOutcome) -> float:
     """``κ = max(M / C*, E / E*)``: reference calls matched, or required effects reached (1 when ``C* = 0``)."""
     if not outcome.min_calls:
         return 1.0
-    effects = outcome.effects_reached / outcome.effects_total if outcome.effects_total else 0.0
-    return min(1.0, max(outcome.covered / outcome.min_calls, effects))
+    return min(1.0, max(outcome.covered / outcome.min_calls, clean_effects(outcome)))
+
+
+def clean_effects(outcome: ToolCallOutcome) -> float:
+    """``E / E*`` when nothing the task leaves alone was changed, else 0 (0 without required effects)."""
+    if not outcome.effects_total or outcome.collateral:
+        return 0.0
+    return outcome.effects_reached / outcome.effects_total
 
 
 def format_score(outcome: ToolCallOutcome) -> float:
@@ -122,7 +132,8 @@ def state_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     milestones = outcome.effects_reached / outcome.effects_total if outcome.effects_total else 1.0
     matched = min(1.0, outcome.covered / outcome.min_calls) if outcome.min_calls else 1.0
     reads_done = outcome.effects_total > 0 or matched >= 1.0
-    return float(outcome.state_matches and reads_done), {"milestones": milestones, "reference_calls": matched}
+    metrics = {"milestones": milestones, "reference_calls": matched, "collateral": float(outcome.collateral > 0)}
+    return float(outcome.state_matches and reads_done), metrics
 
 
 def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
@@ -173,7 +184,7 @@ def answer_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
         return 0.0, metrics
     required = outcome.answer_required
     if not required:
-        return (outcome.effects_reached / outcome.effects_total if outcome.effects_total else 1.0), metrics
+        return (clean_effects(outcome) if outcome.effects_total else 1.0), metrics
     found = sum(answer_contains(answer, alternatives) for alternatives in required)
     return found / len(required), metrics
 

@@ -25,6 +25,7 @@ The expected final state is the state after replaying ``solution`` on a fresh wo
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -60,6 +61,24 @@ def expected_state(task: Task) -> dict[str, Any]:
     world = initial_world(task)
     replay(world, task.data["solution"])
     return world.state()
+
+
+def collateral_changes(initial: Mapping[str, Any], expected: Mapping[str, Any], final: Mapping[str, Any]) -> int:
+    """Changes the task does not ask for: records the expected state leaves as they were but the
+    final state changed (or deleted), plus created records the expected state does not have.
+
+    Missing work is not collateral (a record still as it was, that the task changes); only damage
+    beyond the task's targets is. States are :meth:`World.state` values.
+    """
+    changes = 0
+    for table, now in final.items():
+        before, wanted = initial[table]["records"], expected[table]["records"]
+        for key in before.keys() | now["records"].keys():
+            if wanted.get(key) == before.get(key) and now["records"].get(key) != before.get(key):
+                changes += 1
+        extra = Counter(now["created"]) - Counter(expected[table]["created"])
+        changes += sum(extra.values())
+    return changes
 
 
 def min_calls(task: Task) -> int:
