@@ -21,6 +21,7 @@ from rewardlab.envs.bpmn.audit import PROFILE
 from rewardlab.envs.bpmn.model import extract_model
 from rewardlab.envs.bpmn.oracle import bare_answer
 from rewardlab.envs.bpmn.parse import BPMN_NS, read_answer
+from rewardlab.envs.bpmn.semantic import hedges
 from rewardlab.envs.bpmn.tasks import load_tasks, reference_xml
 
 TASK = "gen-loan-decision"
@@ -163,6 +164,18 @@ def test_control_flow_is_what_semantic_weighs():
     pools = "gen-tax-return"  # two pools with message flows
     flattened = play(linear_chain_of(reference_xml(TASKS.get(pools))), pools)["metrics"]
     assert flattened["semantic/pool_coverage"] == 0.0 and flattened["semantic/message_flow_coverage"] == 0.0
+
+
+def test_a_label_naming_several_elements_matches_none_of_them():
+    reference = oracle_answer(TASK)
+    hedged = reference.replace('name="Approve loan"', 'name="Approve loan or Reject loan"')
+    assert hedged != reference
+    metrics = play(hedged, TASK)["metrics"]
+    assert metrics["semantic/node_recall"] < 1.0 and metrics["semantic/activity_label_recall"] < 0.9
+    found = hedges((" approve loan or reject loan ", " approve loan "), (" approve loan ", " reject loan "))
+    assert found.tolist() == [[True, True], [False, True]]  # "approve loan" names another element than "reject loan"
+    # a label containing a shorter reference label is no hedge: "check order" is about "order"
+    assert not hedges((" check order ",), (" check order ", " order ")).any()
 
 
 XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>'

@@ -11,7 +11,9 @@ routing, not content: they enter through the successions and relations below). T
    one-to-one assignment maximising ΣS (``scipy.optimize.linear_sum_assignment``) gives the
    matching; pairs with ``S < 0.5`` stay unmatched. ``node_f1`` is the F1 of ``ΣS / k`` and
    ``ΣS / m`` for ``k`` candidate and ``m`` reference nodes. A label that lists several
-   elements matches at most one of them, and poorly (its features are spread over all).
+   elements is a hedge: compared with a reference node, ``L = 0`` when the label also names
+   (as whole canonical tokens) another reference element whose label neither contains nor is
+   contained in that node's (:func:`hedges`), so "Approve loan or Reject loan" matches neither.
 2. **Succession (routed).** ``(a, b, first, last)`` for every path from ``a`` to ``b`` through
    gateways only, with ``first`` and ``last`` the kinds of the first and last gateway on it
    (``""`` for a direct flow): ``a → b`` through an XOR split is not ``a → b`` through an AND
@@ -55,7 +57,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from rewardlab.core.text import canonical_tokens
+from rewardlab.core.text import canonical_text, canonical_tokens
 from rewardlab.envs.bpmn.model import BPMNModel
 
 MATCH_THRESHOLD = 0.5
@@ -117,6 +119,21 @@ def label_set(labels: list[tuple[int, ...]]) -> LabelSet:
     return LabelSet(len(labels), rows, features, weights, lengths == 0)
 
 
+def hedges(candidate: tuple[str, ...], reference: tuple[str, ...]) -> np.ndarray:
+    """``hedges[i, j]``: candidate label ``i`` also names a reference element other than ``j`` — one whose
+    label it contains as whole canonical tokens (:func:`rewardlab.core.answers.mentions`) and that neither
+    contains nor is contained in label ``j`` (:func:`rewardlab.core.answers.competing_candidates`).
+
+    Labels come padded (``" check order "``), so containment by ``in`` is containment by whole tokens.
+    """
+    named = [(r, r.strip() != "") for r in reference]
+    mentions = np.array([[ok and r in c for r, ok in named] for c in candidate], dtype=bool)
+    if not mentions.any():
+        return np.zeros((len(candidate), len(reference)), dtype=bool)
+    distinct = np.array([[not (a in b or b in a) for b in reference] for a in reference], dtype=bool)
+    return (mentions.astype(np.int32) @ distinct.astype(np.int32)) > 0
+
+
 def label_similarity(a: LabelSet, b: LabelSet) -> np.ndarray:
     """Cosine similarity of two label sets, ``a.count × b.count``; two empty labels are similar (1)."""
     vocabulary, columns = np.unique(np.concatenate([a.features, b.features]), return_inverse=True)
@@ -137,6 +154,8 @@ class Profile:
     categories: np.ndarray
     signatures: tuple[str, ...]
     labels: LabelSet
+    canonical: tuple[str, ...]
+    """Per node, its label as :func:`~rewardlab.core.text.canonical_text`, padded with one space each side."""
     refs: tuple[str, ...]
     succession: frozenset[tuple[int, int, str, str]]
     relations: np.ndarray
@@ -171,6 +190,7 @@ def profile(model: BPMNModel) -> Profile:
         categories=np.array([node.category == "activity" for node in nodes], dtype=bool),
         signatures=tuple(node.signature for node in nodes),
         labels=label_set([label_features(node.name) for node in nodes]),
+        canonical=tuple(f" {canonical_text(node.name)} " for node in nodes),
         refs=tuple(node.id for node in nodes),
         succession=frozenset(succession),
         relations=relations,
@@ -304,6 +324,7 @@ def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, 
     labels = np.zeros((k, m), dtype=np.float32)
     if k and m:
         labels = label_similarity(candidate.labels, reference.labels)
+        labels[hedges(candidate.canonical, reference.canonical)] = 0.0
         codes: dict[str, int] = {}
         cand_types = np.array([codes.setdefault(t, len(codes)) for t in candidate.signatures])
         ref_types = np.array([codes.setdefault(t, len(codes)) for t in reference.signatures])
