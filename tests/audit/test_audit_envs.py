@@ -24,7 +24,7 @@ EPISODES: dict[str, int | None] = {
     "RewardLab/Slides-v0": None,
     "RewardLab/SlidesAgent-v0": 6,
     "RewardLab/ToolCall-v0": None,
-    "RewardLab/Web-v0": 6,
+    "RewardLab/Web-v0": None,
 }
 """Test tasks audited per env (``None``: the whole test split)."""
 
