@@ -194,6 +194,6 @@ def read_result(path: Path, key: bytes, nonce: str) -> tuple[dict[str, str] | No
         return None, forged
     if payload.get("nonce") != nonce:
         return None, ["the test result belongs to another run (wrong nonce)"]
-    tampering = [f"runner modified: {reason}" for reason in payload.get("tampering", [])]
+    tampering = [f"collector: {reason}" for reason in payload.get("tampering", [])]
     statuses = {str(k): str(v) for k, v in dict(payload.get("tests", {})).items()}
     return statuses, tampering
