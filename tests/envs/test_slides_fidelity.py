@@ -173,3 +173,13 @@ def test_the_requested_visual_counts_only_with_the_notes_numbers(brief):
     made_up = {**copied, "table": {"columns": table["columns"], "rows": [["x", "991", "992"], ["y", "993", "994"]]}}
     assert score(brief, [copied])["brief_adherence"][1]["visual"] == 1.0
     assert score(brief, [made_up])["brief_adherence"][1]["visual"] == 0.0
+
+
+def test_tone_rules_read_the_canonical_text(brief):
+    assert brief.tone == "formal"
+    slides = [
+        {"layout": "bullets", "title": "We\u2019re ready\uff01"},  # curly apostrophe, full-width "!"
+        {"layout": "bullets", "title": "Do\u200bn't worry about it"},  # a zero-width space inside the contraction
+        {"layout": "bullets", "title": "The plan is ready for review."},
+    ]
+    assert score(brief, slides)["brief_adherence"][1]["tone"] == pytest.approx(1 / 3)

@@ -144,7 +144,8 @@ class SlidesEnv(TextEnv):
       on paraphrases and off-topic text, ~150 ms more CPU per new deck) or ``"lexical"`` (no model).
       All are deterministic on CPU.
     - ``inverse_spec_judge``: ``judge(deck_markdown) -> {"topic", "audience", "key_points"}``
-      (a mapping or JSON text) replacing the deterministic recoverer. With a judge the env is
+      (a mapping or JSON text) replacing the deterministic recoverer; it reads the deck's readable
+      content (the Markdown of ``scorer.readable_deck``), as that recoverer does. With a judge the env is
       nondeterministic: ``env.unwrapped.deterministic`` is then False.
     - ``save_dir``: keep every rendered deck as ``<save_dir>/<task_id>-<episode>.pptx``.
     - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,

@@ -2,8 +2,9 @@
 
 Every text check reads :func:`~rewardlab.core.text.canonical_text` (NFKC, format characters
 removed, casefolded, punctuation to spaces): the statement filter, the content words below, the
-number check and the similarity backends alike, so full-width letters or zero-width characters
-cannot make a text look new to one check and familiar to another. ``credit(s)`` is the similarity
+number check, the tone rules and the similarity backends alike (the tone rules read the marks that
+canonical text drops, "!", "?" and emoji, from its NFKC stage), so full-width letters or
+zero-width characters cannot make a text look new to one check and familiar to another. ``credit(s)`` is the similarity
 backend's calibration (:mod:`~rewardlab.envs.slides.similarity`). Notation, for one deck:
 
 - a *bullet* ``b`` is one bullet string of any slide; ``W(t)`` the stemmed content words of text ``t``
@@ -60,6 +61,7 @@ invalid penalty). ``is_success`` needs every component at its :data:`SUCCESS_THR
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -90,7 +92,8 @@ CONTENT_FULL = SUCCESS_THRESHOLDS["content"]
 """Content at which the format components (structure, layout, brief adherence) are no longer scaled down."""
 MIN_STATEMENT_WORDS, MAX_STATEMENT_WORDS = 4, 40
 
-_CONTRACTION = re.compile(r"\b\w+(n't|'re|'ve|'ll|'m|'d)\b|\blet's\b", re.IGNORECASE)
+_CONTRACTION_TAILS = frozenset(["t", "re", "ve", "ll", "m", "d"])
+"""Canonical tokens that only a contraction leaves after a word: "don't" reads "don t", "we're" "we re"."""
 _SLANG = frozenset(
     [
         "gonna",
@@ -108,9 +111,8 @@ _SLANG = frozenset(
         "totally",
     ]
 )
-_ADDRESS = re.compile(r"\b(you|your|we|our|us|let's|let us)\b|\?", re.IGNORECASE)
+_ADDRESS = frozenset(["you", "your", "we", "our", "us"])
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf]")
-_DIGIT = re.compile(r"\d")
 
 
 @dataclass
@@ -167,6 +169,29 @@ def content_words(text: str) -> frozenset[str]:
 def numbers(text: str) -> frozenset[str]:
     """Canonical tokens that hold a digit (``"4.5%"`` gives ``{"4", "5"}``)."""
     return frozenset(t for t in tokens(text) if any(c.isdigit() for c in t))
+
+
+def _marks(text: str) -> str:
+    """The NFKC stage of the canonical text, for the marks it then drops ("!", "?", emoji)."""
+    return unicodedata.normalize("NFKC", text)
+
+
+def _informal(text: str) -> bool:
+    """A contraction, slang, "!" or an emoji."""
+    words = tokens(text)
+    contracted = any(w in _CONTRACTION_TAILS for w in words[1:]) or _bigram(words, "let", "s")
+    marks = _marks(text)
+    return contracted or bool(_SLANG.intersection(words)) or "!" in marks or bool(_EMOJI.search(marks))
+
+
+def _addresses(text: str) -> bool:
+    """Speaks to the audience: "you", "we", "let's", "let us" or a question."""
+    words = tokens(text)
+    return bool(_ADDRESS.intersection(words)) or _bigram(words, "let", "s") or "?" in _marks(text)
+
+
+def _bigram(words: list[str], first: str, second: str) -> bool:
+    return any(a == first and b == second for a, b in zip(words, words[1:], strict=False))
 
 
 class SlidesScorer:
@@ -365,26 +390,19 @@ class SlidesScorer:
     def _tone(deck: Deck, tone: str) -> float:
         if tone == "formal":
             texts = [t for s in deck.slides for t in (s.title, s.subtitle, *s.bullets, s.notes) if t]
-            if not texts:
-                return 0.0
-            informal = sum(
-                1
-                for t in texts
-                if "!" in t or _CONTRACTION.search(t) or _EMOJI.search(t) or _SLANG.intersection(tokens(t))
-            )
-            return 1.0 - informal / len(texts)
+            return 1.0 - sum(map(_informal, texts)) / len(texts) if texts else 0.0
         content = [s for s in deck.slides if s.layout in CONTENT_LAYOUTS or s.layout == "closing"]
         if not content:
             return 0.0
-        pattern = _ADDRESS if tone == "conversational" else _DIGIT
         hits = 0
         for slide in content:
             texts = [*slide.bullets, slide.notes]
             if slide.table is not None:
                 texts += [c for row in slide.table.rows for c in row]
-            if slide.chart is not None and tone == "technical":
-                texts.append("0")
-            hits += any(pattern.search(t) for t in texts if t)
+            if tone == "conversational":
+                hits += any(_addresses(t) for t in texts if t)
+            else:
+                hits += slide.chart is not None or any(numbers(t) for t in texts if t)
         return min(1.0, hits / len(content) / 0.5)
 
     @staticmethod
