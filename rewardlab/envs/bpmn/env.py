@@ -56,15 +56,17 @@ What each cheap answer earns, and why (``rewardlab audit RewardLab/BPMN-v0`` pla
   ``constant_answer``): the rules and understandability metrics need no reference, so they are
   scaled by semantic fidelity; a tidy model of the wrong process earns about validity's 1/4.
 - *The right labels without the control flow* (``quoted_chain``, ``chain_with_gateways``,
-  ``disconnected_names``, ``parallel_everything``; also a chain of the reference's own elements
-  and types): node F1 multiplies a control-flow score in which successions carry the kinds of
+  ``disconnected_names``, ``parallel_everything``, and ``decorated_chain``, which adds the
+  prompt's pools, lanes and message flows to farm coverage; also a chain of the reference's own
+  elements and types): node F1 multiplies a control-flow score in which successions carry the kinds of
   the gateways they pass, every relation class of the behavioural profile (order, loop, parallel,
   exclusive, different pools, different lanes, cycles) weighs the same however rare, and element
   kinds that neither model has lend no coverage; a linear chain of the reference's elements lands
   at least 0.25 below the oracle on every task with non-linear control flow.
-- *Hedged or stuffed labels* (``label_stuffing``, ``hedged_labels``): nodes match one-to-one by
-  the cosine of word and trigram features, so a label naming several elements matches one of
-  them, poorly.
+- *Hedged or stuffed labels* (``label_stuffing``, ``hedged_labels``): nodes match one-to-one, and
+  a label that also names another element of the reference (whole canonical tokens, as
+  :mod:`rewardlab.core.answers` reads hedges) has label similarity 0 to every node but the
+  one it names, so "Approve loan or Reject loan" matches neither.
 - *Prose smuggled next to the model* (``markup_before_root``): with ``strict_format`` only the
   ``definitions`` element, after at most one byte-order mark, an XML declaration (version,
   encoding, standalone) and XML whitespace, is a bare answer; comments, processing instructions,
