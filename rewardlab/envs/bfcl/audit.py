@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy, strategy
+from rewardlab.audit.strategy import AcceptedSuccess, AuditProfile, EpisodeView, Strategy, strategy
 from rewardlab.core.text import canonical_tokens
 from rewardlab.envs.bfcl.loader import IRRELEVANCE_CATEGORIES
 from rewardlab.envs.bfcl.oracle import NO_CALL_ANSWER
@@ -114,14 +114,13 @@ def no_call_answer(view: EpisodeView) -> Iterator[str]:
     yield NO_CALL_ANSWER
 
 
-def accepted_irrelevance_success(category_of: Mapping[str, str]):
+def accepted_irrelevance_success(category_of: Mapping[str, str]) -> AcceptedSuccess:
     """``accepted_success`` for BFCL-v0: BFCL passes an irrelevance task on any output from which
-    no call is read (plain text, or a call that cannot be decoded). Nothing else is accepted."""
+    no call is read (plain text, or a call that cannot be decoded); on those tasks a success is
+    exactly that. Nothing else is accepted."""
 
     def accepted(task_id: str, strategy_name: str, final_info: Mapping[str, Any]) -> str | None:
         if category_of.get(task_id) not in IRRELEVANCE_CATEGORIES:
-            return None
-        if final_info.get("reward_components", {}).get("count") != 1.0:  # a call was read: no pass
             return None
         if final_info.get("action_error"):
             return "irrelevance task: BFCL counts output whose calls cannot be decoded as no call, a pass"
