@@ -4,6 +4,7 @@ Each strategy reads only the observations (the instruction and the element listi
 works out what the instruction asks for:
 
 - ``click_everything``: clicks every listed element in turn, top to bottom, new ones as they appear.
+- ``click_every_control``: the same over the controls only (buttons, tabs, boxes, fields), skipping text.
 - ``fill_every_field``: types all of the instruction's quoted words into every textbox, then
   clicks every button.
 - ``submit_immediately``: clicks the Submit (or Login) button at once.
@@ -12,6 +13,13 @@ works out what the instruction asks for:
 - ``random_clicks``: clicks random listed elements until the turn budget runs out.
 - ``repeated_invalid``: the same invalid action (an id no page shows) every turn.
 - ``idle_scrolling``: ``scroll(down)`` every turn: valid, and it changes nothing.
+
+A blind strategy sometimes plays exactly the solution: a random click on ``click-test``'s only
+button, Submit on ``Select nothing and click Submit.``, the quoted password typed into both
+fields of ``enter-password``, or the controls clicked top to bottom on pages whose answer never
+moves in the listing (``click-test-2``'s button ONE always comes first). The profile accepts a
+success only when every action of the episode named the element the oracle acts on at that step
+(:func:`oracle_replay`); the report lists those as accepted, and flags every other success.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ FINISH = 'answer("")'
 _QUOTED = re.compile(r'"([^"\n]*)"')
 _SUBMIT_NAMES = frozenset({"submit", "login"})
 _TOGGLES = frozenset({"checkbox", "radio"})
+_CONTROLS = frozenset({"button", "tab", "checkbox", "radio", "textbox", "combobox", "link"})
 
 
 def _instruction(view: EpisodeView) -> str:
@@ -41,15 +50,25 @@ def _instruction(view: EpisodeView) -> str:
     return first_line.removeprefix("Task: ")
 
 
-@strategy("click_everything", "clicks every listed element in turn, new ones as they appear")
-def click_everything(view: EpisodeView) -> Iterator[str]:
+def _click_in_turn(view: EpisodeView, roles: frozenset[str] | None) -> Iterator[str]:
     clicked: set[int] = set()
     while True:
-        todo = [element for element, *_ in parse_listing(view.observation) if element not in clicked]
+        rows = parse_listing(view.observation)
+        todo = [element for element, role, _, _ in rows if element not in clicked and (roles is None or role in roles)]
         if not todo:
             return
         clicked.add(todo[0])
         yield f"click({todo[0]})"
+
+
+@strategy("click_everything", "clicks every listed element in turn, new ones as they appear")
+def click_everything(view: EpisodeView) -> Iterator[str]:
+    yield from _click_in_turn(view, None)
+
+
+@strategy("click_every_control", "clicks every button, tab, box and field in turn, new ones as they appear")
+def click_every_control(view: EpisodeView) -> Iterator[str]:
+    yield from _click_in_turn(view, _CONTROLS)
 
 
 @strategy("fill_every_field", "types the instruction's quoted words into every textbox, then clicks every button")
@@ -109,6 +128,7 @@ def idle_scrolling(view: EpisodeView) -> Iterator[str]:
 
 STRATEGIES = (
     click_everything,
+    click_every_control,
     fill_every_field,
     submit_immediately,
     check_everything,
@@ -118,20 +138,28 @@ STRATEGIES = (
 )
 
 
-def oracle_replay(env: MiniWoBEnv) -> AcceptedSuccess:
-    """Accepts a success whose actions were the oracle's own, step for step, on the same observations.
+ORACLE_REPLAY = "acted on the oracle's elements in the oracle's order, and the page paid in full"
+"""The reason :func:`oracle_replay` gives for an accepted success."""
 
-    On the one-click pages (``click-test``'s only button, ``Select nothing and click Submit.``)
-    a blind strategy sometimes plays exactly the solution; that is the task solved, not the
-    reward fooled. Any other success is flagged.
-    """
+
+def _element(action: str) -> int | None:
+    parsed, _ = parse_action(action)
+    return None if parsed is None else parsed.element
+
+
+def oracle_replay(env: MiniWoBEnv) -> AcceptedSuccess:
+    """Accepts a success (the page's full reward within the minimum of actions) whose every action
+    named the element the oracle acts on at that step, on the same observation: that is the task
+    solved (``type`` into the box the oracle clicks focuses it just the same), not the reward
+    fooled. Any other success is flagged."""
 
     def accepted(task_id: str, strategy_name: str, info: Mapping[str, Any]) -> str | None:
         oracle = env.make_oracle()
         for observation, action in env.trajectory:
-            if parse_action(action)[0] != parse_action(oracle.act(observation, {}))[0]:
+            expected = _element(oracle.act(observation, {}))
+            if expected is None or _element(action) != expected:
                 return None
-        return "played the oracle's own actions, step for step"
+        return ORACLE_REPLAY
 
     return accepted
 

@@ -111,6 +111,12 @@ class MiniWoBEnv(TextEnv):
     - Replaying a memorised trajectory (constant ids): ids are random per episode, so an action
       that was not read off the page names no element.
 
+    Not defended (the task set, not the reward): MiniWoB randomises where elements sit on the
+    screen, which the listing does not show, so six pages have the same answer in the same place
+    of the listing on every seed (``click-test``, ``click-test-2``, ``click-dialog``,
+    ``click-button-sequence``, ``focus-text``, ``click-collapsible-nodelay``); clicking the
+    controls top to bottom solves them, and the reward rightly pays a solution.
+
     ## Starting State
     The task page loaded (once per env and page), the problem generated from the task's seed.
 
@@ -178,10 +184,10 @@ class MiniWoBEnv(TextEnv):
         self.raw_reward = 0.0
         self.actions = self.valid_actions = self.minimum = 0
         self.blind_reward = 0.0
+        # the page's own element ids (document order) -> the random ids the agent sees this episode
         self.element_ids: dict[int, int] = {}
-        """The page's own element ids (document order) -> the random ids the agent sees this episode."""
+        # this episode's (observation acted on, action) pairs
         self.trajectory: list[tuple[str, str]] = []
-        """This episode's (observation acted on, action) pairs."""
         self._page_ids: dict[int, int] = {}
         self._free_ids: list[int] = []
         self._loaded_page: str | None = None
