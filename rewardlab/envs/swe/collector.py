@@ -8,18 +8,22 @@ the evaluated repository, writes a one-time ticket beside it and runs::
 
 Before anything of the repository is imported, the script
 
-1. reads the ticket (an HMAC key, a nonce, the result file's random name) and deletes it;
+1. reads the ticket (an HMAC key, a nonce, the result file's random name, the guarded files)
+   and deletes it;
 2. opens the result file with ``O_CREAT | O_EXCL | O_NOFOLLOW`` and keeps the descriptor;
 3. drops its own directory from ``sys.path`` and *appends* the repository, so that nothing in
    the repository can shadow a standard-library or installed module;
-4. imports pytest and captures the runner's functions, classes and modules it relies on.
+4. imports pytest, captures the runner's functions, classes and modules it relies on, and
+   hashes the guarded files (the evaluated test files and every ``conftest.py``, all reset to
+   the base commit by the host).
 
 pytest then runs with this module as a plugin that records each test's reports. When pytest
-returns, the script checks that the captured objects are still the originals, that no hook
-implementation appeared that is neither pytest's own nor a repository ``conftest.py`` (which the
-host reset to the base commit), and that no test item's ``runtest`` was swapped; then it writes
-``{"body": json, "mac": HMAC-SHA256(key, body)}`` through the descriptor. A run that dies
-before that (``os._exit``, a crash) leaves no result, and every test counts as failed.
+returns, the script checks that the captured objects and hook relays are still the originals,
+that every implementation of an outcome-deciding hook comes from pytest, pluggy, a plugin the
+configuration loaded before any test import, or a guarded ``conftest.py``, that no test item's
+``runtest`` was swapped, and that no guarded file changed (after collection and at the end);
+then it writes ``{"body": json, "mac": HMAC-SHA256(key, body)}`` through the descriptor. A run
+that dies before that (``os._exit``, a crash) leaves no result, and every test counts as failed.
 """
 
 from __future__ import annotations

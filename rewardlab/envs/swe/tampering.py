@@ -68,10 +68,13 @@ INTROSPECTION_ATTRIBUTES = frozenset(
      "__subclasses__", "__import__", "__loader__", "currentframe", "getouterframes", "getinnerframes", "runtest",
      "from_call", "pluginmanager", "hookimpl", "ihook", "_hookexec"}
 )  # fmt: skip
-SENSITIVE_STRINGS = INTROSPECTION_ATTRIBUTES | (MODULE_ATTRIBUTES["sys"] - {"path", "exit"})
-SUSPECT_NAMES = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "exit", "quit", "SystemExit"})
+SENSITIVE_STRINGS = INTROSPECTION_ATTRIBUTES | (MODULE_ATTRIBUTES["sys"] - {"path", "exit"}) | {"__eq__", "__ne__"}
+SUSPECT_NAMES = frozenset(
+    {"exec", "eval", "compile", "__import__", "__builtins__", "breakpoint", "exit", "quit", "SystemExit"}
+)
 SUSPECT_TEXT = ("pytest", "pluggy", "conftest", "/proc", "runtest", "sitecustomize", "usercustomize", "sys.modules")
 COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__"})
+BUILTIN_TYPES = frozenset({"str", "int", "float", "complex", "bytes", "list", "dict", "tuple", "set", "frozenset"})
 
 
 # ---------------------------------------------------------------------- paths
@@ -182,13 +185,19 @@ def _pytest_view(name: str, text: str | None) -> object:
 def code_features(text: str) -> Counter[str]:
     """Counts of the constructs of :data:`SUSPECT_IMPORTS` and friends in Python source ``text``.
 
-    Source that does not parse has no features (it cannot run either).
+    Source that does not parse (syntax errors, nesting too deep for the parser) has no features:
+    the interpreter cannot compile it either.
     """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = _parse(text)
+    if tree is None:
         return Counter()
     aliases = {name: name for name in MODULE_ATTRIBUTES}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in MODULE_ATTRIBUTES:
+                    aliases[(alias.asname or alias.name).split(".")[0]] = alias.name.split(".")[0]
+    owners = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     features: Counter[str] = Counter()
     docstrings = _docstrings(tree)
     for node in ast.walk(tree):
@@ -197,8 +206,6 @@ def code_features(text: str) -> Counter[str]:
                 top = alias.name.split(".")[0]
                 if top in SUSPECT_IMPORTS:
                     features[f"import {top}"] += 1
-                if top in MODULE_ATTRIBUTES:
-                    aliases[(alias.asname or alias.name).split(".")[0]] = top
         elif isinstance(node, ast.ImportFrom):
             top = (node.module or "").split(".")[0]
             if top in SUSPECT_IMPORTS:
@@ -214,6 +221,10 @@ def code_features(text: str) -> Counter[str]:
                 features[f".{node.attr}"] += 1
         elif isinstance(node, ast.Name) and node.id in SUSPECT_NAMES:
             features[node.id] += 1
+        elif isinstance(node, ast.Name) and node.id in aliases and id(node) not in owners:
+            features[f"the {aliases[node.id]} module as a value"] += 1  # m = sys; m.modules ...
+        elif isinstance(node, ast.ClassDef) and _overrides_builtin_comparison(node):
+            features[f"a {_name(node.bases)} subclass that redefines comparison"] += 1
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
             lowered = node.value.lower()
             for needle in SUSPECT_TEXT:
@@ -233,6 +244,28 @@ def code_features(text: str) -> Counter[str]:
                 ):
                     features[f"a {target.id} that ignores what it compares with"] += 1
     return features
+
+
+def _parse(text: str) -> ast.Module | None:
+    """The syntax tree the interpreter would build: from UTF-8 bytes, so that a coding cookie
+    (``# coding: utf-7`` hiding code in a "comment") is honoured as on import."""
+    try:
+        return ast.parse(text.encode("utf-8"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError, LookupError, UnicodeDecodeError):
+        return None
+
+
+def _overrides_builtin_comparison(node: ast.ClassDef) -> bool:
+    """A subclass of a built-in value type that defines a comparison (results "equal" to anything)."""
+    if not any(isinstance(base, ast.Name) and base.id in BUILTIN_TYPES for base in node.bases):
+        return False
+    names = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    names |= {t.id for n in node.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    return bool(names & COMPARISONS)
+
+
+def _name(bases: list[ast.expr]) -> str:
+    return next((b.id for b in bases if isinstance(b, ast.Name) and b.id in BUILTIN_TYPES), "built-in")
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -270,9 +303,8 @@ def changes_code(base: Mapping[str, str], snapshot: Mapping[str, str]) -> bool:
 
 
 def _normalised(text: str) -> str:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = _parse(text)
+    if tree is None:
         return text
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
@@ -283,4 +315,7 @@ def _normalised(text: str) -> str:
                 and isinstance(first.value.value, str)
             ):
                 node.body = node.body[1:] or [ast.Pass()]
-    return ast.dump(tree)
+    try:
+        return ast.dump(tree)
+    except RecursionError:
+        return text

@@ -13,7 +13,7 @@ file chosen here (the base commit's own, found with pytest's own rules, else the
 writes ``{"body", "mac"}`` to the result file. A test passes only when a result with a valid MAC
 and the right nonce says ``passed``. No result (a crash, ``os._exit``) means every test failed;
 a result that fails verification, or one whose collector found the runner modified, is
-tampering. Standard output is shown to nobody and parsed for nothing.
+tampering. The run's standard output is never parsed (the tested code shares it).
 
 The agent's own ``test`` command (:func:`pytest_command`) is plain pytest in the working copy:
 its output is feedback for the agent, never a result.
