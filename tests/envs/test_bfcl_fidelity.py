@@ -226,16 +226,31 @@ def test_changing_the_state_in_a_no_call_turn_costs_state(multi_env):
     assert info["reward_components"]["state"] == pytest.approx(4 / 5) and info["reward_components"]["execution"] < 1
 
 
-def test_a_directory_copied_into_itself_is_scored_not_raised(multi_env):
+DESCEND = [{"name": "mkdir", "arguments": {"dir_name": "d"}}, {"name": "cd", "arguments": {"folder": "d"}}] * 8
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [
+        # loop/loop shares loop's contents: the tree is cyclic and bfcl-eval's Directory.__eq__ never ends
+        [
+            [
+                {"name": "mkdir", "arguments": {"dir_name": "loop"}},
+                {"name": "cp", "arguments": {"source": "loop", "destination": "loop"}},
+            ]
+        ],
+        [DESCEND] * 19,  # 152 directories deep in one turn, about 730 over the episode: too deep to copy or compare
+    ],
+    ids=["cyclic", "deep"],
+)
+def test_hostile_file_systems_are_scored_not_raised(multi_env, actions):
     multi_env.reset(seed=0, options={"task_id": "multi_turn_base_15"})  # cp is offered here
-    calls = [
-        {"name": "mkdir", "arguments": {"dir_name": "loop"}},
-        {"name": "cp", "arguments": {"source": "loop", "destination": "loop"}},
-    ]
-    observation, *_ = multi_env.step(json.dumps(calls))
-    assert "copied to 'loop/loop'" in observation  # loop/loop shares loop's contents: the tree is cyclic
-    while True:
+    info: dict = {}
+    for _ in range(5):  # the task's 5 user turns
+        for calls in actions:
+            multi_env.step(json.dumps(calls))
         _, reward, terminated, truncated, info = multi_env.step("Done.")
         if terminated or truncated:
             break
-    assert reward < 0.1 and not info["is_success"] and info["metrics"]["state/matches"] == 0.0
+    assert terminated and not info["is_success"] and info["metrics"]["state/matches"] == 0.0
+    assert reward < 0.1
