@@ -273,3 +273,15 @@ def test_call_shaped_values_are_calls_or_errors_never_answers(name, arguments, e
 def test_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize(
+    "padding", ["!-" * 99_000, "\u200b" * 199_000, "\uff0e" * 190_000], ids=["punctuation", "zero-width", "full-width"]
+)
+def test_a_huge_answer_with_few_words_is_scored_not_stalled(env, padding):
+    # 200k characters that canonicalise to one word: the answer is canonicalised once, not once per
+    # candidate, and its length is measured in canonical characters (padding is not hedging)
+    info = play(env, "retail-order_status-000", call("get_order", order_id="O1049"), "delivered" + padding)
+    assert info["reward_components"]["answer"] == 1.0 and info["metrics"]["answer/too_long"] == 0.0
+    info = play(env, "retail-order_status-000", call("get_order", order_id="O1049"), "shipped delivered" + padding)
+    assert info["metrics"]["answer/hedged"] == 1.0 and not info["is_success"]

@@ -141,9 +141,11 @@ def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
     (:func:`~rewardlab.core.answers.mentions`), a number as any number written in the answer
     (thousands separators allowed) within a cent."""
     numbers = None
+    words = None
     for alternative in alternatives:
         if not is_number(alternative):
-            if mentions(answer, str(alternative)):
+            words = canonical_text(answer) if words is None else words
+            if mentions(words, str(alternative)):
                 return True
             continue
         if numbers is None:
@@ -157,9 +159,10 @@ def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence
     """Whether ``answer`` mentions a value competing with a required output."""
     references = [str(a) for alternatives in required for a in alternatives if not is_number(a)]
     amounts = [float(a) for alternatives in required for a in alternatives if is_number(a)]
+    words = canonical_text(answer)  # canonical once: the checks below re-read it in linear time
     numbers = None
     for item in competitors:
-        if item.strings and competing_candidates(answer, references, item.strings):
+        if item.strings and competing_candidates(words, references, item.strings):
             return True
         if item.numbers or item.any_number:
             numbers = numbers_in(answer) if numbers is None else numbers
