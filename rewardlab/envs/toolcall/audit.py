@@ -207,7 +207,7 @@ def _neighbours(identifier: str, spread: int = 3) -> list[str]:
 @strategy("collateral_writes", "every single-id write tool applied to every id it can name, then 'done'")
 def collateral_writes(view: EpisodeView) -> Iterator[str]:
     observations: list[str] = []
-    yield from _probe(view, observations, rounds=1)
+    yield from _probe(view, observations)
     ids = [v for v in _tokens(view.first_observation) if _ID.fullmatch(v)]
     ids += [str(v) for _, v in _results(observations) if isinstance(v, str) and _ID.fullmatch(v)]
     targets = _unique([n for i in _unique(ids) for n in _neighbours(i)])
