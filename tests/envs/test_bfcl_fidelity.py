@@ -17,7 +17,7 @@ import rewardlab  # noqa: E402, F401  (registers the ids)
 from rewardlab.audit import MIN_MARGIN, AuditReport, audit_env  # noqa: E402
 from rewardlab.envs.bfcl import BFCLEnv  # noqa: E402
 from rewardlab.envs.bfcl.audit import placeholder  # noqa: E402
-from rewardlab.envs.bfcl.checker import AnswerSpec, CallSpec  # noqa: E402
+from rewardlab.envs.bfcl.checker import AnswerSpec  # noqa: E402
 from rewardlab.envs.bfcl.loader import IRRELEVANCE_CATEGORIES  # noqa: E402
 from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv  # noqa: E402
 from rewardlab.envs.bfcl.oracle import first_possible_answer, oracle_action  # noqa: E402
@@ -47,11 +47,6 @@ def reward_of(env, task_id: str, actions: list[str]) -> tuple[float, dict]:
         if terminated or truncated:
             return total, info
     raise AssertionError(f"{task_id}: the episode did not end")
-
-
-def needed(call: CallSpec) -> list[str]:
-    """The parameters the request determines (required, or whose answers do not allow leaving them out)."""
-    return [p for p in call.answer if p in call.required or p in call.must_give]
 
 
 def strategy_means(report: AuditReport, task_ids: set[str]) -> dict[str, float]:
@@ -91,7 +86,7 @@ def test_bfcl_degenerate_successes_are_right_answers_or_bfcl_leniency(env, bfcl_
                 assert task.data["category"] in IRRELEVANCE_CATEGORIES, (row.strategy, record.task_id)
                 continue
             spec = env.answer_spec(task)
-            no_value = all(not needed(call) for call in spec.calls)
+            no_value = all(not call.needed for call in spec.calls)
             assert no_value or oracle_action(spec) in duplicated, (row.strategy, record.task_id)
 
 
@@ -102,8 +97,9 @@ def honest_half(spec: AnswerSpec) -> str | None:
     calls = [first_possible_answer(call) for call in spec.calls]
     if len(calls) >= 2:
         return json.dumps(calls[: len(calls) // 2])
-    if len(calls) == 1 and len(needed(spec.calls[0])) >= 2:
-        keep = needed(spec.calls[0])[: len(needed(spec.calls[0])) // 2]
+    needed = spec.calls[0].needed if len(calls) == 1 else ()
+    if len(needed) >= 2:
+        keep = needed[: len(needed) // 2]
         return json.dumps({**calls[0], "arguments": {k: v for k, v in calls[0]["arguments"].items() if k in keep}})
     return None
 
@@ -134,7 +130,7 @@ def test_bfcl_right_functions_with_placeholder_values(env):
             properties = tools[call.name]["parameters"].get("properties", {})
             calls.append({"name": call.name, "arguments": {p: placeholder(properties.get(p)) for p in call.required}})
         reward, info = reward_of(env, task_id, [json.dumps(calls)])
-        assert not info["is_success"] or all(not needed(c) for c in spec.calls), task_id
+        assert not info["is_success"] or all(not c.needed for c in spec.calls), task_id
         rewards.append(reward)
     assert statistics.fmean(rewards) <= 1.0 - MIN_MARGIN - 0.25  # the oracle earns 1.0 on every task
 

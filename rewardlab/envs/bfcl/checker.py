@@ -342,12 +342,17 @@ class CallSpec:
                 errors.append(("missing_optional", param))
         return tuple(errors) if errors else NO_ERRORS
 
+    @property
+    def needed(self) -> tuple[str, ...]:
+        """The parameters the request determines: the required ones and those whose possible
+        answers do not allow leaving them out."""
+        return (*self.required, *(p for p in self.must_give if p not in self.required))
+
     def value_share(self, errors: Sequence[Error]) -> float:
         """The share of the call's values that are right, for partial credit (not BFCL's rule).
 
         ``(needed parameters given a right value) / (needed parameters + other parameters given
-        with an error)``, where the needed parameters are the required ones and those whose
-        possible answers do not allow leaving them out; 1 when that size is 0. Parameters that
+        with an error)`` (:attr:`needed`); 1 when that size is 0. Parameters that
         may be left out count only when given wrongly, so giving every optional parameter its
         "omitted" value earns nothing. Computed from the errors of :meth:`errors`.
 
@@ -360,7 +365,7 @@ class CallSpec:
             >>> spec.value_share(spec.errors("f", {"a": 1, "b": 3})), spec.value_share(spec.errors("f", {"a": 1}))
             (0.5, 0.5)
         """
-        needed = {*self.required, *self.must_give}
+        needed = set(self.needed)
         wrong = {subject for kind, subject in errors if kind != "wrong_func_name"}
         size = len(needed) + len(wrong - needed)
         return 1.0 if size == 0 else len(needed - wrong) / size
