@@ -38,7 +38,7 @@ when it is required or BFCL's answers do not allow leaving it out); all 1 when `
 
 | component    | formula                                                       |
 |--------------|---------------------------------------------------------------|
-| `format`     | [bare JSON calls or plain text] · `values` (0 for prose, fences, malformed JSON) |
+| `format`     | [bare JSON calls or plain text] · `values` ([·] is 0 for prose, fences, bad JSON, string arguments) |
 | `count`      | min(n, n*) / m                                                |
 | `function`   | expected calls paired with a call to the right function / m   |
 | `parameters` | Σ_i [pair i has no missing, unexpected or left-out parameter] · s_i / m |
