@@ -174,8 +174,10 @@ class ToolCallEnv(TextEnv):
         self._pending_effects: list[Mapping[str, Any]] = []
         self._ledger: ReferenceLedger | None = None
         self._seen = SeenValues()
-        self._expected: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
-        """(initial, expected) final state by task id."""
+        self._expected: dict[str, dict[str, Any]] = {}
+        """The expected final state by task id."""
+        self._initial: dict[tuple[str, int], dict[str, Any]] = {}
+        """The state of a fresh world by (domain, seed)."""
         self._sample_pools: dict[str, dict[str, list[Any]]] = {}
 
     # ------------------------------------------------------------------ episode
@@ -250,10 +252,13 @@ class ToolCallEnv(TextEnv):
 
     def _finish(self) -> ToolCallOutcome:
         outcome = self.outcome
-        states = self._expected.get(self.task.id)
-        if states is None:
-            states = self._expected[self.task.id] = (initial_world(self.task).state(), expected_state(self.task))
-        initial, expected = states
+        expected = self._expected.get(self.task.id)
+        if expected is None:
+            expected = self._expected[self.task.id] = expected_state(self.task)
+        world_key = (self.task.data["domain"], int(self.task.data["world_seed"]))
+        initial = self._initial.get(world_key)
+        if initial is None:
+            initial = self._initial[world_key] = initial_world(self.task).state()
         final = self.world.state()
         outcome.state_matches = final == expected
         outcome.collateral = collateral_changes(initial, expected, final) if not outcome.state_matches else 0
