@@ -108,9 +108,24 @@ def test_test_files_rewritten_during_the_run_are_caught(sandbox, tmp_path):
 
 
 def test_nothing_in_the_repository_shadows_a_module(sandbox, tmp_path):
-    shadows = {name: "raise SystemExit(3)\n" for name in ("json.py", "re.py", "tests/json.py", "sitecustomize.py")}
+    names = ("json.py", "re.py", "unicodedata.py", "tests/json.py", "tests/decimal.py", "sitecustomize.py")
+    shadows = {name: "raise SystemExit(3)\n" for name in names}
     run = evaluate(sandbox, tmp_path, {**GOLD, **shadows})
     assert not run.tampering and all(run.passed.values())
+
+
+def test_a_pythonpath_setting_does_not_put_the_repository_first(sandbox, tmp_path):
+    slug = GOLD["textkit/slug.py"].replace("import re\n", "import re\nimport colorsys\n")  # pytest never imports it
+    tree = {**GOLD, "textkit/slug.py": slug, "pytest.ini": "[pytest]\npythonpath = .\n", "colorsys.py": "x = ("}
+    run = run_tests(
+        sandbox, apply_patch(tree, TASK.data["test_patch"]), tmp_path / "eval", IDS, timeout=20, config="pytest.ini"
+    )
+    assert not run.tampering and all(run.passed.values())
+
+
+def test_scratch_files_with_standard_library_names_are_not_tampering():
+    snapshot = {**GOLD, "test.py": "from textkit import slugify\nprint(slugify('Crème'))\n", "json.py": "x = 1\n"}
+    assert find_tampering(BASE, snapshot, evaluated_files(TASK.data)) == []
 
 
 def test_config_names_come_from_the_installed_pytest():
@@ -150,8 +165,8 @@ def test_gold_patches_pass_the_static_check(task):
         ("tests/__init__.py", "", "__init__.py in a test directory"),
         ("usercustomize.py", "x = 1\n", "interpreter start-up hook"),
         ("evil.pth", "import os\n", "interpreter start-up hook"),
-        ("unittest.py", "x = 1\n", "shadows the module 'unittest'"),
-        ("tests/decimal.py", "x = 1\n", "shadows the module 'decimal'"),
+        ("pytest.py", "x = 1\n", "shadows the module 'pytest'"),
+        ("tests/_pytest/__init__.py", "x = 1\n", "shadows the module '_pytest'"),
     ],
 )
 def test_tampering_is_found(path, text, reason):

@@ -12,7 +12,8 @@ Before anything of the repository is imported, the script
    and deletes it;
 2. opens the result file with ``O_CREAT | O_EXCL | O_NOFOLLOW`` and keeps the descriptor;
 3. drops its own directory from ``sys.path`` and *appends* the repository, so that nothing in
-   the repository can shadow a standard-library or installed module;
+   the repository can shadow a standard-library or installed module (directories a
+   ``pythonpath`` setting puts first are moved to the end too, at session start);
 4. imports pytest, captures the runner's functions, classes and modules it relies on, and
    hashes the guarded files (the evaluated test files and every ``conftest.py``, all reset to
    the base commit by the host).
@@ -131,6 +132,11 @@ class Collector:
                 path = self._source(impl.function)
                 if path is not None and not self._repository_conftest(path):
                     self.trusted.add(path)
+
+    def pytest_sessionstart(self, session: Any) -> None:
+        """Move the repository's entries of ``sys.path`` (a ``pythonpath`` setting puts them first) to the end."""
+        inside = [p for p in sys.path if p and (os.path.realpath(p) + os.sep).startswith(self.repo + os.sep)]
+        sys.path[:] = [p for p in sys.path if p not in inside] + inside
 
     def pytest_collection_finish(self, session: Any) -> None:
         self.items = list(session.items)
