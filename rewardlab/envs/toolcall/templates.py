@@ -889,7 +889,10 @@ def travel_trip(rng: random.Random, world: World) -> dict | None:
 def travel_hotels_under(rng: random.Random, world: World) -> dict | None:
     city = rng.choice(["LON", "PAR", "BER", "ROM", "MAD", "AMS"])
     hotels = [h for h in world.db["hotels"].values() if h["city"] == city]
-    limit = rng.choice(sorted(h["price_per_night"] for h in hotels))
+    prices = sorted({h["price_per_night"] for h in hotels})
+    if len(prices) < 2:
+        return None
+    limit = rng.choice(prices[:-1])  # at least one hotel is too dear: "every hotel" is not the answer
     cheap = sorted((h for h in hotels if h["price_per_night"] <= limit), key=lambda h: h["id"])
     return task(
         f"Which hotels in {city} cost at most {limit} euros a night? Give me their ids.",
