@@ -347,7 +347,8 @@ SPECS: tuple[Spec, ...] = (
                 "\n\ndef test_median_even():\n"
                 "    assert median([4.0, 1.0, 3.0, 2.0]) == 2.5\n"
                 "\n\ndef test_median_two_values():\n"
-                "    assert median([1.0, 2.0]) == 1.5\n",
+                "    assert median([1.0, 2.0]) == 1.5\n"
+                "    assert median([10.0, -4.0]) == 3.0\n",
             ),
         ),
         ("tests/test_stats.py::test_median_even", "tests/test_stats.py::test_median_two_values"),
