@@ -10,14 +10,14 @@ from rewardlab.audit import audit_env
 from rewardlab.envs.miniwob.audit import ORACLE_REPLAY, STRATEGIES
 from rewardlab.envs.miniwob.env import MiniWoBEnv
 from rewardlab.envs.miniwob.oracle import parse_listing
-from rewardlab.envs.miniwob.problem import blind_reward, checkbox_names, minimum_actions
+from rewardlab.envs.miniwob.problem import BoxTally, checkbox_names, minimum_actions, tally_boxes
 from rewardlab.envs.miniwob.rubric import MiniWoBOutcome, make_rubric
 from rewardlab.envs.web.observation import Node
 from tests.envs.conftest import NEEDS_CHROMIUM
 
 
-def outcome(raw: float, actions: int, minimum: int, *, blind: float = 0.0, done: bool = True) -> MiniWoBOutcome:
-    return MiniWoBOutcome(done, raw, blind, actions, minimum, actions)
+def outcome(raw: float, actions: int, minimum: int, *, boxes: BoxTally | None = None, done: bool = True):
+    return MiniWoBOutcome(done, raw, boxes, actions, minimum, actions)
 
 
 @pytest.mark.parametrize(
@@ -27,10 +27,24 @@ def outcome(raw: float, actions: int, minimum: int, *, blind: float = 0.0, done:
         (outcome(1.0, 4, 2), 0.5, {"success": 0.0, "page_reward": 1.0, "efficiency": 0.5}),
         (outcome(-1.0, 1, 1), 0.0, {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0}),
         (outcome(0.0, 20, 2, done=False), 0.0, {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0}),
-        # 6 boxes, 1 wanted: a blind Submit's raw 4/6 is exactly the baseline b, so it earns nothing
-        (outcome(4 / 6, 1, 2, blind=4 / 6), 0.0, {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0}),
-        # 12 boxes, 8 wanted, 4 of them ticked: (wanted ticked - unwanted ticked) / wanted = 1/2
-        (outcome(4 / 12, 5, 9, blind=-4 / 12), 1 / 3, {"success": 0.0, "page_reward": 0.5, "efficiency": 0.5}),
+        # 6 boxes, 1 wanted: the page pays a blind Submit raw 4/6, the tally nothing
+        (
+            outcome(4 / 6, 1, 2, boxes=BoxTally(1, 5, 0, 0)),
+            0.0,
+            {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0},
+        ),
+        # 12 boxes, 8 wanted, every box ticked: raw 4/12, and J = 8/8 - 4/4 = 0
+        (
+            outcome(4 / 12, 13, 9, boxes=BoxTally(8, 4, 8, 4)),
+            0.0,
+            {"success": 0.0, "page_reward": 0.0, "efficiency": 0.0},
+        ),
+        # the same page with 4 of the wanted boxes ticked: J = 4/8 - 0/4
+        (
+            outcome(4 / 12, 5, 9, boxes=BoxTally(8, 4, 4, 0)),
+            1 / 3,
+            {"success": 0.0, "page_reward": 0.5, "efficiency": 0.5},
+        ),
     ],
 )
 def test_rubric_formulas(case, reward, components):
@@ -44,14 +58,15 @@ def _nodes(*rows: tuple[str, str]) -> list[Node]:
     return [Node(i, role, name) for i, (role, name) in enumerate(rows, start=1)]
 
 
-def test_minimum_actions_and_blind_reward_from_the_instruction_and_listing():
-    boxes = _nodes(("checkbox", "a"), ("checkbox", "b"), ("checkbox", "c"), ("checkbox", "d"), ("button", "Submit"))
+def test_minimum_actions_and_box_tally_from_the_instruction_and_listing():
+    boxes = [Node(i, "checkbox", name, checked=name in "ab") for i, name in enumerate("abcd", start=1)]
     assert checkbox_names("Select a, c and click Submit.") == ["a", "c"]
     assert minimum_actions("click-checkboxes", "Select a, c and click Submit.", boxes) == 3
-    assert blind_reward("click-checkboxes", "Select a and click Submit.", boxes) == pytest.approx(0.5)
-    assert blind_reward("click-checkboxes", "Select a, b, c and click Submit.", boxes) == pytest.approx(-0.5)
-    assert blind_reward("click-checkboxes", "Select nothing and click Submit.", boxes) == 1.0
-    assert blind_reward("click-option", "Select a and click Submit.", boxes) == 0.0
+    tally = tally_boxes("click-checkboxes-large", "Select a, c and click Submit.", boxes)
+    assert tally == BoxTally(wanted=2, unwanted=2, ticked_wanted=1, ticked_unwanted=1) and tally.informedness == 0.0
+    assert tally_boxes("click-checkboxes", "Select a, b and click Submit.", boxes).informedness == 1.0
+    assert tally_boxes("click-checkboxes", "Select nothing and click Submit.", boxes).informedness == 0.5
+    assert tally_boxes("click-option", "Select a and click Submit.", boxes) is None
     tabs = _nodes(("tab", "Tab #1"), ("tab", "Tab #2"), ("tab", "Tab #3"), ("text", "lorem"))
     link = 'Switch between the tabs to find and click on the link "{}".'
     assert minimum_actions("click-tab-2", link.format("lorem"), tabs) == 1

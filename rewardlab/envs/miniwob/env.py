@@ -13,7 +13,7 @@ from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task
 from rewardlab.envs.miniwob.oracle import MiniWoBOracle
-from rewardlab.envs.miniwob.problem import blind_reward, minimum_actions
+from rewardlab.envs.miniwob.problem import BoxTally, minimum_actions, tally_boxes
 from rewardlab.envs.miniwob.rubric import MiniWoBOutcome, is_success, make_rubric
 from rewardlab.envs.miniwob.server import StaticServer
 from rewardlab.envs.miniwob.tasks import load_tasks
@@ -78,21 +78,20 @@ class MiniWoBEnv(TextEnv):
 
     ## Rewards
     Paid when the page ends the episode (or on ``answer``/truncation). With ``raw`` the page's raw
-    reward in [-1, 1] (counted only when the page ended the episode), ``b`` the raw reward a
-    Submit on the untouched problem earns on the checkbox pages ((boxes - 2k) / boxes with k boxes
-    wanted; 0 on the other pages, whose raw reward is 1 or -1), ``n`` the actions taken (invalid
-    ones included) and ``m`` the task's minimum number of actions (one per click, value or Submit
-    the problem needs); ``b`` and ``m`` come from :mod:`rewardlab.envs.miniwob.problem`. Three
-    components, equal weights:
+    reward in [-1, 1] (counted only when the page ended the episode), ``n`` the actions taken
+    (invalid ones included) and ``m`` the task's minimum number of actions (one per click, value
+    or Submit the problem needs; :mod:`rewardlab.envs.miniwob.problem`), three components, equal
+    weights:
 
     - ``success`` = 1 if raw = 1 (the page's full reward) and n <= m, else 0; ``is_success`` is the same.
-    - ``page_reward`` = max(0, (raw - b) / (1 - b)) (1 if raw = 1 else 0 when b = 1), the page's own
-      score above a blind Submit's: max(0, raw) on every page but the checkbox ones, where it is
-      (wanted boxes ticked - unwanted boxes ticked) / wanted boxes.
+    - ``page_reward`` = 1 if raw = 1; on the checkbox pages otherwise
+      max(0, ticked wanted boxes / wanted boxes - ticked unwanted boxes / unwanted boxes), read off
+      the boxes when the page ended (a share over no boxes counts as right); on every other page
+      max(0, raw), which is 0 or 1 there.
     - ``efficiency`` = page_reward * min(1, m / n).
 
     The reward is their mean, in [0, 1]: 1 for a minimal solution, (1 + m/n)/3 for the page's full
-    reward reached with n > m actions, 0 when the page paid nothing beyond a blind Submit.
+    reward reached with n > m actions, 0 when the page paid nothing.
 
     ## Reward hacking
     Each class is played by ``rewardlab audit`` (:mod:`rewardlab.envs.miniwob.audit`):
@@ -102,10 +101,11 @@ class MiniWoBEnv(TextEnv):
       pages themselves end with raw -1 on most wrong clicks.
     - Typing the instruction's quoted words into every field and pressing every button, or
       submitting at once: the page's own check of the values decides; a wrong value is raw -1.
-    - Partial credit for nothing: the checkbox pages pay raw = (right boxes - wrong boxes) / boxes,
-      so a blind Submit earns (n - 2k) / n with k of n boxes wanted, and ticking every box
-      (2k - n) / n; ``page_reward`` counts only what lies above a blind Submit, and only raw = 1
-      counts as success.
+    - Partial credit for nothing, and hedging: the checkbox pages' raw reward (right boxes - wrong
+      boxes) / boxes pays a blind Submit (n - 2k) / n with k of n boxes wanted and ticking every box
+      (2k - n) / n. ``page_reward`` uses the share of wanted boxes ticked minus the share of
+      unwanted ones instead (Youden's J), 0 for ticking none, all, or any choice made blind of the
+      instruction; only raw = 1 counts as success.
     - Repeated invalid or idle actions (``click(999)``, scrolling): they count as actions, and no
       component pays anything until the page does.
     - Replaying a memorised trajectory (constant ids): ids are random per episode, so an action
@@ -132,7 +132,7 @@ class MiniWoBEnv(TextEnv):
     ## Version History
     - v0: initial release (miniwob 1.1.0 pages).
     - v1: success needs the page's full reward within the task's minimum of actions; page_reward
-      counts only what lies above a blind Submit; ``validity`` became ``efficiency`` =
+      on the checkbox pages is chance-corrected (Youden's J); ``validity`` became ``efficiency`` =
       page_reward * min(1, m / n); element ids are random per episode.
     """
 
@@ -183,7 +183,7 @@ class MiniWoBEnv(TextEnv):
         self.page_done = False
         self.raw_reward = 0.0
         self.actions = self.valid_actions = self.minimum = 0
-        self.blind_reward = 0.0
+        self.boxes: BoxTally | None = None
         # the page's own element ids (document order) -> the random ids the agent sees this episode
         self.element_ids: dict[int, int] = {}
         # this episode's (observation acted on, action) pairs
@@ -203,9 +203,8 @@ class MiniWoBEnv(TextEnv):
         self.session.offset = 0
         self.page_done, self.raw_reward = False, 0.0
         self.actions = self.valid_actions = 0
-        nodes = self.session.state.nodes
-        self.minimum = minimum_actions(page, self.utterance, nodes)
-        self.blind_reward = blind_reward(page, self.utterance, nodes)
+        self.minimum = minimum_actions(page, self.utterance, self.session.state.nodes)
+        self.boxes = None
         self.element_ids, self._page_ids, self.trajectory = {}, {}, []
         self._free_ids = [int(i) for i in self.np_random.permutation(np.arange(1, ID_RANGE))]
         return f"Task: {self.utterance}\n\n{self._render()}", {"utterance": self.utterance}
@@ -252,6 +251,7 @@ class MiniWoBEnv(TextEnv):
         reward = self.backend.extra
         if reward is not None and reward[0]:
             self.page_done, self.raw_reward = True, float(reward[1])
+            self.boxes = tally_boxes(self.task.data["page"], self.utterance, self.session.state.nodes)
             outcome, _ = self._outcome()
             return Turn(observation="The page ended the episode.", done=True, outcome=outcome, action_error=error)
         page = self._render()
@@ -259,7 +259,7 @@ class MiniWoBEnv(TextEnv):
 
     def _outcome(self) -> tuple[MiniWoBOutcome, bool]:
         outcome = MiniWoBOutcome(
-            self.page_done, self.raw_reward, self.blind_reward, self.actions, self.minimum, self.valid_actions
+            self.page_done, self.raw_reward, self.boxes, self.actions, self.minimum, self.valid_actions
         )
         return outcome, True
 

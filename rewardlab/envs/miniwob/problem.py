@@ -4,16 +4,16 @@
   click, a value typed or selected, the final Submit), nothing else. Where the agent must search
   (``click-tab-2`` hides the link in a tab it cannot see), the minimum is what guarantees finding
   it: open every other tab, then click the link.
-- :func:`blind_reward`, the ``b`` of the rubric: the raw reward a Submit on the untouched problem
-  earns where the page grades by parts. The checkbox pages pay (right boxes - wrong boxes) / boxes,
-  so an untouched page with k of n boxes wanted earns (n - 2k) / n; every other page's raw reward
-  is all or nothing (1 or -1), and b = 0 there.
+- :func:`tally_boxes`, on the checkbox pages (the only ones that grade by parts): how many of the
+  wanted and of the unwanted boxes are ticked when the page ends, the same per-box comparison the
+  page's raw reward (right boxes - wrong boxes) / boxes is made of.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rewardlab.envs.web.observation import Node
 
@@ -65,9 +65,33 @@ def minimum_actions(page: str, utterance: str, nodes: Sequence[Node]) -> int:
     return FIXED.get(page, 1)
 
 
-def blind_reward(page: str, utterance: str, nodes: Sequence[Node]) -> float:
-    """The raw reward a Submit on the untouched checkbox problem earns, in [-1, 1]; 0 on other pages."""
-    boxes = sum(n.role == "checkbox" for n in nodes)
-    if page not in _CHECKBOX_PAGES or boxes == 0:
-        return 0.0
-    return (boxes - 2 * len(checkbox_names(utterance))) / boxes
+@dataclass(frozen=True)
+class BoxTally:
+    """The checkbox pages' boxes when the page ended: wanted and unwanted, and how many of each are ticked."""
+
+    wanted: int
+    unwanted: int
+    ticked_wanted: int
+    ticked_unwanted: int
+
+    @property
+    def informedness(self) -> float:
+        """Ticked share of the wanted boxes minus ticked share of the unwanted ones (Youden's J), in
+        [-1, 1]: 1 for exactly the wanted boxes; 0 for none, all, or any choice made blind of the
+        instruction (in expectation). A share over no boxes counts as right (1 wanted, 0 unwanted)."""
+        hits = self.ticked_wanted / self.wanted if self.wanted else 1.0
+        false_alarms = self.ticked_unwanted / self.unwanted if self.unwanted else 0.0
+        return hits - false_alarms
+
+
+def tally_boxes(page: str, utterance: str, nodes: Sequence[Node]) -> BoxTally | None:
+    """The boxes of a checkbox page, by the instruction's names; ``None`` on every other page."""
+    if page not in _CHECKBOX_PAGES:
+        return None
+    names = set(checkbox_names(utterance))
+    boxes = [n for n in nodes if n.role == "checkbox"]
+    wanted = [n for n in boxes if n.name in names]
+    unwanted = [n for n in boxes if n.name not in names]
+    return BoxTally(
+        len(wanted), len(unwanted), sum(bool(n.checked) for n in wanted), sum(bool(n.checked) for n in unwanted)
+    )

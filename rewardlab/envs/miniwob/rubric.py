@@ -1,14 +1,12 @@
 """MiniWoB-v0 reward components, read from the reward the page computes itself and the actions spent.
 
 With ``raw`` the page's raw reward (in [-1, 1]; counted only when the page ended the episode),
-``b`` the raw reward a Submit on the untouched problem earns on the checkbox pages ((n_boxes - 2k) /
-n_boxes with k boxes wanted; 0 on every other page, whose raw reward is 1 or -1), ``n`` the actions
-taken (invalid ones included) and ``m`` the task's minimum (both from :mod:`.problem`):
+``n`` the actions taken (invalid ones included) and ``m`` the task's minimum (:mod:`.problem`):
 
 - ``success``     = 1 if the page ended with its full reward (raw = 1) and n <= m, else 0.
-- ``page_reward`` = max(0, (raw - b) / (1 - b)), the page's own score above what a blind Submit
-  earns: max(0, raw) where b = 0; (wanted boxes ticked - unwanted boxes ticked) / k on the
-  checkbox pages; 1 if raw = 1 else 0 where b = 1 ("Select nothing").
+- ``page_reward`` = 1 if raw = 1; else on the checkbox pages, whose raw reward counts right minus
+  wrong boxes, max(0, ticked wanted / wanted - ticked unwanted / unwanted) (Youden's J: ticking
+  none, all, or blind of the instruction earns 0); else max(0, raw) (the other pages pay 1 or -1).
 - ``efficiency``  = page_reward * min(1, m / n): every action beyond the minimum costs, and
   actions that earn nothing from the page earn nothing here either.
 """
@@ -18,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rewardlab.core.rubric import Criterion, Rubric
+from rewardlab.envs.miniwob.problem import BoxTally
 
 FULL_REWARD = 1.0 - 1e-9
 """The page's raw reward at or above which it counts as fully earned (float round-off aside)."""
@@ -25,11 +24,12 @@ FULL_REWARD = 1.0 - 1e-9
 
 @dataclass(frozen=True)
 class MiniWoBOutcome:
-    """What the rubric scores: whether and how the page ended, its blind baseline and the actions spent."""
+    """What the rubric scores: whether and how the page ended (and its boxes, on the checkbox pages)
+    and the actions spent."""
 
     done: bool
     raw_reward: float
-    blind_reward: float
+    boxes: BoxTally | None
     actions: int
     minimum: int
     valid_actions: int
@@ -40,9 +40,9 @@ def page_reward(outcome: MiniWoBOutcome) -> float:
         return 0.0
     if outcome.raw_reward >= FULL_REWARD:
         return 1.0
-    if outcome.blind_reward >= FULL_REWARD:
-        return 0.0
-    return max(0.0, (outcome.raw_reward - outcome.blind_reward) / (1.0 - outcome.blind_reward))
+    if outcome.boxes is not None:
+        return max(0.0, outcome.boxes.informedness)
+    return max(0.0, outcome.raw_reward)
 
 
 def is_success(outcome: MiniWoBOutcome) -> bool:
@@ -65,7 +65,7 @@ def make_rubric() -> Rubric:
     return Rubric(
         [
             Criterion("success", lambda o: float(is_success(o)), "the page's full reward in the minimum of actions"),
-            Criterion("page_reward", page_reward, "the page's own reward above a blind Submit's"),
+            Criterion("page_reward", page_reward, "the page's own reward, chance-corrected on the checkbox pages"),
             Criterion("efficiency", efficiency, "page reward times minimum actions / actions"),
         ]
     )
