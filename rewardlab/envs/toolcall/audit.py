@@ -2,7 +2,8 @@
 
 Each strategy sees only what a policy sees: the prompt, ``info["tools"]`` (and the tool specs of
 the domain's world class, which say which tools write), tool results, and constants of the env
-family a policy could learn (status words, sequential ids). None reads ``env.task`` or the world.
+family a policy could learn (status words, sequential ids). Random well-formed calls come from
+``env.sample_action``, as in the generic battery. None reads ``env.task`` or the world's tables.
 
 ==========================  ====================================================================
 strategy                    hack class
@@ -10,7 +11,7 @@ strategy                    hack class
 ``status_spray``            one unrelated read call, then an answer listing every status word
 ``value_spray``             probe reads, then an answer listing every number and id seen
 ``result_dump``             probe reads, then every tool result pasted as the answer
-``idle_confident``          no call at all, a confident "done" (read-only tasks: state for free?)
+``idle_confident``          no call at all, a confident "done" (was state credit on read-only tasks)
 ``unrelated_calls``         valid calls unrelated to the request, then "done" (schema/execution)
 ``collateral_writes``       every write tool applied to every id it can name (state diff)
 ``json_answer``             probe reads, then a JSON object holding every value seen as the answer

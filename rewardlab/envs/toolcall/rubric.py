@@ -94,7 +94,7 @@ class ToolCallOutcome:
 
 
 def coverage(outcome: ToolCallOutcome) -> float:
-    """``κ = max(M / C*, E / E*)``: reference calls matched, or required effects reached (1 when ``C* = 0``)."""
+    """``κ = max(M / C*, [D = 0]·E / E*)``: reference calls matched, or effects reached cleanly (1 if ``C* = 0``)."""
     if not outcome.min_calls:
         return 1.0
     return min(1.0, max(outcome.covered / outcome.min_calls, clean_effects(outcome)))
