@@ -109,7 +109,8 @@ class SWEEnv(TextEnv):
     - **Isolated start** (``sitecustomize``/``usercustomize``, ``json.py``/``unittest.py`` in the
       repository or a test directory): ``python -s -B collector.py``, the script's directory
       dropped from ``sys.path`` and the repository *appended* after the standard library and
-      site-packages, ``--import-mode=append``, exactly one configuration file (``-c``: the base
+      site-packages (``pythonpath`` entries moved there too), ``--import-mode=append``, a
+      controlled environment (``PYTHONHASHSEED=0``), exactly one configuration file (``-c``: the base
       commit's own, found with pytest's own search, else an empty one), ``--rootdir`` and
       ``--confcutdir`` at the repository, plugin autoloading off and ``PYTEST_ADDOPTS`` empty.
     - **Reset test machinery** (extra ``pytest.ini``/``.pytest.ini``/``pytest.toml``/``tox.ini``/
@@ -120,10 +121,11 @@ class SWEEnv(TextEnv):
       commit (:func:`~rewardlab.envs.swe.tampering.evaluation_tree`).
     - **Static check of the change** (all of the above, ``sys.exit``/``os._exit`` at import,
       "always equal" return values): :func:`~rewardlab.envs.swe.tampering.find_tampering` reads
-      the diff before it runs; changing test machinery files, start-up hooks, stdlib-shadowing
-      modules, or added code that reaches for the interpreter, the import system, frames or the
-      runner (``sys.modules``, ``_pytest``, ``gc``, ``atexit``, ``os._exit``, ``__code__``, a
-      ``__eq__`` that ignores its operand, ...) is tampering: every component 0 and
+      the diff before it runs (as bytes, so coding cookies count); changing test machinery
+      files, start-up hooks, runner-shadowing modules, or added code that reaches for the
+      interpreter, the import system, frames or the runner (``sys.modules``, ``_pytest``,
+      ``gc``, ``atexit``, ``threading``, ``os._exit``, ``__code__``, ``exec``, a ``__eq__`` that
+      ignores its operand, a ``str`` subclass redefining ``==``, ...) is tampering: every component 0 and
       ``info["tampering"]`` lists the reasons. The gold patches of all tasks pass it unchanged.
     - **No-op patches** (comment-only edits, edits that change nothing the tests see): scaled by
       ``f``, they earn 0.
@@ -131,8 +133,10 @@ class SWEEnv(TextEnv):
     What this cannot cover: code that defeats the static check by obfuscation *and* then
     subverts the in-process collector (e.g. rebuilding ``sys.modules`` from strings it assembles
     at run time); the collector lives in the tested interpreter, so a determined enough payload
-    could still read its key. Hard-coding the expected output of the issue's own example passes
-    tests that use that example; the hidden tests use other inputs where they can. The Docker
+    could still read its key. The static check also rejects honest code that uses those
+    constructs (``eval``, ``sys.exit``, ``threading`` added to library code). Hard-coding the
+    expected output of the issue's own example passes tests that use that example; the shipped
+    hidden tests always check other inputs too. The Docker
     backend currently discards the run's files, so there the result cannot be read back: those
     episodes report ``info["infra_error"]`` instead of a false 0.
 

@@ -667,6 +667,7 @@ SPECS: tuple[Spec, ...] = (
                 "    router = Router()\n"
                 '    router.add("/posts/<int:post_id>", user, name="post")\n'
                 '    assert router.url_for("post", post_id=7) == "/posts/7"\n'
+                '    assert router.url_for("post", post_id=1024) == "/posts/1024"\n'
                 '    assert router.match("/posts/7") == (user, {"post_id": 7})\n',
             ),
         ),
