@@ -6,7 +6,9 @@ strategy ``s`` on task ``t`` (the sum of its rewards) and ``R_o`` the oracle's::
     mean_s   = (1/|T|) Σ_t R_s(t)
     margin_s = mean_o − mean_s
     flagged  when margin_s < min_margin (default 0.25), or s reaches is_success on any task
-             (except successes the env's profile accepts by design, which are listed),
+             (except successes the env's profile accepts by design, and successes whose actions
+             are exactly the task's own oracle actions, e.g. a duplicate task's answer: both are
+             listed as accepted),
              or the env raised while s played (hostile input must become a score, not a crash)
 
 The oracle row is flagged when the oracle fails any task. Each env's own strategies come from
@@ -193,7 +195,7 @@ def _audit(
         records = []
         for index, task_id in enumerate(task_ids):
             view_ids = {
-                "other_task_id": task_ids[(index + 1) % len(task_ids)] if len(task_ids) > 1 else constant_task,
+                "other_task_id": _other_task(task_ids, index, oracle_actions, fallback=constant_task),
                 "constant_task_id": constant_task if constant_task != task_id else None,
             }
             records.append(_play(env, strat, task_id, seed, profile, oracle_actions, **view_ids))
@@ -214,6 +216,17 @@ def spread(task_ids: Sequence[str], count: int | None) -> list[str]:
     if count < 1:
         raise ConfigError(f"episodes must be >= 1, got {count}")
     return [task_ids[(i * len(task_ids)) // count] for i in range(count)]
+
+
+def _other_task(task_ids: Sequence[str], index: int, oracle_actions: Mapping[str, list[str]], fallback: str) -> str:
+    """The next task (cyclically) whose oracle actions differ from task ``index``'s own: replaying an
+    identical answer of a duplicate task is answering this task, not another one."""
+    own = oracle_actions.get(task_ids[index])
+    for step in range(1, len(task_ids)):
+        candidate = task_ids[(index + step) % len(task_ids)]
+        if oracle_actions.get(candidate) != own:
+            return candidate
+    return fallback
 
 
 def _row(strat: Strategy, records: list[EpisodeRecord], oracle_mean: float, min_margin: float) -> StrategyRow:
@@ -289,6 +302,7 @@ def _play(
     try:
         while not done and steps < cap:
             action = next(actions)
+            view.sent.append(action)
             observation, reward, terminated, truncated, info = env.step(action)
             steps += 1
             total += float(reward)
@@ -298,8 +312,11 @@ def _play(
         return EpisodeRecord(task_id, total, False, steps, error=f"{type(exc).__name__}: {exc}"[:300], ended=False)
     success = bool(info.get("is_success", False)) and done
     accepted = None
-    if success and profile.accepted_success is not None and strat.name != "oracle":
-        accepted = profile.accepted_success(task_id, strat.name, info)
+    if success and strat.name != "oracle":
+        if view.sent and view.sent == list(oracle_actions.get(task_id, [None])):
+            accepted = "the actions sent are exactly this task's own oracle actions"
+        elif profile.accepted_success is not None:
+            accepted = profile.accepted_success(task_id, strat.name, info)
     return EpisodeRecord(
         task_id,
         total if math.isfinite(total) else 0.0,

@@ -40,6 +40,7 @@ class EpisodeView:
         other_task_id: Another task of the audited split, whose oracle actions may be replayed.
         constant_task_id: The task whose oracle actions are reused as one constant answer.
         steps: Actions sent so far.
+        sent: The actions sent so far, in order.
     """
 
     env: Any
@@ -53,6 +54,7 @@ class EpisodeView:
     other_task_id: str | None = None
     constant_task_id: str | None = None
     steps: int = 0
+    sent: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

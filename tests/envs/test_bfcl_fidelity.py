@@ -20,7 +20,7 @@ from rewardlab.envs.bfcl.audit import placeholder  # noqa: E402
 from rewardlab.envs.bfcl.checker import AnswerSpec  # noqa: E402
 from rewardlab.envs.bfcl.loader import IRRELEVANCE_CATEGORIES  # noqa: E402
 from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv  # noqa: E402
-from rewardlab.envs.bfcl.oracle import first_possible_answer, oracle_action  # noqa: E402
+from rewardlab.envs.bfcl.oracle import first_possible_answer  # noqa: E402
 from rewardlab.envs.bfcl.tools import openai_tools  # noqa: E402
 
 
@@ -72,22 +72,24 @@ def test_bfcl_no_degenerate_strategy_comes_near_the_oracle(env, bfcl_report):
 
 @pytest.mark.slow
 def test_bfcl_degenerate_successes_are_right_answers_or_bfcl_leniency(env, bfcl_report):
-    """Accepted: irrelevance tasks answered without a call (BFCL's rule). Not accepted, but right:
-    a task whose answer needs no value (the function is the whole answer, e.g. ``get_version()``),
-    or another task's oracle answer that is this task's own (a duplicate request)."""
-    answers = [oracle_action(env.answer_spec(env.tasks.get(t))) for t in env.tasks.ids()]
-    duplicated = {a for a in answers if answers.count(a) > 1}
+    """No success goes unaccepted, and every accepted one is BFCL's irrelevance rule, a task whose
+    answer needs no value (the function is the whole answer, e.g. ``get_version()``), or this
+    task's own oracle answer (a duplicate request)."""
+    assert not bfcl_report.flagged
     for row in bfcl_report.rows:
         for record in row.episodes:
             if not record.is_success:
                 continue
+            assert record.accepted is not None, (row.strategy, record.task_id)
             task = env.tasks.get(record.task_id)
-            if record.accepted is not None:
-                assert task.data["category"] in IRRELEVANCE_CATEGORIES, (row.strategy, record.task_id)
-                continue
             spec = env.answer_spec(task)
-            no_value = all(not call.needed for call in spec.calls)
-            assert no_value or oracle_action(spec) in duplicated, (row.strategy, record.task_id)
+            if "own oracle actions" in record.accepted:
+                continue
+            if task.data["category"] in IRRELEVANCE_CATEGORIES:
+                assert record.accepted.startswith("irrelevance task"), record.accepted
+            else:
+                assert all(not call.needed for call in spec.calls), (row.strategy, record.task_id)
+                assert "need no argument values" in record.accepted, record.accepted
 
 
 def honest_half(spec: AnswerSpec) -> str | None:

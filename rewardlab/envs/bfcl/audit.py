@@ -114,17 +114,25 @@ def no_call_answer(view: EpisodeView) -> Iterator[str]:
     yield NO_CALL_ANSWER
 
 
-def accepted_irrelevance_success(category_of: Mapping[str, str]) -> AcceptedSuccess:
-    """``accepted_success`` for BFCL-v0: BFCL passes an irrelevance task on any output from which
-    no call is read (plain text, or a call that cannot be decoded); on those tasks a success is
-    exactly that. Nothing else is accepted."""
+def accepted_bfcl_success(category_of: Mapping[str, str], needs_no_values: Callable[[str], bool]) -> AcceptedSuccess:
+    """``accepted_success`` for BFCL-v0. Two kinds of success are BFCL's verdict on an answer that
+    is right, however cheaply it was found; nothing else is accepted:
+
+    - irrelevance tasks: BFCL passes any output from which no call is read (plain text, or a call
+      that cannot be decoded);
+    - tasks whose expected calls determine no argument (``needs_no_values``: every expected call's
+      :attr:`~rewardlab.envs.bfcl.checker.CallSpec.needed` is empty): naming the right function
+      is the whole answer.
+    """
 
     def accepted(task_id: str, strategy_name: str, final_info: Mapping[str, Any]) -> str | None:
-        if category_of.get(task_id) not in IRRELEVANCE_CATEGORIES:
-            return None
-        if final_info.get("action_error"):
-            return "irrelevance task: BFCL counts output whose calls cannot be decoded as no call, a pass"
-        return "irrelevance task: BFCL passes any answer without a call"
+        if category_of.get(task_id) in IRRELEVANCE_CATEGORIES:
+            if final_info.get("action_error"):
+                return "irrelevance task: BFCL counts output whose calls cannot be decoded as no call, a pass"
+            return "irrelevance task: BFCL passes any answer without a call"
+        if needs_no_values(task_id):
+            return "the expected calls need no argument values: the right function is the whole answer"
+        return None
 
     return accepted
 
@@ -132,10 +140,12 @@ def accepted_irrelevance_success(category_of: Mapping[str, str]) -> AcceptedSucc
 BFCL_STRATEGIES: tuple[Strategy, ...] = (placeholder_values, call_every_function, no_call_answer)
 
 
-def bfcl_profile(category_of: Mapping[str, str]) -> AuditProfile:
-    """BFCL-v0's audit profile (``category_of``: task id -> BFCL category)."""
+def bfcl_profile(category_of: Mapping[str, str], needs_no_values: Callable[[str], bool]) -> AuditProfile:
+    """BFCL-v0's audit profile (``category_of``: task id -> BFCL category; see :func:`accepted_bfcl_success`)."""
     return AuditProfile(
-        strategies=BFCL_STRATEGIES, finish=NO_CALL_ANSWER, accepted_success=accepted_irrelevance_success(category_of)
+        strategies=BFCL_STRATEGIES,
+        finish=NO_CALL_ANSWER,
+        accepted_success=accepted_bfcl_success(category_of, needs_no_values),
     )
 
 

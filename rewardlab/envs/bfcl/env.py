@@ -263,10 +263,15 @@ class BFCLEnv(TextEnv):
         return BFCLOracle(self)
 
     def audit_profile(self) -> AuditProfile:
-        """The BFCL strategies (:mod:`rewardlab.envs.bfcl.audit`); irrelevance passes without a call are accepted."""
+        """The BFCL strategies (:mod:`rewardlab.envs.bfcl.audit`); BFCL's passes of irrelevance tasks
+        without a call, and of tasks that need no argument value, are accepted."""
         from rewardlab.envs.bfcl.audit import bfcl_profile
 
-        return bfcl_profile({task.id: task.data["category"] for task in self.tasks})
+        def needs_no_values(task_id: str) -> bool:
+            calls = self.answer_spec(self.tasks.get(task_id)).calls
+            return bool(calls) and all(not call.needed for call in calls)
+
+        return bfcl_profile({task.id: task.data["category"] for task in self.tasks}, needs_no_values)
 
 
 def _random_value(rng: np.random.Generator) -> Any:
