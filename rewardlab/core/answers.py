@@ -35,20 +35,23 @@ def mentions(text: str, value: str) -> bool:
 def competing_candidates(answer: str, references: Iterable[str], candidates: Iterable[str]) -> list[str]:
     """Candidates mentioned in ``answer`` that are neither a reference nor part of one.
 
-    A candidate that is contained in a reference (``"ship"`` in ``"shipped"`` does not count:
-    containment is by whole tokens) is not competing, and neither is one the reference contains.
+    A candidate contained in a reference (by whole tokens: ``"late"`` in ``"delivered late"``) does
+    not compete; one that contains a reference does (``"7 50"`` is another amount than ``"7"``).
+    The answer is canonicalised once, so the cost is linear in the answer plus the candidates.
 
     Example:
         >>> competing_candidates("It is shipped, or maybe pending.", ["shipped"], ["pending", "shipped", "lost"])
         ['pending']
+        >>> competing_candidates("It costs 7.50", ["7"], ["7.50", "8"])
+        ['7 50']
     """
-    refs = [canonical_text(str(r)) for r in references]
-    refs = [r for r in refs if r]
+    refs = [f" {r} " for r in (canonical_text(str(r)) for r in references) if r]
+    text = f" {canonical_text(answer)} "
     found = []
     for candidate in dict.fromkeys(canonical_text(str(c)) for c in candidates):
-        if not candidate or any(f" {candidate} " in f" {r} " or f" {r} " in f" {candidate} " for r in refs):
+        if not candidate or any(f" {candidate} " in r for r in refs):
             continue
-        if mentions(answer, candidate):
+        if f" {candidate} " in text:
             found.append(candidate)
     return found
 

@@ -43,8 +43,9 @@ def test_the_reference_is_never_a_competitor(references):
     assert len(found) == 6 - len(references)
 
 
-def test_candidates_inside_the_reference_do_not_compete():
+def test_candidates_inside_the_reference_do_not_compete_but_larger_ones_do():
     assert competing_candidates("It was delivered late", ["delivered late"], ["late", "lost"]) == []
+    assert competing_candidates("It costs 7.50", ["7"], ["7.50"]) == ["7 50"]
 
 
 def test_length_bound_and_hedge_free():

@@ -19,8 +19,8 @@ An answer that states two or more values (foreign numbers, competing names and t
 counted once) or breaks the length bound is *hedged*, which is worse than wrong: the env voids
 the episode's process credit for it, so a hedge never pays more than an honest wrong answer.
 
-Rule 2 is not ``competing_candidates``: that helper treats a candidate that *contains* the
-reference as no competitor (``"ship"`` inside ``"shipped"``), which would let ``7 50`` pass for ``7``.
+Rule 2 is not ``competing_candidates``: that helper needs the list of candidates, while rule 2
+rejects every number that is not in an accepted answer or the prompt, listed or not.
 """
 
 from __future__ import annotations
