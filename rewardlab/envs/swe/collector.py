@@ -15,13 +15,14 @@ Before anything of the repository is imported, the script
    the repository can shadow a standard-library or installed module (directories a
    ``pythonpath`` setting puts first are moved to the end too, at session start);
 4. imports pytest, captures the runner's functions, classes and modules it relies on, and
-   hashes the guarded files (the evaluated test files and every ``conftest.py``, all reset to
-   the base commit by the host).
+   hashes the guarded files (those the host vouches for: the evaluated test files, every
+   ``conftest.py`` and every file the agent did not change).
 
 pytest then runs with this module as a plugin that records each test's reports. When pytest
 returns, the script checks that the captured objects and hook relays are still the originals,
-that every implementation of an outcome-deciding hook comes from pytest, pluggy, a plugin the
-configuration loaded before any test import, or a guarded ``conftest.py``, that no test item's
+that every implementation of an outcome-deciding hook comes from pytest, pluggy, a plugin from
+outside the repository that the configuration loaded before any test import, or a guarded
+repository file (a base ``conftest.py`` or ``pytest_plugins`` module), that no test item's
 ``runtest`` was swapped, and that no guarded file changed (after collection and at the end);
 then it writes ``{"body": json, "mac": HMAC-SHA256(key, body)}`` through the descriptor. A run
 that dies before that (``os._exit``, a crash) leaves no result, and every test counts as failed.
@@ -101,8 +102,10 @@ class Collector:
 
     Args:
         repo: The repository root (the current directory).
-        guarded: Repository paths of the test files and ``conftest.py`` files the host reset;
-            their content is hashed now and must not change while the tests run.
+        guarded: Repository paths the host vouches for (reset to the base commit or unchanged
+            from it: test files, ``conftest.py`` files, untouched modules). Their content is
+            hashed now and must not change while the tests run; within the repository, only
+            they may implement hooks.
     """
 
     def __init__(self, repo: str, guarded: list[str]):
@@ -130,7 +133,7 @@ class Collector:
             self.relay[name] = caller
             for impl in caller.get_hookimpls():  # plugins the configuration asked for (before any test import)
                 path = self._source(impl.function)
-                if path is not None and not self._repository_conftest(path):
+                if path is not None and not self._in_repository(path):
                     self.trusted.add(path)
 
     def pytest_sessionstart(self, session: Any) -> None:
@@ -196,7 +199,7 @@ class Collector:
                 continue
             for impl in caller.get_hookimpls():
                 path = self._source(impl.function)
-                if path is None or not (self._is_trusted(path) or self._repository_conftest(path)):
+                if path is None or not (self._is_trusted(path) or path in self.guarded):
                     found.append(f"hook {name} gained an implementation from {path or impl.plugin_name}")
         return found
 
@@ -208,9 +211,8 @@ class Collector:
     def _is_trusted(self, path: str) -> bool:
         return path in self.trusted or any(root.endswith(os.sep) and path.startswith(root) for root in self.trusted)
 
-    def _repository_conftest(self, path: str) -> bool:
-        """A ``conftest.py`` the host reset to the base commit (one written during the run is not)."""
-        return os.path.basename(path) == "conftest.py" and path in self.guarded
+    def _in_repository(self, path: str) -> bool:
+        return path.startswith(self.repo + os.sep)
 
 
 def sign(key: bytes, body: str) -> str:

@@ -24,7 +24,7 @@ from rewardlab.envs.swe.loader import load_swebench_jsonl
 from rewardlab.envs.swe.oracle import GoldPatchOracle
 from rewardlab.envs.swe.patch import PatchError, apply_patch, changed_files, make_patch
 from rewardlab.envs.swe.rubric import SWEOutcome, TestStatistics, make_rubric
-from rewardlab.envs.swe.tampering import changes_code, evaluation_tree, find_tampering
+from rewardlab.envs.swe.tampering import agent_files, changes_code, evaluation_tree, find_tampering
 from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, strip_timing
 from rewardlab.envs.swe.workspace import Workspace, WorkspaceError
@@ -418,6 +418,7 @@ class SWEEnv(TextEnv):
             limits=self.execution.limits,
             python=self.python,
             config=self._config_cache[self.task.id],
+            vouched=set(tree) - agent_files(snapshot, base, self._test_files),
         )
         tampering = (*find_tampering(base, snapshot, self._test_files), *run.tampering)
         evaluation = Evaluation(run, clean, tampering, changes_code(base, snapshot))

@@ -23,8 +23,10 @@ tampering (the episode scores 0, ``info["tampering"]`` says why):
   ``_getframe`` / ``settrace`` / ``exit`` ...; ``os._exit`` / ``kill`` / ``abort`` / ``fork``;
   frame, code and global-namespace attributes (``f_back``, ``tb_frame``, ``__code__``,
   ``__globals__``, ``__closure__``, ``__subclasses__`` ...); ``exec`` / ``eval`` / ``compile`` /
-  ``__import__``; ``SystemExit``; strings naming the runner or ``/proc``; and comparison methods
-  (``__eq__`` ...) that never look at the object they compare with ("always equal" results).
+  ``__import__``; ``SystemExit``; strings naming the runner or ``/proc``; functions named like
+  pytest hooks (``pytest_runtest_makereport`` ...); comparison methods (``__eq__`` ...) that
+  never look at the object they compare with, and subclasses of built-in types that redefine
+  comparison ("always equal" results).
 
 Files the evaluation resets anyway (the evaluated test files) are not analysed as code.
 """
@@ -102,6 +104,13 @@ def protected(path: str, test_files: set[str], test_dirs: set[str]) -> bool:
         or top in RUNNER_MODULES
         or top in STARTUP_MODULES
     )
+
+
+def agent_files(snapshot: Mapping[str, str], base: Mapping[str, str], test_files: set[str]) -> set[str]:
+    """Paths whose content in the evaluation tree comes from the agent (changed and not reset)."""
+    test_dirs = test_directories(test_files)
+    changed = {p for p in set(snapshot) | set(base) if snapshot.get(p) != base.get(p)}
+    return {p for p in changed if p in snapshot and not protected(p, test_files, test_dirs)}
 
 
 def evaluation_tree(snapshot: Mapping[str, str], base: Mapping[str, str], test_files: set[str]) -> dict[str, str]:
@@ -233,6 +242,8 @@ def code_features(text: str) -> Counter[str]:
                     features[f"the string {needle!r}"] += 1
             if node.value in SENSITIVE_STRINGS:
                 features[f"the string {node.value!r}"] += 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("pytest_"):
+            features["a pytest hook implementation"] += 1
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in COMPARISONS:
             if _ignores_operand(node.args, node):
                 features[f"a {node.name} that ignores what it compares with"] += 1

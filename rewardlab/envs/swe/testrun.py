@@ -29,7 +29,7 @@ import secrets
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -122,11 +122,14 @@ def run_tests(
     limits: Limits | None = None,
     python: str | None = None,
     config: str | None = None,
+    vouched: Iterable[str] = (),
 ) -> TestRun:
     """Run ``test_ids`` (all collected tests when empty) on ``tree`` in the fresh directory ``scratch``.
 
     ``config`` is the repository path of the one configuration file pytest reads (see
-    :func:`base_config`); ``None`` gives it an empty one. ``scratch`` is removed first.
+    :func:`base_config`); ``None`` gives it an empty one. ``vouched`` are further repository
+    paths whose content the caller vouches for (unchanged from the base commit): with the test
+    files and ``conftest.py`` files they are guarded by the collector. ``scratch`` is removed first.
     """
     scratch = Path(scratch)
     shutil.rmtree(scratch, ignore_errors=True)
@@ -139,7 +142,8 @@ def run_tests(
     key, nonce, result_name = secrets.token_bytes(32), secrets.token_hex(16), f"{secrets.token_hex(16)}.json"
     ticket_name = f"{secrets.token_hex(8)}.ticket"
     test_files = {test_id.split("::")[0] for test_id in test_ids}
-    guarded = sorted(p for p in tree if p in test_files or PurePosixPath(p).name == "conftest.py")
+    guarded = {p for p in tree if p in test_files or PurePosixPath(p).name == "conftest.py"}
+    guarded = sorted(guarded | {p for p in vouched if p in tree and p.endswith(".py")})
     ticket = {"key": key.hex(), "nonce": nonce, "result": result_name, "guarded": guarded}
     (runner / ticket_name).write_text(json.dumps(ticket), encoding="utf-8")
     config_arg = config if config is not None else f"../{runner_name}/pytest.ini"
