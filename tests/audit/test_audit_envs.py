@@ -17,12 +17,12 @@ from rewardlab.errors import MissingDependencyError
 
 EPISODES: dict[str, int | None] = {
     "RewardLab/BFCL-v0": 60,
-    "RewardLab/BFCLMultiTurn-v0": 12,
+    "RewardLab/BFCLMultiTurn-v0": None,
     "RewardLab/BPMN-v0": None,
     "RewardLab/MiniWoB-v0": 6,
     "RewardLab/SWE-v0": 3,
     "RewardLab/Slides-v0": None,
-    "RewardLab/SlidesAgent-v0": 6,
+    "RewardLab/SlidesAgent-v0": None,
     "RewardLab/ToolCall-v0": None,
     "RewardLab/Web-v0": None,
 }
