@@ -131,9 +131,7 @@ class MiniWoBEnv(TextEnv):
 
     ## Version History
     - v0: initial release (miniwob 1.1.0 pages).
-    - v1: success needs the page's full reward within the task's minimum of actions; page_reward
-      on the checkbox pages is chance-corrected (Youden's J); ``validity`` became ``efficiency`` =
-      page_reward * min(1, m / n); element ids are random per episode.
+    - v1: success within the minimum of actions; efficiency replaces validity; checkbox credit: Youden's J; random ids.
     """
 
     system_prompt: ClassVar[str] = SYSTEM_PROMPT
