@@ -21,6 +21,7 @@ its output is feedback for the agent, never a result.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 import os
@@ -53,6 +54,7 @@ def strip_timing(output: str) -> str:
     return _TIMING.sub("", output)
 
 
+@functools.cache
 def config_names() -> tuple[str, ...]:
     """Every file name the installed pytest reads configuration from (pytest's own list where it has one)."""
     names = {"pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"}
@@ -70,10 +72,12 @@ def base_config(base: Mapping[str, str], test_ids: Sequence[str]) -> str | None:
     Uses pytest's own search (:func:`_pytest.config.findpaths.locate_config`) on a copy of the
     configuration files of ``base``; files outside the repository never count.
     """
-    from _pytest.config.findpaths import locate_config
-
     candidates = {p: t for p, t in base.items() if PurePosixPath(p).name in config_names()}
     if not candidates:
+        return None
+    try:
+        from _pytest.config.findpaths import locate_config
+    except ImportError:  # pragma: no cover - no pytest on the host (Docker backend): the empty config
         return None
     scratch = Path(tempfile.mkdtemp(prefix="rewardlab-swe-config-"))
     try:
