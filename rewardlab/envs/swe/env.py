@@ -79,9 +79,9 @@ class SWEEnv(TextEnv):
 
     The last three are scaled by ``f``: none of them measures the fix, and each is free for a
     patch that changes nothing the tests see. So the reward is 0 until some FAIL_TO_PASS test
-    passes; an honest fix of one of two FAIL_TO_PASS tests earns ``(0 + ½ + ½ + ½ + ½)/5 = 0.4``,
-    the gold patch 1. An empty submission and a tampering one score 0 on every component.
-    ``is_success`` = ``resolved``.
+    passes; an honest fix of one of two FAIL_TO_PASS tests that keeps the PASS_TO_PASS tests green
+    earns ``(0 + ½ + ½ + ½ + ½)/5 = 0.4``, the gold patch 1. An empty submission and a tampering
+    one score 0 on every component. ``is_success`` = ``resolved``.
 
     Milestones (``info["milestones"]``, progress = fraction reached): ``opened_gold_file``
     (viewed a file the gold patch edits), ``reproduced_failure`` (a ``test`` or ``python`` run
