@@ -234,6 +234,18 @@ def test_tampering_scores_zero_and_says_why(env):
     assert info["metrics"]["tests/tampering"] == 1.0
 
 
+def test_tampering_is_reported_when_the_turn_budget_ends_the_episode():
+    short = SWEEnv(sandbox=FAST, max_turns=2)
+    try:
+        short.reset(options={"task_id": "tabular-4"})
+        short.step("create tests/conftest.py\nimport pytest\n")
+        _, reward, terminated, truncated, info = short.step("list")
+        assert truncated and not terminated and reward == 0.0
+        assert info["tampering"] == ["tests/conftest.py: changes a conftest.py"]
+    finally:
+        short.close()
+
+
 def test_a_comment_in_the_bug_file_earns_nothing(env):
     env.reset(options={"task_id": "textkit-1"})
     _, reward, _, _, info = env.step("edit textkit/slug.py 1:0\n# Fixed: keep accented letters.")
