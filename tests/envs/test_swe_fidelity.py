@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import rewardlab  # noqa: F401  (registers the ids)
@@ -88,6 +90,20 @@ def test_hooks_from_the_repository_must_come_from_vouched_files(sandbox, tmp_pat
     assert not trusted.tampering and trusted.statuses
     untrusted = run_tests(sandbox, patched, tmp_path / "b", IDS, timeout=20)
     assert any("helper_plugin.py" in reason for reason in untrusted.tampering), untrusted.tampering
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux /proc")
+def test_a_child_process_cannot_read_the_collectors_memory(sandbox, tmp_path):
+    """The collector is not dumpable: a process the tested code starts cannot open its memory (and key)."""
+    probe = "import os; open('/proc/%d/mem' % os.getppid(), 'rb'); print('opened')"
+    payload = (
+        "import subprocess\nimport sys\n\n"
+        f"_child = subprocess.run([sys.executable, '-c', {probe!r}], capture_output=True, text=True)\n"
+        "with open('probe.txt', 'w') as _handle:\n    _handle.write(_child.stdout + _child.stderr)\n"
+    )
+    evaluate(sandbox, tmp_path, appended(BASE, "textkit/__init__.py", payload))
+    probe_output = (tmp_path / "eval" / "repo" / "probe.txt").read_text()
+    assert "PermissionError" in probe_output and "opened" not in probe_output
 
 
 def test_exiting_at_import_leaves_no_verdict(sandbox, tmp_path):

@@ -8,6 +8,8 @@ the evaluated repository, writes a one-time ticket beside it and runs::
 
 Before anything of the repository is imported, the script
 
+0. makes itself non-dumpable, so that a process the tests start cannot attach to it or read
+   its memory (and the key in it);
 1. reads the ticket (an HMAC key, a nonce, the result file's random name, the guarded files)
    and deletes it;
 2. opens the result file with ``O_CREAT | O_EXCL | O_NOFOLLOW`` and keeps the descriptor;
@@ -220,7 +222,18 @@ def sign(key: bytes, body: str) -> str:
     return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+def not_dumpable() -> None:
+    """``prctl(PR_SET_DUMPABLE, 0)``: processes the tests start cannot ptrace this one or read its memory."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: nothing to do
+        pass
+
+
 def main(argv: list[str]) -> int:
+    not_dumpable()
     ticket_path, repo, *pytest_args = argv
     with open(ticket_path, encoding="utf-8") as handle:
         ticket = json.load(handle)

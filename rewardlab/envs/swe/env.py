@@ -99,13 +99,15 @@ class SWEEnv(TextEnv):
     - **Trusted result channel** (runtest no-op in ``__init__.py`` or in the bug's file, forged
       ``N passed`` on stdout, forged result files): results come only from
       :mod:`~rewardlab.envs.swe.collector`, a pytest plugin copied from this package into a
-      random runner directory beside the repository. It reads and deletes a one-time ticket (HMAC
-      key, nonce, random result name) before any repository code runs, records per-test reports
+      random runner directory beside the repository. It makes itself non-dumpable (no process the
+      tests start can read its memory), reads and deletes a one-time ticket (HMAC key, nonce,
+      random result name) before any repository code runs, records per-test reports
       through hooks, checks at the end that pytest's and pluggy's functions, classes, modules,
       hook relays and hook implementations are the originals, that no item's ``runtest`` was
-      swapped and that the test files and ``conftest.py`` files did not change during the run,
-      and writes an HMAC-signed verdict. Stdout is never parsed; a missing verdict fails every
-      test; an unverifiable one or a modified runner is tampering (:mod:`~rewardlab.envs.swe.testrun`).
+      swapped and that no file the host vouches for (test files, ``conftest.py``, untouched
+      modules) changed during the run, and writes an HMAC-signed verdict. Stdout is never
+      parsed; a missing verdict fails every test; an unverifiable one or a modified runner is
+      tampering (:mod:`~rewardlab.envs.swe.testrun`).
     - **Isolated start** (``sitecustomize``/``usercustomize``, ``json.py``/``unittest.py`` in the
       repository or a test directory): ``python -s -B collector.py``, the script's directory
       dropped from ``sys.path`` and the repository *appended* after the standard library and
