@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rewardlab  # noqa: F401  (registers the ids)
 from rewardlab.audit import audit_env
@@ -201,6 +203,17 @@ def test_tampering_is_found(path, text, reason):
     snapshot = {**BASE, path: BASE.get(path, "") + text}
     found = find_tampering(BASE, snapshot, evaluated_files(TASK.data))
     assert any(reason in r for r in found), found
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.text(st.characters(codec=None), max_size=300),
+    st.sampled_from(["textkit/new.py", "textkit/slug.py", "setup.cfg", "pytest.toml"]),
+)
+def test_the_static_check_never_raises_on_any_text(text, path):
+    found = find_tampering(BASE, {**BASE, path: text}, evaluated_files(TASK.data))
+    assert isinstance(found, list) and all(isinstance(reason, str) for reason in found)
+    assert isinstance(changes_code(BASE, {**BASE, path: text}), bool)
 
 
 def test_the_static_check_counts_against_the_base():

@@ -179,14 +179,15 @@ def _pytest_view(name: str, text: str | None) -> object:
         return None
     try:
         from _pytest.config.findpaths import load_config_dict_from_file
+        from _pytest.outcomes import OutcomeException
     except ImportError:  # an older pytest: every change to the file counts
         return text
     with tempfile.TemporaryDirectory(prefix="rewardlab-swe-config-") as scratch:
         path = Path(scratch) / name
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(text.encode("utf-8", "surrogatepass"))
         try:
             config = load_config_dict_from_file(path)
-        except BaseException as exc:  # pytest rejects it (fail() raises an outcome exception): still config
+        except (Exception, OutcomeException) as exc:  # pytest rejects it (fail() raises an outcome): still config
             return f"unreadable: {type(exc).__name__}: {exc}"
     if config is None:
         return None
@@ -264,8 +265,8 @@ def _parse(text: str) -> ast.Module | None:
     """The syntax tree the interpreter would build: from UTF-8 bytes, so that a coding cookie
     (``# coding: utf-7`` hiding code in a "comment") is honoured as on import."""
     try:
-        return ast.parse(text.encode("utf-8"))
-    except (SyntaxError, ValueError, RecursionError, MemoryError, LookupError, UnicodeDecodeError):
+        return ast.parse(text.encode("utf-8", "surrogatepass"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError, LookupError):  # UnicodeError is a ValueError
         return None
 
 
