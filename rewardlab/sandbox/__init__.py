@@ -3,6 +3,7 @@
 from rewardlab.sandbox.base import KILLED_REASONS, WORKSPACE, Limits, Sandbox, SandboxResult
 from rewardlab.sandbox.docker import DockerSandbox, docker_engine_error
 from rewardlab.sandbox.factory import BACKENDS, SandboxedExecution, make_sandbox
+from rewardlab.sandbox.image import SandboxError, build_image, default_image
 from rewardlab.sandbox.local import LocalSandbox, isolation_modes
 
 __all__ = [
@@ -13,8 +14,11 @@ __all__ = [
     "Limits",
     "LocalSandbox",
     "Sandbox",
+    "SandboxError",
     "SandboxResult",
     "SandboxedExecution",
+    "build_image",
+    "default_image",
     "docker_engine_error",
     "isolation_modes",
     "make_sandbox",

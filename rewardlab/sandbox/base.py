@@ -8,9 +8,11 @@ this interface.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Protocol, runtime_checkable
 
 from rewardlab.errors import ConfigError
@@ -75,6 +77,10 @@ class SandboxResult:
         isolation: How the run was contained (``"bwrap"``, ``"unshare"``, ``"none"``, ``"docker"``).
         warnings: Loud notes on containment that could not be applied (e.g. no network isolation).
         output_truncated: Bytes of stdout and stderr that were discarded.
+        outputs: The files named in ``run(..., outputs=...)`` as the run left them, read after every
+            process of the run is gone: ``bytes`` for a regular file (at most ``output_bytes``),
+            ``None`` for a path that exists but is not a regular file (a link, a directory);
+            paths that do not exist are absent.
     """
 
     stdout: str
@@ -87,6 +93,7 @@ class SandboxResult:
     isolation: str
     warnings: tuple[str, ...] = ()
     output_truncated: int = 0
+    outputs: Mapping[str, bytes | None] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -105,7 +112,8 @@ class Sandbox(Protocol):
     ``files`` (relative path -> content) are written to a fresh working directory that is
     removed afterwards; ``workdir`` instead names an existing host directory to run in
     (``LocalSandbox`` runs in it; ``DockerSandbox`` runs on a copy and discards changes).
-    The working directory is always seen by the command as :data:`WORKSPACE`.
+    The working directory is always seen by the command as :data:`WORKSPACE`. ``outputs`` names
+    files (relative to it) to return in :attr:`SandboxResult.outputs`, in every backend alike.
     """
 
     backend: str
@@ -119,6 +127,7 @@ class Sandbox(Protocol):
         timeout: float = 10.0,
         limits: Limits | None = None,
         env: Mapping[str, str] | None = None,
+        outputs: Sequence[str] = (),
     ) -> SandboxResult: ...
 
     def close(self) -> None: ...
@@ -175,6 +184,35 @@ def classify(exit_code: int | None, timed_out: bool, stderr: str, dropped: int) 
     if dropped:
         return "output_limit"
     return None
+
+
+def check_outputs(outputs: Sequence[str]) -> list[str]:
+    """Validate ``outputs``: relative POSIX paths that stay inside the working directory."""
+    checked = []
+    for name in outputs:
+        path = PurePosixPath(str(name))
+        if not str(name) or path.is_absolute() or ".." in path.parts:
+            raise ConfigError(f"outputs must be relative paths inside the working directory, got {name!r}")
+        checked.append(path.as_posix())
+    return checked
+
+
+def read_outputs(root: Path, names: Sequence[str], limit: int) -> dict[str, bytes | None]:
+    """The ``outputs`` of a run that worked in the host directory ``root`` (links are not followed)."""
+    found: dict[str, bytes | None] = {}
+    for name in names:
+        try:
+            fd = os.open(root / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            continue
+        except OSError:
+            found[name] = None
+            continue
+        try:
+            found[name] = os.read(fd, limit) if stat.S_ISREG(os.fstat(fd).st_mode) else None
+        finally:
+            os.close(fd)
+    return found
 
 
 def check_run_arguments(cmd: Command, files: FileMap | None, workdir: str | Path | None, timeout: float) -> list[str]:

@@ -23,12 +23,13 @@ command itself does is always a :class:`~rewardlab.sandbox.SandboxResult`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import shlex
 import socket
 import tarfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from rewardlab.sandbox.base import (
     Limits,
     OutputBuffer,
     SandboxResult,
+    check_outputs,
     check_run_arguments,
     classify,
 )
@@ -147,9 +149,14 @@ class DockerSandbox:
         timeout: float = 10.0,
         limits: Limits | None = None,
         env: Mapping[str, str] | None = None,
+        outputs: Sequence[str] = (),
     ) -> SandboxResult:
-        """Run ``cmd`` on a copy of ``workdir`` (or on ``files``); see :class:`~rewardlab.sandbox.Sandbox`."""
+        """Run ``cmd`` on a copy of ``workdir`` (or on ``files``); see :class:`~rewardlab.sandbox.Sandbox`.
+
+        ``outputs`` are read from the container after the run's processes are killed; a one-shot
+        sandbox (``warm=False``) runs such a call in a container of its own that is removed after."""
         argv = check_run_arguments(cmd, files, workdir, timeout)
+        names = check_outputs(outputs)
         limits = limits or self.limits
         if workdir is not None:
             tree = _read_tree(Path(workdir))
@@ -157,8 +164,13 @@ class DockerSandbox:
             tree = {k: v.encode("utf-8") if isinstance(v, str) else bytes(v) for k, v in (files or {}).items()}
         environment = {"HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **dict(env or {})}
         try:
-            if self.warm:
-                return self._run_warm(argv, _tar(tree), timeout, limits, environment)
+            if self.warm or names:
+                result = self._run_warm(argv, _tar(tree), timeout, limits, environment)
+                if names and not result.timed_out:
+                    result = dataclasses.replace(result, outputs=self._read_outputs(names, limits.output_bytes))
+                if not self.warm:
+                    self._remove_container()
+                return result
             return self._run_once(argv, _tar(tree), timeout, limits, environment)
         except SandboxError:
             raise
@@ -267,6 +279,19 @@ class DockerSandbox:
             counter = _oom_kills(container.exec_run(["/bin/sh", "-c", _OOM_COUNTER]).output.decode(errors="replace"))
             oom, self._oom_seen = counter > self._oom_seen, counter
         return self._result(out, err, exit_code, timed_out, oom, duration)
+
+    def _read_outputs(self, names: list[str], limit: int) -> dict[str, bytes | None]:
+        """The named files of the warm container's workspace, through a tar stream (no process of
+        the run is alive: the run's shell killed them all before it exited)."""
+        script = f"cd {WORKSPACE} && tar -c -f - --ignore-failed-read -- " + " ".join(shlex.quote(n) for n in names)
+        stdout, _ = self._container.exec_run(["/bin/sh", "-c", script], user="65534:65534", demux=True).output
+        found: dict[str, bytes | None] = {}
+        with contextlib.suppress(tarfile.TarError), tarfile.open(fileobj=io.BytesIO(stdout or b""), mode="r:") as tar:
+            for member in tar:
+                if member.name in names:
+                    handle = tar.extractfile(member) if member.isreg() else None
+                    found[member.name] = handle.read(limit) if handle is not None else None
+        return found
 
     def _run_once(
         self, argv: list[str], archive: bytes, timeout: float, limits: Limits, environment: dict[str, str]

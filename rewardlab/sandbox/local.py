@@ -26,6 +26,7 @@ timeout, an environment built from scratch (no host variables), and output cappe
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import resource
@@ -50,8 +51,10 @@ from rewardlab.sandbox.base import (
     Limits,
     OutputBuffer,
     SandboxResult,
+    check_outputs,
     check_run_arguments,
     classify,
+    read_outputs,
 )
 
 Isolation = Literal["auto", "bwrap", "unshare", "none"]
@@ -205,9 +208,11 @@ class LocalSandbox:
         timeout: float = 10.0,
         limits: Limits | None = None,
         env: Mapping[str, str] | None = None,
+        outputs: Sequence[str] = (),
     ) -> SandboxResult:
         """Run ``cmd`` in ``workdir`` (or a fresh directory holding ``files``); see :class:`Sandbox`."""
         argv = check_run_arguments(cmd, files, workdir, timeout)
+        names = check_outputs(outputs)
         limits = limits or self.limits
         with contextlib.ExitStack() as stack:
             if workdir is None:
@@ -217,7 +222,10 @@ class LocalSandbox:
             if not workdir.is_dir():
                 raise ConfigError(f"workdir {str(workdir)!r} is not a directory")
             self._hand_over(workdir)
-            return self._execute(argv, workdir, float(timeout), limits, dict(env or {}))
+            result = self._execute(argv, workdir, float(timeout), limits, dict(env or {}))
+            if names:  # every process of the run is dead by now (its process group was killed)
+                result = dataclasses.replace(result, outputs=read_outputs(workdir, names, limits.output_bytes))
+            return result
 
     def close(self) -> None:
         """Nothing persists between runs; present for the Sandbox protocol."""

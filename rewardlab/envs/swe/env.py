@@ -29,7 +29,7 @@ from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, strip_timing
 from rewardlab.envs.swe.workspace import Workspace, WorkspaceError
 from rewardlab.errors import ConfigError
-from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxResult
+from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxError, SandboxResult
 
 MILESTONES: tuple[str, ...] = ("opened_gold_file", "reproduced_failure", "first_fail_to_pass", "all_tests_pass")
 EDIT_COMMANDS = ("edit", "replace", "create")
@@ -138,9 +138,13 @@ class SWEEnv(TextEnv):
     could still read its key. The static check also rejects honest code that uses those
     constructs (``eval``, ``sys.exit``, ``threading`` added to library code). Hard-coding the
     expected output of the issue's own example passes tests that use that example; the shipped
-    hidden tests always check other inputs too. The Docker
-    backend currently discards the run's files, so there the result cannot be read back: those
-    episodes report ``info["infra_error"]`` instead of a false 0.
+    hidden tests always check other inputs too. Both sandbox backends run this evaluation the
+    same way: the result file comes back through ``SandboxResult.outputs``, read after every
+    process of the run is dead.
+
+    Infrastructure failures (the sandbox or the Docker engine failing, not the agent's code) end
+    the episode as unusable with ``info["infra_error"]`` set, so a trainer can drop it instead of
+    learning from a false 0; the next reset starts a fresh container.
 
     ## Starting State
 
@@ -237,6 +241,9 @@ class SWEEnv(TextEnv):
     # ------------------------------------------------------------------ episode
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         self._cleanup()
+        restart = getattr(self.sandbox, "restart", None)
+        if restart is not None:  # a warm container per episode (Docker): a fresh one now
+            restart()
         if task.id not in self._base_cache:
             self._base_cache[task.id] = base_tree(task.data)
             tests = [*task.data["FAIL_TO_PASS"], *task.data["PASS_TO_PASS"]]
@@ -269,7 +276,9 @@ class SWEEnv(TextEnv):
                 self._invalid_edits += 1
             return self._error(str(exc))
         if command.name == "submit":
-            outcome, _ = self._outcome()
+            outcome, usable = self._outcome()
+            if not usable:
+                return self._infra_failure(self._final.run.infra_error or "the evaluation could not run")
             return Turn(
                 observation=self._submission_note(outcome),
                 done=True,
@@ -291,6 +300,21 @@ class SWEEnv(TextEnv):
             if command.name in EDIT_COMMANDS:
                 self._invalid_edits += 1
             return self._error(str(exc))
+        except SandboxError as exc:
+            return self._infra_failure(str(exc))
+
+    def _infra_failure(self, message: str) -> Turn:
+        """End the episode on an infrastructure failure (the sandbox or its engine, not the agent):
+        unusable, so the reward is ``invalid_penalty``, and ``info["infra_error"]`` says why, so a
+        trainer drops the episode instead of learning from a false 0. The next reset starts afresh."""
+        outcome, _ = self._outcome()
+        return Turn(
+            observation=f"infra_error: {message}",
+            done=True,
+            outcome=outcome,
+            usable=False,
+            info={"infra_error": message},
+        )
 
     def _error(self, message: str) -> Turn:
         return Turn(observation=self._fit(f"error: {message}"), action_error=message)
@@ -391,7 +415,10 @@ class SWEEnv(TextEnv):
             parts.append(f"[stopped: {result.killed_reason}{limit}]")
             if result.killed_reason in ("timeout", "cpu_limit"):
                 error = f"the command did not finish: {result.killed_reason}"
-        milestones = self._milestones_from(self._evaluate(), agent_failed=not result.ok)
+        evaluation = self._evaluate()
+        if evaluation.run.infra_error is not None:
+            return self._infra_failure(evaluation.run.infra_error)
+        milestones = self._milestones_from(evaluation, agent_failed=not result.ok)
         return Turn(observation=self._fit("\n".join(parts)), action_error=error, milestones=milestones)
 
     def _evaluate(self) -> Evaluation:
@@ -461,7 +488,7 @@ class SWEEnv(TextEnv):
             tampering=evaluation.tampering,
             changes_code=evaluation.changes_code,
         )
-        return outcome, True
+        return outcome, evaluation.run.infra_error is None
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """One command; the final step's ``info`` adds ``tampering`` (a list of reasons, empty when

@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import hmac
 import json
-import os
 import re
 import secrets
 import shutil
@@ -36,11 +35,10 @@ from pathlib import Path, PurePosixPath
 
 from rewardlab.envs.swe.collector import sign
 from rewardlab.envs.swe.workspace import Workspace
-from rewardlab.sandbox import Limits, Sandbox, SandboxResult
+from rewardlab.sandbox import Limits, Sandbox, SandboxError, SandboxResult
 
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": ""}
 COLLECTOR = Path(__file__).with_name("collector.py")
-MAX_RESULT_BYTES = 16 << 20
 _TIMING = re.compile(r" in \d+(?:\.\d+)?s\b")
 
 
@@ -104,7 +102,7 @@ class TestRun:
         result: The raw sandbox result (never read for outcomes).
         statuses: ``{node id: status}`` of every test the verified result lists.
         tampering: Why the run cannot be trusted (a forged result, a modified runner); empty when clean.
-        infra_error: Set when the sandbox could not return the result file at all.
+        infra_error: Set when the sandbox itself failed (an infrastructure error, not the agent's).
     """
 
     __test__ = False  # not a pytest class
@@ -169,26 +167,28 @@ def run_tests(
         *test_ids,
     ]
     env = {**PYTEST_ENV, "PYTHONHASHSEED": "0"}
-    result = sandbox.run(argv, workdir=scratch, timeout=timeout, limits=limits, env=env)
-    statuses, tampering = read_result(runner / result_name, key, nonce)
-    infra_error = None
-    if statuses is None and not tampering and sandbox.backend == "docker":
-        infra_error = "the Docker sandbox discards the run's files, so the test results could not be read back"
+    result_path = f"{runner_name}/{result_name}"
+    try:
+        result = sandbox.run(argv, workdir=scratch, timeout=timeout, limits=limits, env=env, outputs=[result_path])
+    except SandboxError as exc:  # the sandbox itself failed: no verdict on the tests, and no false 0
+        failed = SandboxResult("", str(exc), None, False, None, 0.0, sandbox.backend, sandbox.backend)
+        return TestRun({test_id: False for test_id in test_ids}, failed, {}, (), str(exc))
+    statuses, tampering = read_result(result.outputs, result_path, key, nonce)
     statuses = statuses or {}
     passed = {test_id: statuses.get(test_id) == "passed" for test_id in test_ids}
-    return TestRun(passed, result, statuses, tuple(tampering), infra_error)
+    return TestRun(passed, result, statuses, tuple(tampering))
 
 
-def read_result(path: Path, key: bytes, nonce: str) -> tuple[dict[str, str] | None, list[str]]:
-    """``(statuses or None when there is no result, tampering reasons)`` from the collector's result file."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
+def read_result(
+    outputs: Mapping[str, bytes | None], path: str, key: bytes, nonce: str
+) -> tuple[dict[str, str] | None, list[str]]:
+    """``(statuses or None when there is no result, tampering reasons)`` from the collector's result
+    file as the sandbox returned it (:attr:`~rewardlab.sandbox.SandboxResult.outputs`)."""
+    if path not in outputs:
         return None, []
-    except OSError:
+    data = outputs[path]
+    if data is None:
         return None, ["the result file was replaced (not a regular file)"]
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(MAX_RESULT_BYTES + 1)
     if not data:
         return None, []
     forged = ["the test result was forged or altered (its signature does not verify)"]
