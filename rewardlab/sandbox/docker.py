@@ -134,6 +134,7 @@ class DockerSandbox:
         self._container: Any = None
         self._container_limits: Limits | None = None
         self._oom_seen = 0
+        self._orphans: list[str] = []
         if not image_exists(self.client, image):
             ours = image.startswith(f"{REPOSITORY}:")
             hint = f"build it with: {BUILD_COMMAND}" if ours else "pull or build it first"
@@ -183,8 +184,9 @@ class DockerSandbox:
         self._remove_container()
 
     def close(self) -> None:
-        """Remove the warm container and close the docker client. Safe to call twice."""
+        """Remove the warm container (and any an engine failure left) and close the client. Safe to call twice."""
         self._remove_container()
+        self._remove_orphans()
         with contextlib.suppress(Exception):
             self.client.close()
 
@@ -221,6 +223,8 @@ class DockerSandbox:
     def _warm_container(self, limits: Limits) -> Any:
         if self._container is not None and self._container_limits != limits:
             self._remove_container()
+        if self._orphans:
+            self._remove_orphans()
         if self._container is None:
             # Init (tini, reaping orphans) and its sleep run as a root without capabilities, so that the
             # runs (uid nobody) can kill everything of their own but not the container's keep-alive.
@@ -241,8 +245,22 @@ class DockerSandbox:
                 container.remove(force=True)
 
     def _forget_container(self) -> None:
-        """After an engine failure: try to remove the container, then forget it either way."""
-        self._remove_container()
+        """After an engine failure: forget the container, and remove it once the engine answers again."""
+        container, self._container = self._container, None
+        if container is not None:
+            self._orphans.append(container.id)
+
+    def _remove_orphans(self) -> None:
+        """Remove containers left by an engine failure (kept for another try while removal fails)."""
+        left = []
+        for container_id in self._orphans:
+            try:
+                self.client.api.remove_container(container_id, force=True)
+            except self._docker.errors.NotFound:
+                pass
+            except Exception:
+                left.append(container_id)
+        self._orphans = left
 
     # ------------------------------------------------------------------ runs
     def _run_warm(

@@ -1,0 +1,102 @@
+"""RewardLab/SWE-v0 on the Docker backend: the same verdicts as locally, and engine faults as infra_error."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import gymnasium as gym
+import psutil
+import pytest
+
+from rewardlab.agents import OracleAgent
+from rewardlab.audit import audit_env
+from rewardlab.evaluation import run_episode
+from rewardlab.sandbox import docker_engine_error
+from rewardlab.sandbox.image import docker_client
+from tests.conftest import docker_or_skip
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def docker_env():
+    docker_or_skip()
+    env = gym.make("RewardLab/SWE-v0", sandbox="docker")
+    yield env
+    env.close()
+
+
+def sandbox_containers() -> int:
+    client = docker_client()
+    try:
+        return len(client.containers.list(all=True, filters={"label": "rewardlab.sandbox=1"}))
+    finally:
+        client.close()
+
+
+def test_oracle_resolves_every_task_and_the_empty_submission_none(docker_env):
+    oracle = OracleAgent(docker_env)
+    for task_id in docker_env.unwrapped.tasks.ids():
+        result = run_episode(docker_env, oracle, task_id=task_id)
+        assert result.is_success, (task_id, result.components)
+        docker_env.reset(options={"task_id": task_id})
+        *_, info = docker_env.step("submit")
+        assert not info["is_success"] and info["reward_components"]["resolved"] == 0.0
+
+
+def test_the_hardened_evaluation_holds_in_docker():
+    docker_or_skip()
+    report = audit_env("RewardLab/SWE-v0", episodes=2, env_kwargs={"sandbox": "docker"})
+    assert not report.flagged, report.format_table()
+    assert report.oracle.successes == 2
+
+
+def test_no_container_outlives_the_env():
+    docker_or_skip()
+    before = sandbox_containers()
+    env = gym.make("RewardLab/SWE-v0", sandbox="docker")
+    for task_id in env.unwrapped.tasks.ids("test")[:3]:
+        env.reset(options={"task_id": task_id})
+        env.step("python\nimport subprocess; subprocess.Popen(['sleep', '300'])")
+        env.step("test")
+    assert sandbox_containers() == before + 1
+    env.close()
+    assert sandbox_containers() == before
+
+
+def _restart_engine() -> None:
+    log = open("/var/log/rewardlab-dockerd.log", "ab")  # noqa: SIM115 - handed to the daemon
+    subprocess.Popen(["dockerd"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while docker_engine_error() is not None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert docker_engine_error() is None, "dockerd did not come back"
+
+
+def test_an_engine_killed_mid_episode_is_an_infra_error_and_the_next_reset_recovers():
+    docker_or_skip()
+    daemons = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "dockerd"]
+    if os.geteuid() != 0 or shutil.which("dockerd") is None or len(daemons) != 1:
+        pytest.skip("needs root and one local dockerd that this test may kill and restart")
+    before = sandbox_containers()
+    env = gym.make("RewardLab/SWE-v0", sandbox="docker")
+    try:
+        env.reset(options={"task_id": "textkit-4"})
+        assert "infra_error" not in env.step("test")[4]
+        daemons[0].send_signal(signal.SIGKILL)
+        daemons[0].wait(10)
+        _, reward, terminated, _, info = env.step("test")
+        assert terminated and reward == 0.0 and not info["usable"]
+        assert "Docker engine" in info["infra_error"]
+        _restart_engine()
+        result = run_episode(env, OracleAgent(env), task_id="textkit-4")
+        assert result.is_success
+    finally:
+        if docker_engine_error() is not None:
+            _restart_engine()
+        env.close()
+    assert sandbox_containers() == before
