@@ -7,7 +7,7 @@ spec compiled at task load. The two are timed in alternating passes; the ratio i
 the per-pass ratios. The last columns add what the env does around the check: parsing
 the action text, and a whole ``reset`` + ``step``. "same verdict" counts answers on which
 both checkers agree (the timing compares the same work only if they do). A second table times
-oracle episodes of BFCLMultiTurn-v0.
+oracle episodes of BFCLMultiTurn-v1.
 
 Run: ``python -m benchmarks.bench_bfcl [--tasks 60] [--repeat 41]``.
 """
@@ -180,7 +180,7 @@ def main() -> None:
 
 
 def multi_turn_table(tasks: int, repeat: int) -> str:
-    """BFCLMultiTurn-v0: the oracle's episodes, per step (call steps execute on the simulated
+    """BFCLMultiTurn-v1: the oracle's episodes, per step (call steps execute on the simulated
     APIs; each text step runs BFCL's reference calls and state/response checks for the turn)."""
     env = BFCLMultiTurnEnv()
     oracle = OracleAgent(env)
@@ -200,7 +200,7 @@ def multi_turn_table(tasks: int, repeat: int) -> str:
             fmt_seconds(per_episode * len(task_ids) / steps),
         ]
     ]
-    return table(["BFCLMultiTurn-v0 oracle episodes", "steps per episode", "episode (incl. reset)", "per step"], rows)
+    return table(["BFCLMultiTurn-v1 oracle episodes", "steps per episode", "episode (incl. reset)", "per step"], rows)
 
 
 if __name__ == "__main__":

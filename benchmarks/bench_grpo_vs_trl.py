@@ -1,6 +1,6 @@
 """Per-update time of our GRPO against TRL's GRPOTrainer: same model, batch and settings, one process.
 
-    python benchmarks/bench_grpo_vs_trl.py                     # SmolLM2-135M-Instruct on BFCL-v0
+    python benchmarks/bench_grpo_vs_trl.py                     # SmolLM2-135M-Instruct on BFCL-v1
     python benchmarks/bench_grpo_vs_trl.py --model PATH --steps 5
 
 Both run ``--steps`` updates of ``--prompts`` tasks x ``--generations`` completions (at most
@@ -107,7 +107,7 @@ def theirs(args, model, tokenizer) -> tuple[list[float], list[float]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", default="RewardLab/BFCL-v0")
+    parser.add_argument("--env", default="RewardLab/BFCL-v1")
     parser.add_argument("--env-kwargs", type=json.loads, default={"categories": ["simple_python"]})
     parser.add_argument("--model", default="smollm2")
     parser.add_argument("--steps", type=int, default=4)

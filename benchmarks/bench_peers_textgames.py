@@ -17,7 +17,7 @@ import rewardlab
 from benchmarks.common import fmt_seconds, median, stamp, table
 from rewardlab.agents import OracleAgent
 
-OUR_ENVS = ("RewardLab/ToolCall-v0", "RewardLab/BFCL-v0", "RewardLab/BPMN-v0")
+OUR_ENVS = ("RewardLab/ToolCall-v1", "RewardLab/BFCL-v1", "RewardLab/BPMN-v1")
 
 
 def time_steps(make_episode: Callable[[], Callable[[], object]], budget: float) -> list[float]:

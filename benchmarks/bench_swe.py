@@ -1,4 +1,4 @@
-"""Speed of the sandbox and of RewardLab/SWE-v0.
+"""Speed of the sandbox and of RewardLab/SWE-v1.
 
 Run: ``python benchmarks/bench_swe.py [--repeat N]``. Prints the stamp, then Markdown tables:
 
@@ -7,8 +7,13 @@ Run: ``python benchmarks/bench_swe.py [--repeat N]``. Prints the stamp, then Mar
    load hits both alike. Commands: a bare ``python -c pass`` and the pytest run of one shipped
    repository's test suite. Target (issue 8): the sandboxed pytest run's median is under 1.2x
    the direct one, or under 30 ms slower.
-2. SWE-v0 step latency for ``view``, ``search`` and ``edit`` (file operations on the host; no
+2. SWE-v1 step latency for ``view``, ``search`` and ``edit`` (file operations on the host; no
    code runs), and for ``test`` (one sandboxed pytest run plus the hidden evaluation run).
+3. Docker against the local sandbox, interleaved (issue 15): a warm container's ``exec`` of
+   ``python -c pass`` against the local bwrap sandbox (target: at most 1.5x), and one hidden
+   evaluation of a task (its FAIL_TO_PASS and PASS_TO_PASS through the trusted collector) in
+   each backend (target: at most 1.3x). With ``--image-build``, also the sandbox image built
+   from scratch (``mmdebstrap`` + ``docker import``, replacing the image) and from cache.
 
 Wall-clock times depend on what else the machine runs; the load average is printed.
 """
@@ -28,9 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import fmt_seconds, median, percentile, stamp, table, time_calls  # noqa: E402
 from rewardlab.envs.swe import SWEEnv  # noqa: E402
-from rewardlab.envs.swe.tasks import DATA  # noqa: E402
-from rewardlab.envs.swe.testrun import PYTEST_ENV, pytest_command  # noqa: E402
-from rewardlab.sandbox import LocalSandbox, isolation_modes  # noqa: E402
+from rewardlab.envs.swe.patch import apply_patch  # noqa: E402
+from rewardlab.envs.swe.tasks import DATA, base_tree, load_tasks  # noqa: E402
+from rewardlab.envs.swe.testrun import PYTEST_ENV, base_config, pytest_command, run_tests  # noqa: E402
+from rewardlab.sandbox import DockerSandbox, LocalSandbox, build_image, docker_engine_error, isolation_modes  # noqa: E402
 
 
 def sandbox_overhead(repeat: int) -> list[list[object]]:
@@ -117,17 +123,95 @@ def step_latency(repeat: int) -> list[list[object]]:
     return rows
 
 
+def docker_versus_local(repeat: int) -> list[list[object]]:
+    """Interleaved medians of the same work in a warm Docker container and the local sandbox."""
+    task = load_tasks().get("textkit-2")
+    tree = apply_patch(apply_patch(base_tree(task.data), task.data["patch"]), task.data["test_patch"])
+    tests = [*task.data["FAIL_TO_PASS"], *task.data["PASS_TO_PASS"]]
+    config = base_config(base_tree(task.data), tests)
+    scratch = Path(tempfile.mkdtemp(prefix="rewardlab-bench-"))
+    scratch.chmod(0o711)
+    local, docker = LocalSandbox(), DockerSandbox()
+    pythons = {"local": sys.executable, "docker": "python3"}
+
+    def exec_pass(box: object, backend: str) -> None:
+        box.run([pythons[backend], "-c", "pass"], files={}, timeout=30)
+
+    def hidden_run(box: object, backend: str) -> None:
+        run = run_tests(box, tree, scratch / backend, tests, timeout=60, python=pythons[backend], config=config)
+        if not all(run.passed.values()):  # the gold fix is applied: every hidden test must pass
+            raise RuntimeError(f"the hidden tests failed ({backend}): {run.result.stderr[-500:]}")
+
+    rows: list[list[object]] = []
+    try:
+        for label, fn, target in (
+            ("exec python -c pass (warm container vs bwrap)", exec_pass, 1.5),
+            ("one hidden evaluation (textkit-2, gold fix)", hidden_run, 1.3),
+        ):
+            wall: dict[str, list[float]] = {"local": [], "docker": []}
+            for backend, box in (("local", local), ("docker", docker)):
+                fn(box, backend)  # warm-up: the first Docker run creates the container
+            for _ in range(repeat):
+                for backend, box in (("local", local), ("docker", docker)):
+                    start = time.perf_counter()
+                    fn(box, backend)
+                    wall[backend].append(time.perf_counter() - start)
+            ratio = median(wall["docker"]) / median(wall["local"])
+            rows.append(
+                [
+                    label,
+                    fmt_seconds(median(wall["local"])),
+                    fmt_seconds(median(wall["docker"])),
+                    f"{ratio:.2f}x",
+                    f"<= {target}x: {'met' if ratio <= target else 'NOT met'}",
+                ]
+            )
+    finally:
+        docker.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return rows
+
+
+def image_build_times() -> list[list[object]]:
+    """The sandbox image from scratch (replacing it) and from cache."""
+    rows: list[list[object]] = []
+    start = time.perf_counter()
+    built = build_image(force=True)
+    rows.append(
+        [
+            "from scratch",
+            f"{time.perf_counter() - start:.1f} s",
+            f"root file system {built.rootfs_seconds:.1f} s, import {built.import_seconds:.1f} s",
+        ]
+    )
+    start = time.perf_counter()
+    build_image()
+    rows.append(["from cache (the image exists)", f"{time.perf_counter() - start:.2f} s", "checks only"])
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15, help="runs per sandbox command (step latency: 10x)")
+    parser.add_argument("--image-build", action="store_true", help="also time the image build (rebuilds it)")
     args = parser.parse_args()
     print(stamp(("rewardlab", "gymnasium", "pytest")))
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs\n")
     print("### Sandbox overhead (median of interleaved runs)\n")
     headers = ["command", "how", "median", "p95", "ratio to direct", "difference"]
     print(table(headers, sandbox_overhead(args.repeat)))
-    print("\n### SWE-v0 step latency\n")
+    print("\n### SWE-v1 step latency\n")
     print(table(["step", "median", "p95"], step_latency(args.repeat * 10)))
+    problem = docker_engine_error()
+    if problem is not None:
+        print(f"\n(Docker rows skipped: {problem})")
+        return
+    print("\n### Docker against the local sandbox (median of interleaved runs)\n")
+    headers = ["work", "local (bwrap)", "docker (warm)", "ratio", "target"]
+    print(table(headers, docker_versus_local(args.repeat)))
+    if args.image_build:
+        print("\n### Sandbox image build\n")
+        print(table(["build", "wall", "parts"], image_build_times()))
 
 
 if __name__ == "__main__":

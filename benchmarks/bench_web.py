@@ -1,4 +1,4 @@
-"""Web-v0 and MiniWoB-v0: step and reset speed, the miniwob package's Selenium env side by side,
+"""Web-v1 and MiniWoB-v1: step and reset speed, the miniwob package's Selenium env side by side,
 observation time on a 100,000-node page, leaks over 200 episodes, and agent scores.
 
 Run: ``python -m benchmarks.bench_web`` (needs Chromium; chromedriver for the Selenium comparison).
@@ -34,7 +34,7 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-# ---------------------------------------------------------------------- Web-v0 step speed
+# ---------------------------------------------------------------------- Web-v1 step speed
 def web_speed(env: WebEnv, tasks: int) -> tuple[list[float], list[float]]:
     """Replay the oracle on the first ``tasks`` tasks; every step and reset is timed."""
     steps, resets = [], []
@@ -223,7 +223,7 @@ def main() -> None:
                     fmt_seconds(median(resets)),
                 ]
             )
-        print("## Web-v0: oracle trajectories, per step\n")
+        print("## Web-v1: oracle trajectories, per step\n")
         print(table(["backend", "steps", "step median", "step p90", "reset median"], rows))
         print(
             f"\nhttp step median target < 2 ms: {'met' if median(http_steps) < 2e-3 else 'NOT met'}; "
@@ -248,14 +248,14 @@ def main() -> None:
     finally:
         chromium.close()
     theirs = miniwob_selenium(args.steps)
-    print("\n## MiniWoB step and reset: RewardLab/MiniWoB-v0 (Playwright) vs miniwob's Selenium env\n")
+    print("\n## MiniWoB step and reset: RewardLab/MiniWoB-v1 (Playwright) vs miniwob's Selenium env\n")
     print(
         f"Tasks: {', '.join(COMPARED_TASKS)} · seeds 0-2 · same actions (click a checkbox, type text, "
         "click the section header)\n"
     )
     rows = [
         [
-            "RewardLab MiniWoB-v0 (Playwright)",
+            "RewardLab MiniWoB-v1 (Playwright)",
             len(our_steps),
             fmt_seconds(median(our_steps)),
             fmt_seconds(percentile(our_steps, 90)),
@@ -289,9 +289,9 @@ def main() -> None:
     print(f"\n## Leaks: {args.episodes} episodes in a row, then close() twice\n")
     rows = []
     runs = (
-        ("Web-v0 http", lambda: WebEnv(backend="http"), False),
-        ("Web-v0 browser", lambda: WebEnv(backend="browser"), True),
-        ("MiniWoB-v0", lambda: MiniWoBEnv(), False),
+        ("Web-v1 http", lambda: WebEnv(backend="http"), False),
+        ("Web-v1 browser", lambda: WebEnv(backend="browser"), True),
+        ("MiniWoB-v1", lambda: MiniWoBEnv(), False),
     )
     for name, make, short in runs:
         before, after, seconds = leak_run(make, args.episodes, short)
@@ -310,7 +310,7 @@ def main() -> None:
 
     print("\n## Agents (test split)\n")
     rows = []
-    for name, make in (("Web-v0 http", lambda: WebEnv(backend="http")), ("MiniWoB-v0", lambda: MiniWoBEnv())):
+    for name, make in (("Web-v1 http", lambda: WebEnv(backend="http")), ("MiniWoB-v1", lambda: MiniWoBEnv())):
         env = make()
         try:
             ids = env.tasks.ids("test")

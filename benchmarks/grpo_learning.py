@@ -11,7 +11,7 @@ rollout/update tokens per second and the peak RAM of the run.
     python benchmarks/grpo_learning.py --sft-steps 0         # GRPO from the untrained model
     python benchmarks/grpo_learning.py --report results/grpo_learning
 
-Default env: ``RewardLab/BFCL-v0`` restricted to ``simple_python`` (one function, one call).
+Default env: ``RewardLab/BFCL-v1`` restricted to ``simple_python`` (one function, one call).
 SmolLM2-135M-Instruct almost never answers it with a JSON call, so GRPO from scratch sees groups
 with equal rewards and no signal; 8 SFT steps (8 demonstrations each) teach the format, then GRPO
 with 2 tasks x 4 rollouts per update, 64 new tokens, lr 1e-5, β = 0 works on the arguments.
@@ -271,7 +271,7 @@ def _gain_over_sft(records: list[dict], sd) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", default="RewardLab/BFCL-v0")
+    parser.add_argument("--env", default="RewardLab/BFCL-v1")
     parser.add_argument("--env-kwargs", type=json.loads, default={"categories": ["simple_python"]})
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--minutes", type=float, default=15.0, help="training wall-clock budget per seed")

@@ -1,6 +1,6 @@
 """Train with TRL's GRPOTrainer on a single-turn RewardLab env; TRL logs every reward component.
 
-    python examples/trl_grpo_single_turn.py --env RewardLab/BFCL-v0 --steps 50
+    python examples/trl_grpo_single_turn.py --env RewardLab/BFCL-v1 --steps 50
 
 Each dataset row is one task (prompt as chat messages, ``task_id``); the reward functions play
 each completion in the env (:class:`rewardlab.integrations.trl.RewardFunctions`): the env's
@@ -16,7 +16,7 @@ import json
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", default="RewardLab/BFCL-v0")
+    parser.add_argument("--env", default="RewardLab/BFCL-v1")
     parser.add_argument("--env-kwargs", type=json.loads, default={"categories": ["simple_python"]})
     parser.add_argument("--model", default="smollm2", help="'smollm2', an HF model id or a local folder")
     parser.add_argument("--steps", type=int, default=50)

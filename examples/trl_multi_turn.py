@@ -1,6 +1,6 @@
 """Multi-turn training with TRL's GRPOTrainer ``environment_factory`` on a RewardLab env.
 
-    python examples/trl_multi_turn.py --env RewardLab/ToolCall-v0 --steps 50
+    python examples/trl_multi_turn.py --env RewardLab/ToolCall-v1 --steps 50
 
 TRL makes one environment object per rollout (:func:`rewardlab.integrations.trl.environment_class`),
 calls ``reset(**row)`` with the dataset row (its ``task_id``) and offers the object's ``act``
@@ -33,7 +33,7 @@ def tool_chat_template(tokenizer):
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", default="RewardLab/ToolCall-v0")
+    parser.add_argument("--env", default="RewardLab/ToolCall-v1")
     parser.add_argument("--env-kwargs", type=json.loads, default={"max_turns": 6})
     parser.add_argument("--model", default="smollm2", help="'smollm2', an HF model id or a local folder")
     parser.add_argument("--steps", type=int, default=50)

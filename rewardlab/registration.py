@@ -12,15 +12,15 @@ from typing import Any
 import gymnasium as gym
 
 ENV_SPECS: dict[str, dict[str, Any]] = {
-    "RewardLab/BPMN-v0": {"entry_point": "rewardlab.envs.bpmn.env:BPMNEnv"},
-    "RewardLab/BFCL-v0": {"entry_point": "rewardlab.envs.bfcl.env:BFCLEnv"},
-    "RewardLab/BFCLMultiTurn-v0": {"entry_point": "rewardlab.envs.bfcl.multi_turn:BFCLMultiTurnEnv"},
-    "RewardLab/ToolCall-v0": {"entry_point": "rewardlab.envs.toolcall.env:ToolCallEnv"},
-    "RewardLab/Slides-v0": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv"},
-    "RewardLab/SlidesAgent-v0": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv", "kwargs": {"mode": "tools"}},
-    "RewardLab/Web-v0": {"entry_point": "rewardlab.envs.web.env:WebEnv"},
-    "RewardLab/MiniWoB-v0": {"entry_point": "rewardlab.envs.miniwob.env:MiniWoBEnv"},
-    "RewardLab/SWE-v0": {"entry_point": "rewardlab.envs.swe.env:SWEEnv"},
+    "RewardLab/BPMN-v1": {"entry_point": "rewardlab.envs.bpmn.env:BPMNEnv"},
+    "RewardLab/BFCL-v1": {"entry_point": "rewardlab.envs.bfcl.env:BFCLEnv"},
+    "RewardLab/BFCLMultiTurn-v1": {"entry_point": "rewardlab.envs.bfcl.multi_turn:BFCLMultiTurnEnv"},
+    "RewardLab/ToolCall-v1": {"entry_point": "rewardlab.envs.toolcall.env:ToolCallEnv"},
+    "RewardLab/Slides-v1": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv"},
+    "RewardLab/SlidesAgent-v1": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv", "kwargs": {"mode": "tools"}},
+    "RewardLab/Web-v1": {"entry_point": "rewardlab.envs.web.env:WebEnv"},
+    "RewardLab/MiniWoB-v1": {"entry_point": "rewardlab.envs.miniwob.env:MiniWoBEnv"},
+    "RewardLab/SWE-v1": {"entry_point": "rewardlab.envs.swe.env:SWEEnv"},
 }
 
 

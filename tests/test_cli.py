@@ -46,9 +46,9 @@ def test_read_action_multiline(monkeypatch):
 def test_list_and_eval_on_registered_envs(tmp_path, capsys):
     import rewardlab
 
-    env_id = "RewardLab/BPMN-v0"
+    env_id = "RewardLab/BPMN-v1"
     if env_id not in rewardlab.env_ids():
-        pytest.skip("BPMN-v0 not registered")
+        pytest.skip("BPMN-v1 not registered")
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
     assert env_id in listing and "validity" in listing

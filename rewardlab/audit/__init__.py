@@ -2,7 +2,7 @@
 
 Example:
     >>> from rewardlab.audit import audit_env
-    >>> report = audit_env("RewardLab/BPMN-v0", episodes=2)     # doctest: +SKIP
+    >>> report = audit_env("RewardLab/BPMN-v1", episodes=2)     # doctest: +SKIP
     >>> print(report.format_table())                            # doctest: +SKIP
 """
 

@@ -33,13 +33,13 @@ Logs (per update): ``rewards/mean``, ``rewards/<component>/mean``, ``charts/succ
 
 Run::
 
-    rewardlab train grpo --env RewardLab/ToolCall-v0 --model smollm2 --steps 50
-    python -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v0 --steps 50
+    rewardlab train grpo --env RewardLab/ToolCall-v1 --model smollm2 --steps 50
+    python -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v1 --steps 50
 
 Multi-GPU (not tested here): the update is plain torch, so it runs under accelerate's DDP
 launcher unchanged per process, each process playing its own tasks::
 
-    accelerate launch --multi_gpu --num_processes 4 -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v0
+    accelerate launch --multi_gpu --num_processes 4 -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v1
 
 (gradients are not all-reduced by this script; for synchronised multi-GPU training use the
 TRL integration, :mod:`rewardlab.integrations.trl`, whose GRPOTrainer is accelerate-native.)
@@ -84,7 +84,7 @@ class GRPOConfig:
     """Every argument of a GRPO run; the command line is generated from these fields."""
 
     env_id: str
-    """Env id to train on, e.g. ``RewardLab/ToolCall-v0``."""
+    """Env id to train on, e.g. ``RewardLab/ToolCall-v1``."""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments for ``gym.make`` (reward_weights, aggregate, gates, ...)."""
     model: str = "smollm2"
@@ -162,7 +162,7 @@ class GRPOConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.env_id, str) or not self.env_id:
-            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v0', got {self.env_id!r}")
+            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v1', got {self.env_id!r}")
         _check_positive(self, "steps", "tasks_per_step", "group_size", "max_new_tokens", "max_episode_tokens")
         _check_positive(self, "learning_rate", "epochs", "gradient_accumulation_steps", "max_grad_norm", "top_p")
         _check_positive(self, "lora_rank", "lora_alpha", "advantage_eps", "sft_learning_rate")

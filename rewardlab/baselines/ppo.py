@@ -27,7 +27,7 @@ Logs as in :mod:`rewardlab.baselines.grpo`, plus ``losses/value``, ``charts/expl
 
 Run::
 
-    rewardlab train ppo --env RewardLab/ToolCall-v0 --model smollm2 --steps 50
+    rewardlab train ppo --env RewardLab/ToolCall-v1 --model smollm2 --steps 50
 
 Multi-GPU (not tested here): ``accelerate launch --multi_gpu --num_processes N -m
 rewardlab.baselines.ppo --env-id ...`` runs one independent learner per process; use the TRL
@@ -69,7 +69,7 @@ class PPOConfig:
     """Every argument of a PPO run; the command line is generated from these fields."""
 
     env_id: str
-    """Env id to train on, e.g. ``RewardLab/ToolCall-v0``."""
+    """Env id to train on, e.g. ``RewardLab/ToolCall-v1``."""
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments for ``gym.make``."""
     model: str = "smollm2"
@@ -137,7 +137,7 @@ class PPOConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.env_id, str) or not self.env_id:
-            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v0', got {self.env_id!r}")
+            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v1', got {self.env_id!r}")
         check_positive(self, "steps", "episodes_per_step", "max_new_tokens", "max_episode_tokens", "learning_rate")
         check_positive(self, "epochs", "num_minibatches", "gradient_accumulation_steps", "max_grad_norm")
         check_positive(self, "lora_rank", "lora_alpha", "sft_learning_rate")

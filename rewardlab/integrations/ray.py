@@ -23,7 +23,7 @@ Example::
     import ray
     from rewardlab.integrations.ray import make_remote_envs
     ray.init(num_cpus=2, include_dashboard=False)
-    envs = make_remote_envs("RewardLab/BFCL-v0", 8)
+    envs = make_remote_envs("RewardLab/BFCL-v1", 8)
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """Train on RewardLab envs with TRL's ``GRPOTrainer``.
 
-Single-turn envs (one action, then the rubric scores it; e.g. ``RewardLab/BFCL-v0``,
-``RewardLab/BPMN-v0``): :func:`task_dataset` gives one row per task (``prompt`` as chat
+Single-turn envs (one action, then the rubric scores it; e.g. ``RewardLab/BFCL-v1``,
+``RewardLab/BPMN-v1``): :func:`task_dataset` gives one row per task (``prompt`` as chat
 messages, ``task_id``); :class:`RewardFunctions` scores each completion by playing it in the
 env and exposes one reward function per component, so TRL logs ``rewards/<component>/mean``
 for every component. By default the env's own aggregate (weights, gates, penalty included)
 is the training reward and the components are logged at weight 0::
 
-    rewards = RewardFunctions("RewardLab/BFCL-v0")
+    rewards = RewardFunctions("RewardLab/BFCL-v1")
     trainer = GRPOTrainer(
-        model=model, processing_class=tokenizer, train_dataset=task_dataset("RewardLab/BFCL-v0"),
+        model=model, processing_class=tokenizer, train_dataset=task_dataset("RewardLab/BFCL-v1"),
         reward_funcs=rewards.funcs, args=GRPOConfig(..., reward_weights=rewards.weights),
     )
 
@@ -22,10 +22,10 @@ model's final message (the reply without a tool call) is the episode's last acti
 functions of :func:`environment_reward_funcs` play it and read the outcome, one function per
 component plus the aggregate::
 
-    Env = environment_class("RewardLab/ToolCall-v0")
+    Env = environment_class("RewardLab/ToolCall-v1")
     trainer = GRPOTrainer(
         model=model, processing_class=tokenizer, environment_factory=Env,
-        train_dataset=task_dataset("RewardLab/ToolCall-v0", multi_turn=True),
+        train_dataset=task_dataset("RewardLab/ToolCall-v1", multi_turn=True),
         reward_funcs=environment_reward_funcs(Env), args=GRPOConfig(..., reward_weights=...),
     )
 

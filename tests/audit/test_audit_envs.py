@@ -16,19 +16,19 @@ from rewardlab.envs.web.backends.browser import find_chromium
 from rewardlab.errors import MissingDependencyError
 
 EPISODES: dict[str, int | None] = {
-    "RewardLab/BFCL-v0": 60,
-    "RewardLab/BFCLMultiTurn-v0": None,
-    "RewardLab/BPMN-v0": None,
-    "RewardLab/MiniWoB-v0": 6,
-    "RewardLab/SWE-v0": 3,
-    "RewardLab/Slides-v0": None,
-    "RewardLab/SlidesAgent-v0": None,
-    "RewardLab/ToolCall-v0": None,
-    "RewardLab/Web-v0": None,
+    "RewardLab/BFCL-v1": 60,
+    "RewardLab/BFCLMultiTurn-v1": None,
+    "RewardLab/BPMN-v1": None,
+    "RewardLab/MiniWoB-v1": 6,
+    "RewardLab/SWE-v1": 3,
+    "RewardLab/Slides-v1": None,
+    "RewardLab/SlidesAgent-v1": None,
+    "RewardLab/ToolCall-v1": None,
+    "RewardLab/Web-v1": None,
 }
 """Test tasks audited per env (``None``: the whole test split)."""
 
-BROWSER_ENVS = {"RewardLab/MiniWoB-v0", "RewardLab/Web-v0"}
+BROWSER_ENVS = {"RewardLab/MiniWoB-v1", "RewardLab/Web-v1"}
 CHROMIUM = find_chromium()
 
 

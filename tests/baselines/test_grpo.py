@@ -178,7 +178,7 @@ def test_gradient_accumulation_matches_one_big_batch():
 )
 def test_config_rejects_bad_values(kwargs, match):
     with pytest.raises(ConfigError, match=match):
-        GRPOConfig(env_id="RewardLab/BPMN-v0", **kwargs)
+        GRPOConfig(env_id="RewardLab/BPMN-v1", **kwargs)
 
 
 def test_clip_epsilon_high_defaults_to_clip_epsilon():

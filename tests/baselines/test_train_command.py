@@ -28,7 +28,7 @@ def test_flags_are_typed_from_the_dataclass():
         GRPOConfig,
         [
             "--env",
-            "RewardLab/BPMN-v0",
+            "RewardLab/BPMN-v1",
             "--steps",
             "3",
             "--lora",
@@ -41,7 +41,7 @@ def test_flags_are_typed_from_the_dataclass():
             "--no-scale-rewards",
         ],
     )
-    assert config.env_id == "RewardLab/BPMN-v0" and config.steps == 3 and config.lora is True
+    assert config.env_id == "RewardLab/BPMN-v1" and config.steps == 3 and config.lora is True
     assert config.importance_sampling == "sequence" and config.env_kwargs == {"aggregate": "min"}
     assert config.clip_epsilon_high == 0.28 and config.scale_rewards is False
     assert config.bf16 is None  # tri-state: unset means "on CUDA"
@@ -86,5 +86,5 @@ def test_train_grpo_runs_from_the_command_line(tmp_path, capsys):
 
 
 def test_bad_config_is_reported_not_raised(capsys):
-    assert main(["train", "grpo", "--env", "RewardLab/BPMN-v0", "--group-size", "1"]) == 2
+    assert main(["train", "grpo", "--env", "RewardLab/BPMN-v1", "--group-size", "1"]) == 2
     assert "group_size" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""RewardLab/BFCL-v0: contract, rewards on known answers, every bad input, the checker's rules."""
+"""RewardLab/BFCL-v1: contract, rewards on known answers, every bad input, the checker's rules."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def call(name: str = "calculate_triangle_area", **arguments) -> str:
 # ---------------------------------------------------------------------------- contract
 def test_check_env_and_registration(env):
     check_env(env, skip_render_check=True)
-    made = gym.make("RewardLab/BFCL-v0", categories=["simple_python"])
+    made = gym.make("RewardLab/BFCL-v1", categories=["simple_python"])
     assert isinstance(made.unwrapped, BFCLEnv) and made.unwrapped.categories == ("simple_python",)
     made.close()
 

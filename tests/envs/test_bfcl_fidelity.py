@@ -1,4 +1,4 @@
-"""Reward fidelity of BFCL-v0 and BFCLMultiTurn-v0: what cheap outputs earn, against honest partial work.
+"""Reward fidelity of BFCL-v1 and BFCLMultiTurn-v1: what cheap outputs earn, against honest partial work.
 
 The whole test split of each env goes through ``rewardlab audit``; an honest partial answer (half
 of the oracle's work, done right) must outscore every degenerate strategy on the same tasks.
@@ -55,11 +55,11 @@ def strategy_means(report: AuditReport, task_ids: set[str]) -> dict[str, float]:
     }
 
 
-# ---------------------------------------------------------------------------- BFCL-v0
+# ---------------------------------------------------------------------------- BFCL-v1
 @pytest.fixture(scope="module")
 def bfcl_report() -> AuditReport:
-    """The audit of every BFCL-v0 test task (about 10 s)."""
-    return audit_env("RewardLab/BFCL-v0", split="test")
+    """The audit of every BFCL-v1 test task (about 10 s)."""
+    return audit_env("RewardLab/BFCL-v1", split="test")
 
 
 @pytest.mark.slow
@@ -137,15 +137,15 @@ def test_bfcl_right_functions_with_placeholder_values(env):
     assert statistics.fmean(rewards) <= 1.0 - MIN_MARGIN - 0.25  # the oracle earns 1.0 on every task
 
 
-# ---------------------------------------------------------------------------- BFCLMultiTurn-v0
+# ---------------------------------------------------------------------------- BFCLMultiTurn-v1
 FILES = "multi_turn_base_0"  # 4 turns: cd/mkdir/mv; cd/grep (read-only); sort (read-only); cd/mv/cd/diff
 BOOK_THEN_CANCEL = "multi_turn_base_158"  # turn 0 reads; turn 1 books a flight, turn 2 cancels it
 
 
 @pytest.fixture(scope="module")
 def multi_report() -> AuditReport:
-    """The audit of every BFCLMultiTurn-v0 test task (about 5 s)."""
-    return audit_env("RewardLab/BFCLMultiTurn-v0", split="test")
+    """The audit of every BFCLMultiTurn-v1 test task (about 5 s)."""
+    return audit_env("RewardLab/BFCLMultiTurn-v1", split="test")
 
 
 def oracle_turns(env, task_id: str) -> list[list[str]]:

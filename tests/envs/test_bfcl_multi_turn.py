@@ -1,4 +1,4 @@
-"""RewardLab/BFCLMultiTurn-v0: contract, BFCL's turn checks, bad input, agreement with bfcl-eval."""
+"""RewardLab/BFCLMultiTurn-v1: contract, BFCL's turn checks, bad input, agreement with bfcl-eval."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def play(env, task_id: str, script: Script) -> tuple[float, dict, list[dict]]:
 # ---------------------------------------------------------------------------- contract
 def test_check_env_and_registration(env):
     check_env(env, skip_render_check=True)
-    made = gym.make("RewardLab/BFCLMultiTurn-v0")
+    made = gym.make("RewardLab/BFCLMultiTurn-v1")
     assert isinstance(made.unwrapped, BFCLMultiTurnEnv)
     made.close()
     assert len(env.tasks) == 200 and env.tasks.ids("test") and env.tasks.ids("train")

@@ -1,4 +1,4 @@
-"""MiniWoB-v0: the miniwob package's own pages through the browser backend, scored by the page's reward."""
+"""MiniWoB-v1: the miniwob package's own pages through the browser backend, scored by the page's reward."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_check_env_passes(env):
 
 
 def test_made_through_gym_with_a_shared_browser(chromium):
-    made = gym.make("RewardLab/MiniWoB-v0", chromium=chromium)
+    made = gym.make("RewardLab/MiniWoB-v1", chromium=chromium)
     try:
         obs, info = made.reset(seed=0, options={"task_id": "click-test-0"})
         assert obs.startswith("Task: Click the button.\n") and info["utterance"] == "Click the button."

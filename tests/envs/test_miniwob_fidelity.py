@@ -1,4 +1,4 @@
-"""MiniWoB-v0 reward fidelity: wrong, extra and idle actions cost, blind answers earn nothing,
+"""MiniWoB-v1 reward fidelity: wrong, extra and idle actions cost, blind answers earn nothing,
 and an honest half-done trajectory outscores every degenerate strategy of the audit."""
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def env(chromium):
 
 @pytest.fixture(scope="module")
 def report(chromium):
-    return audit_env("RewardLab/MiniWoB-v0", split="test", env_kwargs={"chromium": chromium})
+    return audit_env("RewardLab/MiniWoB-v1", split="test", env_kwargs={"chromium": chromium})
 
 
 def _ids(observation: str, role: str | None = None) -> dict[str, int]:

@@ -18,7 +18,7 @@ from rewardlab.envs.slides.tasks import Brief, load_tasks
 
 pytest.importorskip("pptx")
 
-ENV_IDS = ("RewardLab/Slides-v0", "RewardLab/SlidesAgent-v0")
+ENV_IDS = ("RewardLab/Slides-v1", "RewardLab/SlidesAgent-v1")
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""SWE-v0 reward fidelity (issue 14): results come from a channel the tested code cannot forge.
+"""SWE-v1 reward fidelity (issue 14): results come from a channel the tested code cannot forge.
 
 - The collector's signed verdict is the only result: a no-op ``runtest``, a plugin registered at
   run time, a forged result file and test files rewritten during the run are caught by the
@@ -300,7 +300,7 @@ def test_honest_partial_fix_outscores_every_degenerate_strategy(env):
     only = TaskSet(
         [Task("textkit-3", "test", TASKS.get("textkit-3").prompt, TASKS.get("textkit-3").data), TASKS.get("textkit-1")]
     )
-    report = audit_env("RewardLab/SWE-v0", env_kwargs={"tasks": only, "sandbox": FAST})
+    report = audit_env("RewardLab/SWE-v1", env_kwargs={"tasks": only, "sandbox": FAST})
     assert report.oracle.successes == 1
     assert len(report.rows) >= 20
     best = max(report.rows, key=lambda row: row.mean_reward)

@@ -16,7 +16,7 @@ from rewardlab.envs.toolcall.candidates import SeenValues, value_key
 from rewardlab.envs.toolcall.env import ToolCallEnv
 from rewardlab.envs.toolcall.parsing import looks_like_call, parse_tool_calls
 
-ENV_ID = "RewardLab/ToolCall-v0"
+ENV_ID = "RewardLab/ToolCall-v1"
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from rewardlab.integrations.trl import (
 from tests.agents.tiny import register_echo, save_tiny_model
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-BFCL = "RewardLab/BFCL-v0"
+BFCL = "RewardLab/BFCL-v1"
 BFCL_KWARGS = {"categories": ["simple_python"]}
 
 
@@ -82,13 +82,13 @@ def test_completion_text_reads_every_completion_shape():
 def test_environment_class_follows_trls_contract():
     from transformers.utils import get_json_schema
 
-    Env = environment_class("RewardLab/ToolCall-v0", {"max_turns": 4})
+    Env = environment_class("RewardLab/ToolCall-v1", {"max_turns": 4})
     public = sorted(n for n in vars(Env) | vars(Env.__mro__[1]) if not n.startswith("_") and callable(getattr(Env, n)))
     assert public == ["act", "reset"]
     schema = get_json_schema(Env().act)  # what TRL renders into the prompt
     assert schema["function"]["name"] == "act" and "action" in schema["function"]["parameters"]["properties"]
     env = Env()
-    dataset = task_dataset("RewardLab/ToolCall-v0", env_kwargs={"max_turns": 4}, multi_turn=True, limit=2)
+    dataset = task_dataset("RewardLab/ToolCall-v1", env_kwargs={"max_turns": 4}, multi_turn=True, limit=2)
     assert dataset[0]["prompt"][-1] == {"role": "user", "content": ""}
     observation = env.reset(**dataset[0])
     assert isinstance(observation, str) and observation

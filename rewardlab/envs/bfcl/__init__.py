@@ -1,4 +1,4 @@
-"""RewardLab/BFCL-v0: Berkeley Function Calling Leaderboard tasks scored by BFCL's AST checker."""
+"""RewardLab/BFCL-v1: Berkeley Function Calling Leaderboard tasks scored by BFCL's AST checker."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Degenerate strategies for ``rewardlab audit`` on BFCL-v0 and BFCLMultiTurn-v0.
+"""Degenerate strategies for ``rewardlab audit`` on BFCL-v1 and BFCLMultiTurn-v1.
 
 Each one plays a hack class the rewards defend against, using only what a policy sees: the
 request, the functions as OpenAI tools (``info["tools"]``: names, descriptions, parameter types,
@@ -27,7 +27,7 @@ DONE = "Done."
 """The plain-text reply that ends a multi-turn user turn."""
 
 MAX_CALLS_PER_ACTION = 16
-"""Calls sent in one action (BFCL-v0's parse limit)."""
+"""Calls sent in one action (BFCL-v1's parse limit)."""
 
 TYPE_PLACEHOLDERS: dict[str, Any] = {"string": "example", "integer": 0, "number": 0.0, "boolean": False, "object": {}}
 """The placeholder value of each JSON Schema type (arrays hold one placeholder item)."""
@@ -94,7 +94,7 @@ def _chunks(calls: Sequence[dict[str, Any]]) -> Iterator[str]:
         yield _action(calls[start : start + MAX_CALLS_PER_ACTION])
 
 
-# ---------------------------------------------------------------------------- BFCL-v0
+# ---------------------------------------------------------------------------- BFCL-v1
 @strategy("placeholder_values", "the function closest to the request, type-correct placeholders as values")
 def placeholder_values(view: EpisodeView) -> Iterator[str]:
     functions = _functions(view.first_info)
@@ -115,7 +115,7 @@ def no_call_answer(view: EpisodeView) -> Iterator[str]:
 
 
 def accepted_bfcl_success(category_of: Mapping[str, str], needs_no_values: Callable[[str], bool]) -> AcceptedSuccess:
-    """``accepted_success`` for BFCL-v0. Two kinds of success are BFCL's verdict on an answer that
+    """``accepted_success`` for BFCL-v1. Two kinds of success are BFCL's verdict on an answer that
     is right, however cheaply it was found; nothing else is accepted:
 
     - irrelevance tasks: BFCL passes any output from which no call is read (plain text, or a call
@@ -141,7 +141,7 @@ BFCL_STRATEGIES: tuple[Strategy, ...] = (placeholder_values, call_every_function
 
 
 def bfcl_profile(category_of: Mapping[str, str], needs_no_values: Callable[[str], bool]) -> AuditProfile:
-    """BFCL-v0's audit profile (``category_of``: task id -> BFCL category; see :func:`accepted_bfcl_success`)."""
+    """BFCL-v1's audit profile (``category_of``: task id -> BFCL category; see :func:`accepted_bfcl_success`)."""
     return AuditProfile(
         strategies=BFCL_STRATEGIES,
         finish=NO_CALL_ANSWER,
@@ -149,7 +149,7 @@ def bfcl_profile(category_of: Mapping[str, str], needs_no_values: Callable[[str]
     )
 
 
-# ---------------------------------------------------------------------------- BFCLMultiTurn-v0
+# ---------------------------------------------------------------------------- BFCLMultiTurn-v1
 Plan = Callable[[str, Sequence[Mapping[str, Any]]], list[str]]
 """``plan(request, functions) -> actions`` for one user turn."""
 
@@ -220,5 +220,5 @@ MULTI_TURN_STRATEGIES: tuple[Strategy, ...] = (
 
 
 def multi_turn_profile() -> AuditProfile:
-    """BFCLMultiTurn-v0's audit profile: "Done." ends a turn doing nothing."""
+    """BFCLMultiTurn-v1's audit profile: "Done." ends a turn doing nothing."""
     return AuditProfile(strategies=MULTI_TURN_STRATEGIES, finish=DONE)

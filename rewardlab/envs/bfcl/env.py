@@ -1,4 +1,4 @@
-"""RewardLab/BFCL-v0: the Berkeley Function Calling Leaderboard as a single-shot text env.
+"""RewardLab/BFCL-v1: the Berkeley Function Calling Leaderboard as a single-shot text env.
 
 ## Description
 
@@ -16,7 +16,7 @@ Categories (``categories=`` selects some; default all): ``simple_python``, ``mul
 own checker are left out (:func:`~rewardlab.envs.bfcl.checker.satisfiable`; in bfcl-eval data v4:
 ``live_simple_106-63-0`` and ``live_simple_112-68-0``, where a parameter has no possible value,
 ``live_multiple_862-181-3`` and ``live_multiple_964-207-0``, where the answer needs a parameter
-the function does not document). ``multi_turn_base`` is served by ``RewardLab/BFCLMultiTurn-v0``
+the function does not document). ``multi_turn_base`` is served by ``RewardLab/BFCLMultiTurn-v1``
 (:mod:`rewardlab.envs.bfcl.multi_turn`).
 
 ## Spaces
@@ -55,7 +55,7 @@ found (kinds: ``checker.ERROR_KINDS``).
 
 ## Reward hacking
 
-What the cheapest outputs earn, and why (``rewardlab audit RewardLab/BFCL-v0`` plays each one;
+What the cheapest outputs earn, and why (``rewardlab audit RewardLab/BFCL-v1`` plays each one;
 strategies in :mod:`rewardlab.envs.bfcl.audit`):
 
 - *Form without content*: the right function with type-correct placeholder values can be

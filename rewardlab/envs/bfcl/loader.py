@@ -155,7 +155,7 @@ def load_tasks(categories: tuple[str, ...] = CATEGORIES) -> TaskSet:
 
 
 MULTI_TURN_CATEGORY = "multi_turn_base"
-"""The multi-turn category served by ``RewardLab/BFCLMultiTurn-v0``."""
+"""The multi-turn category served by ``RewardLab/BFCLMultiTurn-v1``."""
 
 
 @functools.lru_cache(maxsize=16)

@@ -1,4 +1,4 @@
-"""RewardLab/BFCLMultiTurn-v0: BFCL's ``multi_turn_base`` conversations against its simulated APIs.
+"""RewardLab/BFCLMultiTurn-v1: BFCL's ``multi_turn_base`` conversations against its simulated APIs.
 
 ## Description
 
@@ -18,7 +18,7 @@ results the agent obtained so far (BFCL's ``multi_turn_checker``).
 - Observation: text. At reset the first user request and the functions (BFCL's JSON); after a
   call step, the results as JSON ``[{"name", "result"}]``; after a text reply, the next request.
   ``info["tools"]`` has the functions as OpenAI tools; ``info["turn"]`` the user turn (0-based).
-- Action: JSON calls as in BFCL-v0 (one object or a list, run in order), or plain text, which
+- Action: JSON calls as in BFCL-v1 (one object or a list, run in order), or plain text, which
   ends the assistant's turn and moves to the next user request.
 
 ## Rewards
@@ -50,7 +50,7 @@ the state, and every reference *result* among the agent's results so far). Miles
 
 ## Reward hacking
 
-What the cheapest trajectories earn (``rewardlab audit RewardLab/BFCLMultiTurn-v0``; strategies
+What the cheapest trajectories earn (``rewardlab audit RewardLab/BFCLMultiTurn-v1``; strategies
 in :mod:`rewardlab.envs.bfcl.audit`):
 
 - *Doing nothing* ("Done." every turn): no call needed by the reference is made (``execution``

@@ -1,4 +1,4 @@
-"""The BFCL-v0 oracle: answers with the first possible answer of every expected call.
+"""The BFCL-v1 oracle: answers with the first possible answer of every expected call.
 
 BFCL writes a possible dictionary value as ``{key: [options]}`` (and a list of dictionaries as a
 list of those), so the oracle takes the first option of each key there too. A parameter whose

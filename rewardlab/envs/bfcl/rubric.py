@@ -1,4 +1,4 @@
-"""BFCL-v0 reward components: format, then one component per kind of BFCL checker error.
+"""BFCL-v1 reward components: format, then one component per kind of BFCL checker error.
 
 The outcome of an episode is a :class:`BFCLOutcome`: how the action parsed and the
 :class:`~rewardlab.envs.bfcl.checker.Verdict` of BFCL's AST checker. With ``n*`` expected
@@ -106,7 +106,7 @@ def types_score(outcome: BFCLOutcome) -> CriterionResult:
 
 
 def bfcl_rubric() -> Rubric:
-    """The default BFCL-v0 rubric: six equally weighted components, mean aggregate, no gates."""
+    """The default BFCL-v1 rubric: six equally weighted components, mean aggregate, no gates."""
     return Rubric(
         [
             Criterion("format", format_score, "bare JSON calls or a plain-text answer, times values"),
@@ -256,7 +256,7 @@ def multi_turn_format_score(outcome: MultiTurnOutcome) -> CriterionResult:
 
 
 def multi_turn_rubric() -> Rubric:
-    """The BFCLMultiTurn-v0 rubric (formulas in that env's docstring); equal weights, mean."""
+    """The BFCLMultiTurn-v1 rubric (formulas in that env's docstring); equal weights, mean."""
     return Rubric(
         [
             Criterion("format", multi_turn_format_score, "documented-format share of actions, times the content"),

@@ -1,4 +1,4 @@
-"""RewardLab/BPMN-v0: from a process description to a BPMN 2.0 model, with validator feedback.
+"""RewardLab/BPMN-v1: from a process description to a BPMN 2.0 model, with validator feedback.
 
 ## Description
 
@@ -49,7 +49,7 @@ far); ``progress`` is the fraction reached.
 
 ## Reward hacking
 
-What each cheap answer earns, and why (``rewardlab audit RewardLab/BPMN-v0`` plays them all,
+What each cheap answer earns, and why (``rewardlab audit RewardLab/BPMN-v1`` plays them all,
 :mod:`rewardlab.envs.bpmn.audit`):
 
 - *A constant or another task's model* (``minimal_model``, ``other_task_oracle``,

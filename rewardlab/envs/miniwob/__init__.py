@@ -1,1 +1,1 @@
-"""RewardLab/MiniWoB-v0: the MiniWoB++ pages of the ``miniwob`` package through Web-v0's browser backend."""
+"""RewardLab/MiniWoB-v1: the MiniWoB++ pages of the ``miniwob`` package through Web-v1's browser backend."""

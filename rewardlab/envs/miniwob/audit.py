@@ -1,4 +1,4 @@
-"""MiniWoB-v0's degenerate strategies for ``rewardlab audit``: cheap ways to make a page pay.
+"""MiniWoB-v1's degenerate strategies for ``rewardlab audit``: cheap ways to make a page pay.
 
 Each strategy reads only the observations (the instruction and the element listing) and never
 works out what the instruction asks for:
@@ -165,5 +165,5 @@ def oracle_replay(env: MiniWoBEnv) -> AcceptedSuccess:
 
 
 def profile(env: MiniWoBEnv) -> AuditProfile:
-    """MiniWoB-v0's contribution to ``rewardlab audit``."""
+    """MiniWoB-v1's contribution to ``rewardlab audit``."""
     return AuditProfile(strategies=STRATEGIES, finish=FINISH, accepted_success=oracle_replay(env))

@@ -1,4 +1,4 @@
-"""RewardLab/MiniWoB-v0: MiniWoB++ tasks of the PyPI ``miniwob`` package in Chromium, with Web-v0's interface."""
+"""RewardLab/MiniWoB-v1: MiniWoB++ tasks of the PyPI ``miniwob`` package in Chromium, with Web-v1's interface."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ class MiniWoBEnv(TextEnv):
     episode timer is disabled (LLM agents think slowly), so episodes are reproducible.
 
     ## Spaces
-    Same as Web-v0: the observation is ``Task: <the page's instruction>``, then ``URL:``,
+    Same as Web-v1: the observation is ``Task: <the page's instruction>``, then ``URL:``,
     ``Title:``, ``Page:`` and one ``[id] role "name"`` line per element; actions are
     ``click(id)``, ``type(id, "text")``, ``select(id, "option")``, ``scroll(down|up)`` and
     ``answer("text")`` (gives up). ``goto`` and ``back`` are action errors here (the task lives on
@@ -126,7 +126,7 @@ class MiniWoBEnv(TextEnv):
 
     ## Arguments
     ``observation_budget`` (default 6000), ``page_timeout`` (default 10 s), ``chromium`` (a shared
-    :class:`~rewardlab.envs.web.backends.browser.Chromium`), ``executable_path`` (see Web-v0), and the
+    :class:`~rewardlab.envs.web.backends.browser.Chromium`), ``executable_path`` (see Web-v1), and the
     common ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``, ``render_mode``.
 
     ## Version History

@@ -1,4 +1,4 @@
-"""What MiniWoB-v0 reads off each problem at reset, from the page's instruction and first listing.
+"""What MiniWoB-v1 reads off each problem at reset, from the page's instruction and first listing.
 
 - :func:`minimum_actions`, the ``m`` of the rubric: one action per thing the page needs done (a
   click, a value typed or selected, the final Submit), nothing else. Where the agent must search

@@ -1,4 +1,4 @@
-"""MiniWoB-v0 reward components, read from the reward the page computes itself and the actions spent.
+"""MiniWoB-v1 reward components, read from the reward the page computes itself and the actions spent.
 
 With ``raw`` the page's raw reward (in [-1, 1]; counted only when the page ended the episode),
 ``n`` the actions taken (invalid ones included) and ``m`` the task's minimum (:mod:`.problem`):

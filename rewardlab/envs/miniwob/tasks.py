@@ -1,4 +1,4 @@
-"""MiniWoB-v0 tasks: :data:`PAGES` x seeds 0-4, generated deterministically at load time.
+"""MiniWoB-v1 tasks: :data:`PAGES` x seeds 0-4, generated deterministically at load time.
 
 Task ``click-button-3`` is the page ``miniwob/click-button.html`` with ``Math.seedrandom(3)``.
 Seeds 0-3 are the train split, seed 4 the test split.

@@ -64,9 +64,9 @@ class SlidesEnv(TextEnv):
     engineering: 36 train, 12 test (the test briefs come from scenarios absent from train).
     Two modes:
 
-    - ``mode="deck"`` (``RewardLab/Slides-v0``): single shot. The observation is the brief with
+    - ``mode="deck"`` (``RewardLab/Slides-v1``): single shot. The observation is the brief with
       the full notes; the action is the whole deck as JSON (:mod:`~rewardlab.envs.slides.schema`).
-    - ``mode="tools"`` (``RewardLab/SlidesAgent-v0``): multi-turn. The observation is the brief
+    - ``mode="tools"`` (``RewardLab/SlidesAgent-v1``): multi-turn. The observation is the brief
       with the section names only; each action is one tool call (``read_notes``,
       ``write_outline``, ``write_slide``, ``delete_slide``, ``finish``;
       :mod:`~rewardlab.envs.slides.tools`), answered with the tool's result.

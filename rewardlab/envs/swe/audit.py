@@ -1,4 +1,4 @@
-"""SWE-v0's own degenerate strategies for ``rewardlab audit``: one per way of passing tests without fixing the bug.
+"""SWE-v1's own degenerate strategies for ``rewardlab audit``: one per way of passing tests without fixing the bug.
 
 Each strategy sees only what a policy sees: the issue text and file list of the first
 observation and the results of its own commands (``search`` finds the function the issue names,
@@ -250,5 +250,5 @@ STRATEGIES = (
 
 
 def audit_profile() -> AuditProfile:
-    """SWE-v0's :class:`~rewardlab.audit.AuditProfile`: the strategies above, finishing with ``submit``."""
+    """SWE-v1's :class:`~rewardlab.audit.AuditProfile`: the strategies above, finishing with ``submit``."""
     return AuditProfile(strategies=STRATEGIES, finish="submit")

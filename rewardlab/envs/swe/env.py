@@ -1,4 +1,4 @@
-"""RewardLab/SWE-v0: fix a bug in a small, realistic Python repository."""
+"""RewardLab/SWE-v1: fix a bug in a small, realistic Python repository."""
 
 from __future__ import annotations
 

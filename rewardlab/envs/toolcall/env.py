@@ -1,4 +1,4 @@
-"""RewardLab/ToolCall-v0: multi-turn tool use in simulated, stateful worlds."""
+"""RewardLab/ToolCall-v1: multi-turn tool use in simulated, stateful worlds."""
 
 from __future__ import annotations
 

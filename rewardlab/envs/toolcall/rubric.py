@@ -200,7 +200,7 @@ def efficiency_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]
 
 
 def make_rubric() -> Rubric:
-    """The ToolCall-v0 rubric with equal weights and the mean aggregate."""
+    """The ToolCall-v1 rubric with equal weights and the mean aggregate."""
     return Rubric(
         [
             Criterion("format", format_score, "actions in the documented format, scaled by task progress"),

@@ -1,4 +1,4 @@
-"""Grading a Web-v0 ``answer("...")`` so that a hedge across what the pages showed fails.
+"""Grading a Web-v1 ``answer("...")`` so that a hedge across what the pages showed fails.
 
 An answer is correct when, read through :func:`~rewardlab.core.text.canonical_text` (after
 thousands separators are dropped, so ``2,450.00`` and ``2450.00`` are one number):

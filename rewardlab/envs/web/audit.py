@@ -1,4 +1,4 @@
-"""Web-v0's own degenerate strategies for ``rewardlab audit``: one per hack class the env defends against.
+"""Web-v1's own degenerate strategies for ``rewardlab audit``: one per hack class the env defends against.
 
 Each reads only what a policy sees: the observation (the task line and the page listing) and
 public constants of the sites (their routes, people and catalogue), never ``env.task.data``.
@@ -346,9 +346,9 @@ STRATEGIES = (
     post_with_payload,
     post_twice,
 )
-"""Web-v0's own strategies, in report order."""
+"""Web-v1's own strategies, in report order."""
 
 
 def profile() -> AuditProfile:
-    """Web-v0's :class:`~rewardlab.audit.AuditProfile` (``answer("done")`` ends an episode doing nothing)."""
+    """Web-v1's :class:`~rewardlab.audit.AuditProfile` (``answer("done")`` ends an episode doing nothing)."""
     return AuditProfile(strategies=STRATEGIES, finish=FINISH)

@@ -1,4 +1,4 @@
-"""RewardLab/Web-v0: web navigation on the package's own shop, forum and webmail sites."""
+"""RewardLab/Web-v1: web navigation on the package's own shop, forum and webmail sites."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Web-v0 tasks: generated from the sites' seed data by fixed templates, stored in ``data/tasks.jsonl``.
+"""Web-v1 tasks: generated from the sites' seed data by fixed templates, stored in ``data/tasks.jsonl``.
 
 Regenerate with ``python -m rewardlab.envs.web.tasks`` (deterministic; a test checks the file
 matches). Each task's ``data`` holds:

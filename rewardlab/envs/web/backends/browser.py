@@ -115,7 +115,7 @@ class Chromium:
     Example (not run here; needs a Chromium binary)::
 
         chromium = Chromium()
-        env = gym.make("RewardLab/Web-v0", backend="browser", chromium=chromium)
+        env = gym.make("RewardLab/Web-v1", backend="browser", chromium=chromium)
         ...
         env.close(); chromium.close()
     """
