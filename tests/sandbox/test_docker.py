@@ -72,21 +72,28 @@ def test_one_warm_container_serves_every_run_until_restart(box):
 
 
 def test_a_run_sees_nothing_of_the_previous_one(box):
-    box.run("echo secret > /tmp/left; echo x > left.txt; (sleep 60 &) ; echo started", files={"a.py": "1"}, timeout=30)
+    box.run("echo 1 > /tmp/zq-left; echo x > zq-left.txt; (sleep 60 &) ; echo started", files={"a.py": "1"}, timeout=30)
     result = box.run(
         "ls -A /tmp; ls -A; for p in /proc/[0-9]*; do cat $p/cmdline; echo; done", files={"b.py": "2"}, timeout=30
     )
     lines = result.stdout.split("\n")
-    assert "left" not in result.stdout and "a.py" not in lines and "b.py" in lines
+    assert "zq-left" not in result.stdout and "a.py" not in lines and "b.py" in lines
     assert not any(line.startswith("sleep60") for line in lines), result.stdout
 
 
-def test_a_timeout_takes_the_container_and_the_next_run_works(box):
+def test_a_timeout_kills_the_run_and_the_next_run_works(box):
     box.run("true", timeout=30)
-    result = box.run("sleep 30", timeout=1)
+    result = box.run("sleep 30 & sleep 30", timeout=1)
     assert result.timed_out and result.killed_reason == "timeout" and result.exit_code is None
-    assert box._container is None
-    assert box.run("echo back", timeout=30).stdout == "back\n"
+    after = box.run("for p in /proc/[0-9]*; do cat $p/cmdline; echo; done", timeout=30)
+    assert "sleep30" not in after.stdout and after.exit_code == 0
+
+
+def test_cpu_and_file_size_limits_apply_to_each_run(box):
+    assert box.run(["python3", "-c", "while True: pass"], timeout=30).killed_reason == "cpu_limit"
+    big = box.run(["python3", "-c", "open('f', 'wb').write(b'x' * (300 << 20))"], timeout=30)
+    assert big.exit_code != 0
+    assert box.run("echo fine", timeout=30).stdout == "fine\n"
 
 
 def test_memory_kill_is_classified(box):
