@@ -9,7 +9,7 @@ Run: ``python benchmarks/bench_swe.py [--repeat N]``. Prints the stamp, then Mar
    the direct one, or under 30 ms slower.
 2. SWE-v1 step latency for ``view``, ``search`` and ``edit`` (file operations on the host; no
    code runs), and for ``test`` (one sandboxed pytest run plus the hidden evaluation run).
-3. Docker against the local sandbox, interleaved (issue 15): a warm container's ``exec`` of
+3. Docker against the local sandbox, interleaved (issue 15): a warm container's run of
    ``python -c pass`` against the local bwrap sandbox (target: at most 1.5x), and one hidden
    evaluation of a task (its FAIL_TO_PASS and PASS_TO_PASS through the trusted collector) in
    each backend (target: at most 1.3x). With ``--image-build``, also the sandbox image built
@@ -145,7 +145,7 @@ def docker_versus_local(repeat: int) -> list[list[object]]:
     rows: list[list[object]] = []
     try:
         for label, fn, target in (
-            ("exec python -c pass (warm container vs bwrap)", exec_pass, 1.5),
+            ("python -c pass (warm container vs bwrap)", exec_pass, 1.5),
             ("one hidden evaluation (textkit-2, gold fix)", hidden_run, 1.3),
         ):
             wall: dict[str, list[float]] = {"local": [], "docker": []}
