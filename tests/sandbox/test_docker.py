@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 
+import psutil
 import pytest
 
 from rewardlab.cli import main
@@ -111,13 +112,23 @@ def test_one_shot_runs_remain_available():
         box.close()
 
 
-def test_many_episodes_leave_no_container_behind():
+def engine_and_client_rss() -> int:
+    """Resident memory of this process and of the Docker engine's daemons, in bytes."""
+    names = {"dockerd", "containerd"}
+    daemons = [p for p in psutil.process_iter(["name"]) if p.info["name"] in names]
+    return psutil.Process().memory_info().rss + sum(p.memory_info().rss for p in daemons)
+
+
+def test_many_episodes_leave_no_container_behind_and_memory_flat():
     """50 episodes of 4 runs each, with timeouts and memory kills among them."""
     docker_or_skip()
     before = len(sandbox_containers())
     box = DockerSandbox(limits=CHEAP)
+    warm_rss = 0
     try:
         for episode in range(50):
+            if episode == 10:
+                warm_rss = engine_and_client_rss()
             box.restart()
             for run in range(4):
                 if (episode + run) % 17 == 0:
@@ -131,6 +142,8 @@ def test_many_episodes_leave_no_container_behind():
     finally:
         box.close()
     assert len(sandbox_containers()) == before
+    growth = engine_and_client_rss() - warm_rss
+    assert growth < 64 << 20, f"host memory grew by {growth / 2**20:.0f} MiB over 40 episodes"
 
 
 def test_garbage_collection_removes_the_container():
