@@ -180,6 +180,9 @@ def test_a_write_beyond_the_target_fails_state_and_the_report(env):
     assert info["metrics"]["state/milestones"] == 1.0 and info["metrics"]["state/collateral"] == 1.0
     assert info["reward_components"]["state"] == 0.0 and info["reward_components"]["answer"] == 0.0
     info = play(env, "calendar-cancel_event-000", call("list_events", date="2025-03-10"), target, "Done.")
+    assert info["reward_components"]["answer"] == 0.0, "the answer must say which event was cancelled"
+    confirmed = "Your 'Hiring panel' is cancelled."
+    info = play(env, "calendar-cancel_event-000", call("list_events", date="2025-03-10"), target, confirmed)
     assert info["is_success"] and info["metrics"]["state/collateral"] == 0.0
 
 

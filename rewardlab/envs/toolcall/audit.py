@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from rewardlab.audit.strategy import AuditProfile, EpisodeView, strategy
+from rewardlab.audit.strategy import AcceptedSuccess, AuditProfile, EpisodeView, strategy
 from rewardlab.envs.toolcall.worlds import WORLDS, ToolSpec
 
 STATUS_WORDS = (
@@ -233,16 +233,31 @@ def json_answer(view: EpisodeView) -> Iterator[str]:
     yield json.dumps({"answer": _seen_values(observations)[:40], "status": _unique(statuses) or list(STATUS_WORDS)})
 
 
-PROFILE = AuditProfile(
-    strategies=(
-        status_spray,
-        value_spray,
-        result_dump,
-        idle_confident,
-        unrelated_calls,
-        collateral_writes,
-        json_answer,
-    ),
-    finish="",
+STRATEGIES = (
+    status_spray,
+    value_spray,
+    result_dump,
+    idle_confident,
+    unrelated_calls,
+    collateral_writes,
+    json_answer,
 )
-"""ToolCall's audit profile: its own strategies; the empty answer ends an episode doing nothing."""
+"""ToolCall's own strategies, in report order."""
+
+
+def accepted_refusals(kind_of: Mapping[str, str]) -> AcceptedSuccess:
+    """``accepted_success``: on an irrelevance task (no tool fits) a refusal without a call is the
+    whole answer, so a blind strategy that happens to refuse (half of the oracle's refusal is still
+    one) has answered correctly. Nothing else is accepted."""
+
+    def accepted(task_id: str, strategy_name: str, final_info: Mapping[str, Any]) -> str | None:
+        if kind_of.get(task_id) == "irrelevance":
+            return "irrelevance task: a refusal without a call is the whole answer"
+        return None
+
+    return accepted
+
+
+def profile(kind_of: Mapping[str, str]) -> AuditProfile:
+    """ToolCall's audit profile (``kind_of``: task id -> task kind); the empty answer ends an episode."""
+    return AuditProfile(strategies=STRATEGIES, finish="", accepted_success=accepted_refusals(kind_of))

@@ -285,10 +285,11 @@ class ToolCallEnv(TextEnv):
         return ToolCallOracle(self)
 
     def audit_profile(self) -> Any:
-        """The env's own degenerate strategies (see :mod:`rewardlab.envs.toolcall.audit`)."""
-        from rewardlab.envs.toolcall.audit import PROFILE
+        """The env's own degenerate strategies (see :mod:`rewardlab.envs.toolcall.audit`); a refusal
+        on an irrelevance task is accepted as the right answer."""
+        from rewardlab.envs.toolcall.audit import profile
 
-        return PROFILE
+        return profile({task.id: str(task.data.get("kind", "")) for task in self.tasks})
 
     def sample_action(self, rng: np.random.Generator) -> str:
         """A random, well-formed action: one call (sometimes two in parallel) of a random tool with

@@ -563,7 +563,7 @@ def calendar_cancel_event(rng: random.Random, world: World) -> dict | None:
         f"Cancel my '{event['title']}' on {event['date']}.",
         [[call("list_events", date=event["date"])], [call("cancel_event", event_id=event["id"])]],
         f"'{event['title']}' on {event['date']} is cancelled.",
-        [],
+        [[event["title"]]],  # the answer confirms which event: another event's title is a competitor
         [{"name": f"event {event['id']} cancelled", "table": "events", "key": event["id"], "absent": True}],
     )
 
