@@ -72,7 +72,9 @@ class TextEnv(gym.Env[str, str]):
 
     The final step's ``info`` adds ``reward_components``, ``reward_weights``, ``metrics``, ``score``,
     ``usable`` (False when the reward is ``invalid_penalty``: a gate failed or the output was unusable)
-    and ``is_success``.
+    and ``is_success``. An episode that an infrastructure fault ended (a sandbox or browser failure,
+    not the agent's doing) also carries ``infra_error`` with the reason and counts as unusable, so
+    that a trainer can drop it instead of learning from a false 0.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
