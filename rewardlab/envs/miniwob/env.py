@@ -18,7 +18,8 @@ from rewardlab.envs.miniwob.rubric import MiniWoBOutcome, is_success, make_rubri
 from rewardlab.envs.miniwob.server import StaticServer
 from rewardlab.envs.miniwob.tasks import load_tasks
 from rewardlab.envs.web.actions import Action, parse_action, quote_arg
-from rewardlab.envs.web.env import check_backend_args, make_backend
+from rewardlab.envs.web.backends import InfrastructureError
+from rewardlab.envs.web.env import check_backend_args, infra_failure, make_backend, restore_infrastructure
 from rewardlab.envs.web.observation import render_page
 from rewardlab.envs.web.session import WebSession
 from rewardlab.errors import require
@@ -122,7 +123,11 @@ class MiniWoBEnv(TextEnv):
 
     ## Episode End
     Terminated when the page reports ``WOB_DONE_GLOBAL`` or on ``answer``; truncated after
-    ``max_turns`` steps (default 20).
+    ``max_turns`` steps (default 20). Terminated on an infrastructure fault (Chromium killed or
+    crashed, its page closed, the file server stopped) with ``infra_error: ...``,
+    ``info["infra_error"]``, ``info["usable"]`` and ``is_success`` False, reward ``invalid_penalty``,
+    never an exception; the next ``reset`` rebuilds what died (as in Web-v1: Chromium relaunched, a
+    shared one in place; :class:`~rewardlab.envs.web.backends.InfrastructureError` if that fails).
 
     ## Arguments
     ``observation_budget`` (default 6000), ``page_timeout`` (default 10 s), ``chromium`` (a shared
@@ -189,9 +194,28 @@ class MiniWoBEnv(TextEnv):
         self._page_ids: dict[int, int] = {}
         self._free_ids: list[int] = []
         self._loaded_page: str | None = None
+        # why the episode ended on an infrastructure fault, if it did
+        self.infra_error: str | None = None
         self._closed = False
 
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        self.infra_error = None
+        self._restore()
+        try:
+            return self._begin(task)
+        except InfrastructureError:  # a fault no check could see yet (e.g. Chromium killed between episodes)
+            self._restore(force=True)
+            return self._begin(task)
+
+    def _restore(self, *, force: bool = False) -> None:
+        session = self.session
+        self.server, self.session = restore_infrastructure(
+            self.server, session, lambda: StaticServer(miniwob_html_dir()), force=force
+        )
+        if self.session is not session:
+            self._loaded_page = None  # the new context holds no page yet
+
+    def _begin(self, task: Task) -> tuple[str, dict[str, Any]]:
         page = task.data["page"]
         if self._loaded_page != page:
             self.session.start(f"/miniwob/{page}.html")
@@ -233,6 +257,17 @@ class MiniWoBEnv(TextEnv):
         return None if error is None else error.replace(f"[{page_id}]", f"[{action.element}]")
 
     def _act(self, action: str) -> Turn:
+        try:
+            turn = self._apply(action)
+        except InfrastructureError as exc:
+            self.infra_error = str(exc)
+        else:
+            if self.server.alive:
+                return turn
+            self.infra_error = "the file server stopped"
+        return infra_failure(self.infra_error, self._outcome()[0])
+
+    def _apply(self, action: str) -> Turn:
         self.actions += 1
         self.trajectory.append((self.last_observation, action))
         parsed, error = parse_action(action)
@@ -262,7 +297,7 @@ class MiniWoBEnv(TextEnv):
         return outcome, True
 
     def _is_success(self, outcome: MiniWoBOutcome, result: RubricResult) -> bool:
-        return is_success(outcome)
+        return self.infra_error is None and is_success(outcome)
 
     def sample_action(self, rng: np.random.Generator) -> str:
         """A random well-formed action on the current page."""

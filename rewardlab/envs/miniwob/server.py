@@ -49,6 +49,11 @@ class StaticServer:
         self._thread.start()
         self._closed = False
 
+    @property
+    def alive(self) -> bool:
+        """True until :meth:`close` or until the serving thread ends (then the env rebuilds the server)."""
+        return not self._closed and self._thread.is_alive()
+
     def close(self) -> None:
         if self._closed:
             return

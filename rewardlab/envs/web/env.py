@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task
 from rewardlab.envs.web.actions import parse_action, quote_arg
 from rewardlab.envs.web.answers import grade_answer
-from rewardlab.envs.web.backends import BACKENDS, Backend, BackendName
+from rewardlab.envs.web.backends import BACKENDS, Backend, BackendName, InfrastructureError
 from rewardlab.envs.web.oracle import WebOracle
 from rewardlab.envs.web.rubric import WebOutcome, make_rubric
 from rewardlab.envs.web.session import WebSession
@@ -52,6 +52,45 @@ def check_backend_args(backend: str, budget: int, timeout: float) -> None:
         raise ConfigError(f"observation_budget must be an int >= 400 characters, got {budget!r}")
     if not isinstance(timeout, (int, float)) or not 0 < timeout <= 120:
         raise ConfigError(f"page_timeout must be a number of seconds in (0, 120], got {timeout!r}")
+
+
+class PageServer(Protocol):
+    """The env's own HTTP server (:class:`~rewardlab.envs.web.sites.SiteServer`, MiniWoB's file server)."""
+
+    origin: str
+
+    @property
+    def alive(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+ServerT = TypeVar("ServerT", bound=PageServer)
+
+
+def restore_infrastructure(
+    server: ServerT, session: WebSession, new_server: Callable[[], ServerT], *, force: bool = False
+) -> tuple[ServerT, WebSession]:
+    """Rebuild what died: a stopped ``server`` is replaced by ``new_server()`` (a new port), and the
+    session's backend is restarted on it when the server was replaced, the backend is dead or
+    ``force`` is set. Returns ``(server, session)``; a new session whenever the backend restarted."""
+    if not server.alive:
+        server.close()
+        server = new_server()
+        force = True
+    if force or not session.backend.alive():
+        session.backend.restart(server.origin)
+        session = WebSession(session.backend, server.origin, budget=session.budget)
+    return server, session
+
+
+def infra_failure(message: str, outcome: Any) -> Turn:
+    """The turn that ends an episode on an infrastructure fault (the browser or the page server, not
+    the agent): unusable, so the reward is ``invalid_penalty``, and ``info["infra_error"]`` says why,
+    so a trainer drops the episode instead of learning from a false 0."""
+    return Turn(
+        observation=f"infra_error: {message}", done=True, outcome=outcome, usable=False, info={"infra_error": message}
+    )
 
 
 class WebEnv(TextEnv):
@@ -123,7 +162,13 @@ class WebEnv(TextEnv):
 
     ## Episode End
     Terminated by ``answer("...")``. Truncated after ``max_turns`` steps (default 30), scored on
-    the state reached (an answer task then fails).
+    the state reached (an answer task then fails). Terminated on an infrastructure fault — Chromium
+    killed or crashed, its page closed, the site server stopped — with observation
+    ``infra_error: ...``, ``info["infra_error"]``, ``info["usable"]`` and ``is_success`` False and
+    reward ``invalid_penalty`` (never an exception, never a score an agent earned). The next
+    ``reset`` rebuilds what died: the server on a new port, Chromium relaunched (a shared
+    ``chromium`` in place, so every env on it recovers); it raises
+    :class:`~rewardlab.envs.web.backends.InfrastructureError` only when that fails too.
 
     ## Arguments
     - ``backend``: ``"http"`` (default) or ``"browser"``.
@@ -186,10 +231,24 @@ class WebEnv(TextEnv):
         self.pages: set[str] = set()
         self.actions = 0
         self.valid_actions = 0
+        # why the episode ended on an infrastructure fault, if it did
+        self.infra_error: str | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        self.infra_error = None
+        self._restore()
+        try:
+            return self._begin(task)
+        except InfrastructureError:  # a fault no check could see yet (e.g. Chromium killed between episodes)
+            self._restore(force=True)
+            return self._begin(task)
+
+    def _restore(self, *, force: bool = False) -> None:
+        self.server, self.session = restore_infrastructure(self.server, self.session, start_server, force=force)
+
+    def _begin(self, task: Task) -> tuple[str, dict[str, Any]]:
         self.server.reset()
         self.goals = self.server.goals(task.data["success"].get("goal"))
         self.answer = None
@@ -200,6 +259,17 @@ class WebEnv(TextEnv):
         return f"Task: {task.prompt}\n\n{self.session.render()}", {"url": self.session.display_url()}
 
     def _act(self, action: str) -> Turn:
+        try:
+            turn = self._apply(action)
+        except InfrastructureError as exc:
+            self.infra_error = str(exc)
+        else:
+            if self.server.alive:
+                return turn
+            self.infra_error = "the site server stopped"
+        return infra_failure(self.infra_error, self._outcome()[0])
+
+    def _apply(self, action: str) -> Turn:
         self.actions += 1
         parsed, error = parse_action(action)
         if parsed is not None and parsed.kind == "answer":
@@ -255,7 +325,7 @@ class WebEnv(TextEnv):
         return outcome, True
 
     def _is_success(self, outcome: WebOutcome, result: RubricResult) -> bool:
-        return outcome.success
+        return self.infra_error is None and outcome.success
 
     def milestone_names(self) -> tuple[str, ...]:
         return tuple(m["name"] for m in self.task.data["milestones"]) if self.task else ()

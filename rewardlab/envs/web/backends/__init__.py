@@ -9,16 +9,33 @@ from __future__ import annotations
 from typing import Literal, Protocol
 
 from rewardlab.envs.web.observation import Node, PageState
+from rewardlab.errors import RewardLabError
 
 BackendName = Literal["http", "browser"]
 BACKENDS: tuple[str, ...] = ("http", "browser")
 
 
+class InfrastructureError(RewardLabError, RuntimeError):
+    """The browser or the env's own page server failed, not the agent (Chromium killed or crashed,
+    its context or page closed, the site server stopped). Envs end the episode with
+    ``info["infra_error"]`` instead of letting it escape, and rebuild what died at the next reset."""
+
+
 class Backend(Protocol):
-    """What :class:`~rewardlab.envs.web.session.WebSession` needs from a page driver."""
+    """What :class:`~rewardlab.envs.web.session.WebSession` needs from a page driver.
+
+    Every method but ``alive`` and ``close`` raises :class:`InfrastructureError` when the driver
+    itself died; a page's own load problems are notes of the next snapshot instead.
+    """
 
     def open(self, origin: str) -> None:
         """Start a session that may reach ``origin`` only."""
+
+    def alive(self) -> bool:
+        """False once the driver can no longer work (for the browser: Chromium gone, page closed or crashed)."""
+
+    def restart(self, origin: str) -> None:
+        """Drop the session and open a fresh one on ``origin``, relaunching whatever died."""
 
     def clear_session(self) -> None:
         """Forget cookies (a new episode starts logged out)."""
@@ -40,4 +57,4 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
-__all__ = ["BACKENDS", "Backend", "BackendName"]
+__all__ = ["BACKENDS", "Backend", "BackendName", "InfrastructureError"]

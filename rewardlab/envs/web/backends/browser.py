@@ -14,18 +14,27 @@ value and fire ``input``/``change`` events in one ``evaluate``.
 Containment: a context-wide route aborts every request that does not go to the env's own origin
 (other hosts, other local ports), service workers are blocked, and the session layer refuses
 such navigations before they reach the browser.
+
+Faults: when Chromium dies (killed, crashed) or the page or context is closed or crashes, every
+call raises :class:`~rewardlab.envs.web.backends.InfrastructureError` instead of Playwright's
+error (a Playwright error with the browser and page still alive is re-raised unchanged), and
+:meth:`BrowserBackend.restart` relaunches Chromium when it is gone, a shared one included (in
+place: the other envs sharing it reopen their own contexts on it at their next reset).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
 import shutil
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from rewardlab.envs.web.backends import InfrastructureError
 from rewardlab.envs.web.observation import Node, PageState, walk_js
 from rewardlab.errors import MissingDependencyError, require
 
@@ -127,11 +136,10 @@ class Chromium:
                 f"no Chromium at {self.executable_path!r}; install Debian's chromium (apt-get install chromium), "
                 f"set {CHROMIUM_ENV_VAR} or pass executable_path=..."
             )
-        playwright = _acquire_playwright()
+        self.headless = headless
+        self._playwright = _acquire_playwright()
         try:
-            self.browser = playwright.chromium.launch(
-                executable_path=self.executable_path, headless=headless, args=list(CHROMIUM_FLAGS)
-            )
+            self.browser = self._launch()
         except Exception as exc:
             _release_playwright()
             raise MissingDependencyError(
@@ -140,6 +148,23 @@ class Chromium:
                 "or run `playwright install chromium`"
             ) from exc
         self._closed = False
+
+    def _launch(self) -> Any:
+        return self._playwright.chromium.launch(
+            executable_path=self.executable_path, headless=self.headless, args=list(CHROMIUM_FLAGS)
+        )
+
+    def relaunch_if_dead(self) -> None:
+        """Start a new browser process in place of one that died (killed or crashed); no-op while it runs."""
+        if self.browser.is_connected():
+            return
+        errors = require("playwright.sync_api", "web")
+        with contextlib.suppress(errors.Error):  # the dead browser's bookkeeping only
+            self.browser.close()
+        try:
+            self.browser = self._launch()
+        except errors.Error as exc:
+            raise InfrastructureError(f"could not relaunch Chromium ({str(exc).splitlines()[0]})") from exc
 
     def close(self) -> None:
         """Stop the browser process. Safe to call twice."""
@@ -150,6 +175,23 @@ class Chromium:
             self.browser.close()
         finally:
             _release_playwright()
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _infrastructure_guard(method: _Method) -> _Method:
+    """Turn a Playwright error raised because the browser or page died into :class:`InfrastructureError`."""
+
+    @functools.wraps(method)
+    def guarded(self: BrowserBackend, *args: Any) -> Any:
+        try:
+            return method(self, *args)
+        except self._errors.Error as exc:
+            self._raise_if_dead(exc)
+            raise
+
+    return guarded  # type: ignore[return-value]
 
 
 class BrowserBackend:
@@ -184,6 +226,7 @@ class BrowserBackend:
         self._note: str | None = None
         self._failed_url: str | None = None
         self._fresh = False
+        self._crashed = False
 
     def open(self, origin: str) -> None:
         self.context = self.chromium.browser.new_context(
@@ -192,21 +235,53 @@ class BrowserBackend:
         self.context.route(re.compile("^(?!" + re.escape(origin) + "/)"), lambda route: route.abort("blockedbyclient"))
         self.page = self.context.new_page()
         self.page.set_default_timeout(self.timeout * 1000)
+        self._crashed = False
+        self.page.on("crash", self._on_crash)
 
+    def _on_crash(self, _page: Any) -> None:
+        self._crashed = True
+
+    def alive(self) -> bool:
+        """True while Chromium runs and this backend's page is open and has not crashed."""
+        return (
+            self.page is not None
+            and not self._crashed
+            and not self.page.is_closed()
+            and self.chromium.browser.is_connected()
+        )
+
+    def _raise_if_dead(self, exc: Exception) -> None:
+        """Raise :class:`InfrastructureError` from ``exc`` when the browser or page is gone."""
+        if not self.alive():
+            reason = "its page crashed" if self._crashed else "the browser or page is gone"
+            raise InfrastructureError(f"Chromium failed: {reason} ({str(exc).splitlines()[0][:200]})") from exc
+
+    def restart(self, origin: str) -> None:
+        """Close the context, relaunch Chromium if it died (even a shared one) and open a new context."""
+        self._close_context()
+        self.chromium.relaunch_if_dead()
+        self._note, self._failed_url, self._fresh = None, None, False
+        self.open(origin)
+
+    @_infrastructure_guard
     def clear_session(self) -> None:
         self.context.clear_cookies()
 
-    def close(self) -> None:
-        """Close the context (and the browser when this backend launched it). Safe to call twice."""
+    def _close_context(self) -> None:
         if self.context is not None:
             context, self.context, self.page = self.context, None, None
             with contextlib.suppress(self._errors.Error):
                 context.close()
+
+    def close(self) -> None:
+        """Close the context (and the browser when this backend launched it). Safe to call twice."""
+        self._close_context()
         if self._owns_chromium:
             self.chromium.close()
 
     # ------------------------------------------------------------------ navigation
     def _load_failed(self, exc: Exception, url: str) -> None:
+        self._raise_if_dead(exc)  # a dead browser is no page load problem
         message = str(exc)
         if isinstance(exc, self._errors.TimeoutError):
             self._note = f"the page did not finish loading within {self.timeout:g} s; showing what arrived"
@@ -230,6 +305,7 @@ class BrowserBackend:
         with contextlib.suppress(self._errors.Error):  # and let a late commit of the error page settle
             self.page.wait_for_load_state("load", timeout=self.timeout * 1000)
 
+    @_infrastructure_guard
     def navigate(self, url: str) -> None:
         self._note, self._failed_url, self._fresh = None, None, True
         with contextlib.suppress(self._errors.Error):  # never start while an earlier navigation is loading
@@ -249,6 +325,7 @@ class BrowserBackend:
                 self._load_failed(exc, url)
                 return
 
+    @_infrastructure_guard
     def click(self, node: Node) -> None:
         target = (node.target or "").strip().lower()
         navigates = self.wait_for_navigation and (
@@ -267,20 +344,25 @@ class BrowserBackend:
         except self._errors.Error as exc:
             self._load_failed(exc, self.page.url)
 
+    @_infrastructure_guard
     def type_text(self, node: Node, text: str) -> None:
         self.page.evaluate(_TYPE_JS, [node.id, text])
 
+    @_infrastructure_guard
     def select_option(self, node: Node, option: str) -> None:
         index = node.options.index(option) if node.options and option in node.options else -1
         self.page.evaluate(_SELECT_JS, [node.id, index])
 
+    @_infrastructure_guard
     def scroll(self, direction: str) -> None:
         self.page.evaluate(_SCROLL_JS, 1 if direction == "down" else -1)
 
+    @_infrastructure_guard
     def evaluate(self, script: str, arg: Any = None) -> Any:
         """Run JavaScript in the page (used by MiniWoB to start episodes)."""
         return self.page.evaluate(script, arg)
 
+    @_infrastructure_guard
     def snapshot(self, limit: int) -> PageState:
         if self._failed_url is not None:
             fresh, self._fresh = self._fresh, False
@@ -289,7 +371,8 @@ class BrowserBackend:
             try:
                 result = json.loads(self.page.evaluate(self._walk, limit))
                 break
-            except self._errors.Error:
+            except self._errors.Error as exc:
+                self._raise_if_dead(exc)
                 if attempt:
                     return PageState(self.page.url, "", [], False, "the page could not be read", True)
                 with contextlib.suppress(self._errors.Error):

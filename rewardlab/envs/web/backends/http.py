@@ -61,6 +61,15 @@ class HttpBackend:
         parts = urlsplit(self.origin)
         self._conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout)
 
+    def alive(self) -> bool:
+        """Always True: the client lives in this process (the server's health is the env's to check)."""
+        return True
+
+    def restart(self, origin: str) -> None:
+        """Forget cookies and connect to ``origin`` afresh."""
+        self.cookies.clear()
+        self.open(origin)
+
     def clear_session(self) -> None:
         self.cookies.clear()
 

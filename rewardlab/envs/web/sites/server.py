@@ -122,6 +122,11 @@ class SiteServer:
         self._thread.start()
         self._closed = False
 
+    @property
+    def alive(self) -> bool:
+        """True until :meth:`close` or until the serving thread ends (then the env rebuilds the server)."""
+        return not self._closed and self._thread.is_alive()
+
     def dispatch(
         self,
         method: str,
