@@ -47,6 +47,8 @@ class Turn:
         milestones: Milestones reached so far or now; the env reports only the new ones.
         progress: The env's own potential in [0, 1]; defaults to the fraction of milestones reached.
         info: Extra, env-specific info keys.
+        infra_error: Set when an infrastructure fault (a sandbox, browser or server failure, not the
+            agent's doing) ends the episode: :meth:`TextEnv.infra_failure` builds such a turn.
     """
 
     observation: str
@@ -57,6 +59,7 @@ class Turn:
     milestones: Iterable[str] = ()
     progress: float | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    infra_error: str | None = None
 
 
 class TextEnv(gym.Env[str, str]):
@@ -202,10 +205,21 @@ class TextEnv(gym.Env[str, str]):
                 metrics=result.metrics,
                 score=result.score,
                 usable=result.usable,
-                is_success=bool(self._is_success(turn.outcome, result)),
+                is_success=turn.infra_error is None and bool(self._is_success(turn.outcome, result)),
             )
+            if turn.infra_error is not None:
+                info["infra_error"] = turn.infra_error
         self.last_observation = truncate(turn.observation, self.max_observation_length)
         return self.last_observation, float(reward), bool(turn.done), bool(truncated), info
+
+    def infra_failure(self, message: str) -> Turn:
+        """The turn that ends an episode on an infrastructure fault: the current outcome is scored as
+        unusable (the reward is ``invalid_penalty``), ``is_success`` is False and ``info["infra_error"]``
+        says why, so a trainer drops the episode instead of learning from a false 0."""
+        outcome, _ = self._outcome()
+        return Turn(
+            observation=f"infra_error: {message}", done=True, outcome=outcome, usable=False, infra_error=message
+        )
 
     def _reject(self, error: str) -> Turn:
         """The turn for an action that is not text at all; single-shot envs override to end scored."""

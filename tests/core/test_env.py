@@ -109,3 +109,18 @@ def test_text_space_accepts_real_text_and_truncate():
 def test_reward_space_matches_components(echo_env):
     assert echo_env.reward_space.shape == (2,) and echo_env.reward_component_names == ("exact", "length")
     assert isinstance(echo_env.reward_space.sample(), np.ndarray)
+
+
+def test_an_infra_failure_ends_the_episode_unusable_and_never_a_success():
+    class FaultyEcho(EchoEnv):
+        def _act(self, action):
+            return self.infra_failure("the browser died") if action == "crash" else super()._act(action)
+
+    env = FaultyEcho(invalid_penalty=-0.5)
+    env.reset(seed=0, options={"task_id": "t0"})
+    env.step("draft:alpha")  # the outcome would score full marks
+    observation, reward, terminated, truncated, info = env.step("crash")
+    assert terminated and not truncated and reward == -0.5
+    assert info["infra_error"] == "the browser died" and observation == "infra_error: the browser died"
+    assert info["usable"] is False and info["is_success"] is False
+    assert info["reward_components"]["exact"] == 1.0  # still computed and reported

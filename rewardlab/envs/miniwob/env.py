@@ -19,7 +19,7 @@ from rewardlab.envs.miniwob.server import StaticServer
 from rewardlab.envs.miniwob.tasks import load_tasks
 from rewardlab.envs.web.actions import Action, parse_action, quote_arg
 from rewardlab.envs.web.backends import InfrastructureError
-from rewardlab.envs.web.env import check_backend_args, infra_failure, make_backend, restore_infrastructure
+from rewardlab.envs.web.env import check_backend_args, make_backend, restore_infrastructure
 from rewardlab.envs.web.observation import render_page
 from rewardlab.envs.web.session import WebSession
 from rewardlab.errors import require
@@ -194,12 +194,9 @@ class MiniWoBEnv(TextEnv):
         self._page_ids: dict[int, int] = {}
         self._free_ids: list[int] = []
         self._loaded_page: str | None = None
-        # why the episode ended on an infrastructure fault, if it did
-        self.infra_error: str | None = None
         self._closed = False
 
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
-        self.infra_error = None
         self._restore()
         try:
             return self._begin(task)
@@ -260,12 +257,8 @@ class MiniWoBEnv(TextEnv):
         try:
             turn = self._apply(action)
         except InfrastructureError as exc:
-            self.infra_error = str(exc)
-        else:
-            if self.server.alive:
-                return turn
-            self.infra_error = "the file server stopped"
-        return infra_failure(self.infra_error, self._outcome()[0])
+            return self.infra_failure(str(exc))
+        return turn if self.server.alive else self.infra_failure("the file server stopped")
 
     def _apply(self, action: str) -> Turn:
         self.actions += 1
@@ -297,7 +290,7 @@ class MiniWoBEnv(TextEnv):
         return outcome, True
 
     def _is_success(self, outcome: MiniWoBOutcome, result: RubricResult) -> bool:
-        return self.infra_error is None and is_success(outcome)
+        return is_success(outcome)
 
     def sample_action(self, rng: np.random.Generator) -> str:
         """A random well-formed action on the current page."""

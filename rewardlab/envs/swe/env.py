@@ -278,7 +278,7 @@ class SWEEnv(TextEnv):
         if command.name == "submit":
             outcome, usable = self._outcome()
             if not usable:
-                return self._infra_failure(self._final.run.infra_error or "the evaluation could not run")
+                return self.infra_failure(self._final.run.infra_error or "the evaluation could not run")
             return Turn(
                 observation=self._submission_note(outcome),
                 done=True,
@@ -301,20 +301,7 @@ class SWEEnv(TextEnv):
                 self._invalid_edits += 1
             return self._error(str(exc))
         except SandboxError as exc:
-            return self._infra_failure(str(exc))
-
-    def _infra_failure(self, message: str) -> Turn:
-        """End the episode on an infrastructure failure (the sandbox or its engine, not the agent):
-        unusable, so the reward is ``invalid_penalty``, and ``info["infra_error"]`` says why, so a
-        trainer drops the episode instead of learning from a false 0. The next reset starts afresh."""
-        outcome, _ = self._outcome()
-        return Turn(
-            observation=f"infra_error: {message}",
-            done=True,
-            outcome=outcome,
-            usable=False,
-            info={"infra_error": message},
-        )
+            return self.infra_failure(str(exc))
 
     def _error(self, message: str) -> Turn:
         return Turn(observation=self._fit(f"error: {message}"), action_error=message)
@@ -417,7 +404,7 @@ class SWEEnv(TextEnv):
                 error = f"the command did not finish: {result.killed_reason}"
         evaluation = self._evaluate()
         if evaluation.run.infra_error is not None:
-            return self._infra_failure(evaluation.run.infra_error)
+            return self.infra_failure(evaluation.run.infra_error)
         milestones = self._milestones_from(evaluation, agent_failed=not result.ok)
         return Turn(observation=self._fit("\n".join(parts)), action_error=error, milestones=milestones)
 

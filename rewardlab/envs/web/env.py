@@ -84,15 +84,6 @@ def restore_infrastructure(
     return server, session
 
 
-def infra_failure(message: str, outcome: Any) -> Turn:
-    """The turn that ends an episode on an infrastructure fault (the browser or the page server, not
-    the agent): unusable, so the reward is ``invalid_penalty``, and ``info["infra_error"]`` says why,
-    so a trainer drops the episode instead of learning from a false 0."""
-    return Turn(
-        observation=f"infra_error: {message}", done=True, outcome=outcome, usable=False, info={"infra_error": message}
-    )
-
-
 class WebEnv(TextEnv):
     """Web navigation on three small sites served over real HTTP on 127.0.0.1.
 
@@ -231,13 +222,10 @@ class WebEnv(TextEnv):
         self.pages: set[str] = set()
         self.actions = 0
         self.valid_actions = 0
-        # why the episode ended on an infrastructure fault, if it did
-        self.infra_error: str | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
-        self.infra_error = None
         self._restore()
         try:
             return self._begin(task)
@@ -262,12 +250,8 @@ class WebEnv(TextEnv):
         try:
             turn = self._apply(action)
         except InfrastructureError as exc:
-            self.infra_error = str(exc)
-        else:
-            if self.server.alive:
-                return turn
-            self.infra_error = "the site server stopped"
-        return infra_failure(self.infra_error, self._outcome()[0])
+            return self.infra_failure(str(exc))
+        return turn if self.server.alive else self.infra_failure("the site server stopped")
 
     def _apply(self, action: str) -> Turn:
         self.actions += 1
@@ -325,7 +309,7 @@ class WebEnv(TextEnv):
         return outcome, True
 
     def _is_success(self, outcome: WebOutcome, result: RubricResult) -> bool:
-        return self.infra_error is None and outcome.success
+        return outcome.success
 
     def milestone_names(self) -> tuple[str, ...]:
         return tuple(m["name"] for m in self.task.data["milestones"]) if self.task else ()
