@@ -3,6 +3,11 @@
 Entry points are strings so that importing ``rewardlab`` stays cheap: an env's module (and
 its optional dependencies) is imported only when the env is made. Any change to an env's
 rewards or dynamics bumps its version.
+
+The previous ids (:data:`RETIRED_IDS`, the ``-v0`` of every env) stay registered so that existing
+scripts keep running, but they build the *current* env: the old rewards were open to the hacks
+that v1 closes, and are not kept. Gymnasium warns on every ``make`` of such an id that it is out
+of date; :func:`env_ids` lists only current ids.
 """
 
 from __future__ import annotations
@@ -24,9 +29,13 @@ ENV_SPECS: dict[str, dict[str, Any]] = {
 }
 
 
+RETIRED_IDS: dict[str, str] = {env_id.replace("-v1", "-v0"): env_id for env_id in ENV_SPECS}
+"""``{old id: the current id it now builds}``."""
+
+
 def register_envs() -> None:
-    """Register every id in :data:`ENV_SPECS` (idempotent)."""
-    for env_id, kwargs in ENV_SPECS.items():
+    """Register every id in :data:`ENV_SPECS` and :data:`RETIRED_IDS` (idempotent)."""
+    for env_id, kwargs in [*ENV_SPECS.items(), *((old, ENV_SPECS[new]) for old, new in RETIRED_IDS.items())]:
         if env_id not in gym.registry:
             gym.register(id=env_id, **kwargs)
 

@@ -115,3 +115,16 @@ def test_random_agent_scores_below_oracle(env):
     rewards = [run_episode(env, RandomAgent(env, seed=s), seed=s).score for s in range(3)]
     assert np.mean(rewards) < 0.9
     assert base.reward_component_names
+
+
+def test_retired_ids_build_the_current_env_with_a_warning():
+    from rewardlab.registration import RETIRED_IDS
+
+    assert set(RETIRED_IDS.values()) == set(ENV_IDS) and not set(RETIRED_IDS) & set(ENV_IDS)
+    with pytest.warns(DeprecationWarning, match="out of date"):
+        env = gym.make("RewardLab/ToolCall-v0")
+    try:
+        assert type(env.unwrapped).__name__ == "ToolCallEnv"
+        assert env.unwrapped.reward_component_names[-1] == "efficiency"
+    finally:
+        env.close()
