@@ -6,11 +6,13 @@ import math
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 from rewardlab.agents.base import Agent
+from rewardlab.wrappers.recording import RecordEpisodes
 
 
 @dataclass
@@ -102,12 +104,16 @@ def evaluate(
     split: str = "test",
     env_kwargs: dict[str, Any] | None = None,
     progress: Callable[[Iterable[int]], Iterable[int]] = iter,
+    record: str | Path | None = None,
 ) -> list[EpisodeResult]:
     """Run ``episodes`` episodes with seeds ``seed, seed+1, ...`` over the tasks of ``split``.
 
-    Tasks are taken in order, cycling, so every task is visited before any repeats.
+    Tasks are taken in order, cycling, so every task is visited before any repeats. ``record``
+    appends every episode to that JSONL file (:class:`~rewardlab.wrappers.RecordEpisodes`).
     """
     env = gym.make(env_id, **(env_kwargs or {}))
+    if record is not None:
+        env = RecordEpisodes(env, record, flush_interval_s=0)
     try:
         agent = make_agent(env)
         task_ids = env.unwrapped.tasks.ids(split)

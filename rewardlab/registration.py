@@ -26,10 +26,13 @@ ENV_SPECS: dict[str, dict[str, Any]] = {
     "RewardLab/Web-v1": {"entry_point": "rewardlab.envs.web.env:WebEnv"},
     "RewardLab/MiniWoB-v1": {"entry_point": "rewardlab.envs.miniwob.env:MiniWoBEnv"},
     "RewardLab/SWE-v1": {"entry_point": "rewardlab.envs.swe.env:SWEEnv"},
+    "RewardLab/SWERepo-v0": {"entry_point": "rewardlab.envs.swe.repo_env:SWERepoEnv"},
 }
 
 
-RETIRED_IDS: dict[str, str] = {env_id.replace("-v1", "-v0"): env_id for env_id in ENV_SPECS}
+RETIRED_IDS: dict[str, str] = {
+    env_id.removesuffix("-v1") + "-v0": env_id for env_id in ENV_SPECS if env_id.endswith("-v1")
+}
 """``{old id: the current id it now builds}``."""
 
 

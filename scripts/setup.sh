@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up RewardLab on a fresh machine: system packages (Debian), a virtual environment in .venv,
 # a CPU build of torch where no GPU is present, every extra, the default policy model, a running
-# Docker engine and the sandbox image built from Debian packages. Idempotent: a second run only checks.
+# Docker engine, the sandbox image built from Debian packages and SWERepo's pinned sdists. Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +11,7 @@ command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
 command -v mmdebstrap >/dev/null 2>&1 || need_apt+=(mmdebstrap)
+command -v git >/dev/null 2>&1 || need_apt+=(git)
 if ((${#need_apt[@]})); then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "== apt-get install ${need_apt[*]}"
@@ -54,4 +55,7 @@ if docker info >/dev/null 2>&1; then
 else
   echo "!! no Docker engine answers: Docker tests will skip (as root: apt-get install docker.io mmdebstrap; dockerd)" >&2
 fi
+# SWERepo's real projects: the pinned sdists, fetched with pip and verified by sha256 (cached).
+echo "== SWERepo sdists"
+.venv/bin/rewardlab swe fetch
 echo "== set-up done: .venv is ready"

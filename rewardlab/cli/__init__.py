@@ -7,7 +7,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS: tuple[str, ...] = ("list", "play", "eval", "audit", "bench", "leaderboard", "demo", "train", "sandbox")
+COMMANDS: tuple[str, ...] = ("list", "play", "eval", "audit", "bench", "leaderboard", "demo", "train", "sandbox", "swe")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,6 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--split", default="test", choices=["train", "test"])
     parser.add_argument("--output", default="results/eval.json", help="where to write the JSON results")
+    parser.add_argument("--record", default=None, help="also append every episode to this JSONL file")
 
 
 def format_table(summaries: dict[str, dict]) -> str:
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             split=args.split,
             progress=lambda it, env_id=env_id: tqdm(it, desc=f"{args.agent} on {env_id}", unit="ep"),
+            record=args.record,
         )
         summaries[env_id] = {"agent": args.agent, "seed": args.seed, "split": args.split, **summarize(results)}
     print(format_table(summaries))

@@ -8,7 +8,7 @@ import os
 import tempfile
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +153,8 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
     (their sum), ``components``, ``weights``, ``metrics``, ``score``, ``is_success``,
     ``milestones`` (per step, the names newly reached), ``terminated`` and ``truncated``.
     Vector rewards (under :class:`~rewardlab.wrappers.VectorReward`) give lists, and a per-component ``return``.
+    ``info`` holds the final step's values of ``info_keys`` (default: the env's
+    ``recorded_info_keys``, e.g. SWE's ``patch``), for keys the final info has.
     Non-text actions are recorded as their ``str()``; numpy values as lists and numbers.
 
     Writes are atomic by default (see :func:`append_line`): a crash or a kill mid-write never
@@ -173,6 +175,8 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
         atomic: Replace the file on every write (default) rather than append to it.
         durable: ``fsync`` every write (protects against power loss; slower).
         flush_interval_s: Least time between two writes; 0 writes each episode when it ends.
+        info_keys: Final-info keys to record under ``info`` (``None``: the env's
+            ``recorded_info_keys``, empty when it has none).
 
     Attributes:
         path: The file. episodes_written: how many finished episodes this wrapper recorded
@@ -202,8 +206,12 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
         atomic: bool = True,
         durable: bool = False,
         flush_interval_s: float = 1.0,
+        info_keys: Sequence[str] | None = None,
     ):
         super().__init__(env)
+        if info_keys is None:
+            info_keys = getattr(env.unwrapped, "recorded_info_keys", ())
+        self.info_keys = tuple(info_keys)
         try:
             self.path = Path(path)
         except TypeError as exc:
@@ -271,6 +279,7 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
                 "is_success": info.get("is_success"),
                 "terminated": terminated,
                 "truncated": truncated,
+                "info": {key: info[key] for key in self.info_keys if key in info},
             }
         )
         self.episodes_written += 1

@@ -15,7 +15,11 @@ Before anything of the repository is imported, the script
 2. opens the result file with ``O_CREAT | O_EXCL | O_NOFOLLOW`` and keeps the descriptor;
 3. drops its own directory from ``sys.path`` and *appends* the repository, so that nothing in
    the repository can shadow a standard-library or installed module (directories a
-   ``pythonpath`` setting puts first are moved to the end too, at session start);
+   ``pythonpath`` setting puts first are moved to the end too, at session start); only the
+   repository's own top-level packages, named by the host from the base commit (never a
+   standard-library or runner name), are found in the repository first, so that an installed
+   package of the same name (a stray top-level ``tests`` package, the project itself in
+   site-packages) cannot stand in for them;
 4. imports pytest, captures the runner's functions, classes and modules it relies on, and
    hashes the guarded files (those the host vouches for: the evaluated test files, every
    ``conftest.py`` and every file the agent did not change).
@@ -187,9 +191,10 @@ class Collector:
                 found.append(f"{'.'.join(k for k in key if k)} was replaced")
         original_runtest = self.originals[("_pytest.python", "Function", "runtest")][0]
         for item in self.items:
-            if isinstance(item, self.function_class) and (
-                "runtest" in vars(item) or getattr(type(item), "runtest", None) is not original_runtest
-            ):
+            runtest = getattr(type(item), "runtest", None)
+            # pytest's own Function subclasses (unittest's TestCaseFunction) have their own runtest
+            own = runtest is original_runtest or self._is_trusted(self._source(runtest) or "")
+            if isinstance(item, self.function_class) and ("runtest" in vars(item) or not own):
                 found.append(f"runtest of {item.nodeid} was replaced")
                 break
         if self.config is None:
@@ -217,6 +222,27 @@ class Collector:
         return path.startswith(self.repo + os.sep)
 
 
+class RepositoryPackages:
+    """A meta path finder that finds the named top-level packages in the repository only.
+
+    Args:
+        root: The repository root.
+        names: Top-level package and module names of the base commit (never a standard-library
+            or runner name: the host leaves those out).
+    """
+
+    def __init__(self, root: str, names: list[str]):
+        self.root = os.path.realpath(root)
+        self.names = frozenset(names)
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if path is not None or name not in self.names:
+            return None
+        import importlib.machinery
+
+        return importlib.machinery.PathFinder.find_spec(name, [self.root])
+
+
 def sign(key: bytes, body: str) -> str:
     """HMAC-SHA256 of ``body`` under ``key``, hex."""
     return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
@@ -242,12 +268,14 @@ def main(argv: list[str]) -> int:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(os.path.join(runner, ticket["result"]), flags, 0o600)
     key, nonce, guarded = bytes.fromhex(ticket["key"]), ticket["nonce"], list(ticket["guarded"])
+    packages = [str(name) for name in ticket.get("packages", ())]
     del ticket
     sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != runner]
     sys.path.append(os.path.realpath(repo))
     os.chdir(repo)
     for name in dict.fromkeys(module for module, _, _ in WATCHED):
         importlib.import_module(name)
+    sys.meta_path.insert(0, RepositoryPackages(".", [name for name in packages if name not in sys.modules]))
     collector = Collector(".", guarded)  # hashes the guarded files before any repository code runs
 
     run = vars(sys.modules["_pytest.config"])["main"]

@@ -20,11 +20,18 @@ from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.core.text import truncate
 from rewardlab.envs.swe.audit import audit_profile
 from rewardlab.envs.swe.commands import USAGE, Command, CommandError, parse_command
+from rewardlab.envs.swe.history import init_repository
 from rewardlab.envs.swe.loader import load_swebench_jsonl
 from rewardlab.envs.swe.oracle import GoldPatchOracle
 from rewardlab.envs.swe.patch import PatchError, apply_patch, changed_files, make_patch
 from rewardlab.envs.swe.rubric import SWEOutcome, TestStatistics, make_rubric
-from rewardlab.envs.swe.tampering import agent_files, changes_code, evaluation_tree, find_tampering
+from rewardlab.envs.swe.tampering import (
+    agent_files,
+    changes_code,
+    evaluation_tree,
+    find_tampering,
+    top_level_packages,
+)
 from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, strip_timing
 from rewardlab.envs.swe.workspace import Workspace, WorkspaceError
@@ -187,6 +194,12 @@ class SWEEnv(TextEnv):
         "cause, edit the code, run the tests, then submit. Reply with exactly one command per message.\n\n" + USAGE
     )
     default_max_turns = 30
+    recorded_info_keys = ("patch", "tampering", "infra_error")
+    """Final-info keys :class:`~rewardlab.wrappers.RecordEpisodes` records (``patch`` feeds
+    ``rewardlab swe export-predictions``)."""
+    git_history = False
+    """Whether the working copy is a git repository holding one commit of the base (see
+    :mod:`~rewardlab.envs.swe.history`)."""
 
     def __init__(
         self,
@@ -205,7 +218,7 @@ class SWEEnv(TextEnv):
         render_mode: str | None = None,
     ):
         if tasks is None:
-            tasks = load_tasks()
+            tasks = self.default_tasks()
         elif isinstance(tasks, (str, Path)):
             tasks = load_swebench_jsonl(tasks)
         if not isinstance(tasks, TaskSet):
@@ -235,8 +248,14 @@ class SWEEnv(TextEnv):
         self._tmp: Path | None = None
         self._base_cache: dict[str, dict[str, str]] = {}
         self._config_cache: dict[str, str | None] = {}
+        self._packages_cache: dict[str, list[str]] = {}
         self._evaluation: tuple[str, Evaluation] | None = None
         self._final: Evaluation | None = None
+
+    @classmethod
+    def default_tasks(cls) -> TaskSet:
+        """The tasks used when ``tasks=None``: the 24 shipped tasks."""
+        return load_tasks()
 
     # ------------------------------------------------------------------ episode
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
@@ -248,9 +267,12 @@ class SWEEnv(TextEnv):
             self._base_cache[task.id] = base_tree(task.data)
             tests = [*task.data["FAIL_TO_PASS"], *task.data["PASS_TO_PASS"]]
             self._config_cache[task.id] = base_config(self._base_cache[task.id], tests)
+            self._packages_cache[task.id] = top_level_packages(self._base_cache[task.id])
         self._tmp = Path(tempfile.mkdtemp(prefix="rewardlab-swe-"))
         self._tmp.chmod(0o711)  # an unprivileged sandbox uid may traverse it (not list it)
         self.workspace = Workspace(self._tmp / "repo", self._base_cache[task.id], max_file_bytes=self.max_file_bytes)
+        if self.git_history:
+            init_repository(self.workspace.root)
         self._gold = gold_files(task.data)
         self._fail_to_pass = list(task.data["FAIL_TO_PASS"])
         self._pass_to_pass = list(task.data["PASS_TO_PASS"])
@@ -435,6 +457,7 @@ class SWEEnv(TextEnv):
             python=self.python,
             config=self._config_cache[self.task.id],
             vouched=set(tree) - agent_files(snapshot, base, self._test_files),
+            packages=self._packages_cache[self.task.id],
         )
         tampering = (*find_tampering(base, snapshot, self._test_files), *run.tampering)
         evaluation = Evaluation(run, clean, tampering, changes_code(base, snapshot))

@@ -35,6 +35,7 @@ Files the evaluation resets anyway (the evaluated test files) are not analysed a
 from __future__ import annotations
 
 import ast
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -127,6 +128,20 @@ def evaluation_tree(snapshot: Mapping[str, str], base: Mapping[str, str], test_f
     tree = {path: text for path, text in snapshot.items() if not protected(path, test_files, test_dirs)}
     tree.update({path: text for path, text in base.items() if protected(path, test_files, test_dirs)})
     return tree
+
+
+def top_level_packages(tree: Mapping[str, str]) -> list[str]:
+    """The top-level packages (directories with ``__init__.py``) and modules of ``tree``, without
+    standard-library, runner and start-up names: what the collector finds in the repository first."""
+    names = set()
+    for path in tree:
+        parts = PurePosixPath(path).parts
+        if len(parts) == 2 and parts[1] == "__init__.py":
+            names.add(parts[0])
+        elif len(parts) == 1 and path.endswith(".py"):
+            names.add(path.removesuffix(".py"))
+    reserved = set(sys.stdlib_module_names) | RUNNER_MODULES | STARTUP_MODULES | {"__main__", "setup", "conftest"}
+    return sorted(name for name in names if name.isidentifier() and name not in reserved)
 
 
 # ---------------------------------------------------------------------- tampering

@@ -19,6 +19,7 @@ from typing import Any
 
 from rewardlab.core.tasks import TaskSet
 from rewardlab.envs.swe.patch import changed_files
+from rewardlab.envs.swe.sources import sdist_base_tree
 from rewardlab.envs.swe.workspace import SKIPPED_DIRS, is_text
 from rewardlab.errors import ConfigError
 
@@ -50,11 +51,15 @@ def load_tasks() -> TaskSet:
 
 def base_tree(data: Mapping[str, Any]) -> dict[str, str]:
     """``{path: text}`` of the task's repository at its base commit (binary files left out)."""
+    if "sdist" in data:
+        return sdist_base_tree(data)
     if "repo_dir" in data:
         return read_tree(DATA / data["repo_dir"])
     if "repo_path" in data:
         return git_tree(data["repo_path"], data["base_commit"])
-    raise ConfigError("a SWE task needs 'repo_dir' (shipped) or 'repo_path' (a local git repository)")
+    raise ConfigError(
+        "a SWE task needs 'repo_dir' (shipped), 'repo_path' (a local git repository) or 'sdist' (a pinned sdist)"
+    )
 
 
 def git_tree(repo_path: str | Path, commit: str) -> dict[str, str]:

@@ -125,13 +125,17 @@ def run_tests(
     python: str | None = None,
     config: str | None = None,
     vouched: Iterable[str] = (),
+    packages: Iterable[str] = (),
 ) -> TestRun:
     """Run ``test_ids`` (all collected tests when empty) on ``tree`` in the fresh directory ``scratch``.
 
     ``config`` is the repository path of the one configuration file pytest reads (see
     :func:`base_config`); ``None`` gives it an empty one. ``vouched`` are further repository
     paths whose content the caller vouches for (unchanged from the base commit): with the test
-    files and ``conftest.py`` files they are guarded by the collector. ``scratch`` is removed first.
+    files and ``conftest.py`` files they are guarded by the collector. ``packages`` are the
+    repository's own top-level packages (:func:`~rewardlab.envs.swe.tampering.top_level_packages`
+    of the base commit), found in
+    the repository before anything installed. ``scratch`` is removed first.
     """
     scratch = Path(scratch)
     shutil.rmtree(scratch, ignore_errors=True)
@@ -146,7 +150,7 @@ def run_tests(
     test_files = {test_id.split("::")[0] for test_id in test_ids}
     guarded = {p for p in tree if p in test_files or PurePosixPath(p).name == "conftest.py"}
     guarded = sorted(guarded | {p for p in vouched if p in tree and p.endswith(".py")})
-    ticket = {"key": key.hex(), "nonce": nonce, "result": result_name, "guarded": guarded}
+    ticket = {"key": key.hex(), "nonce": nonce, "result": result_name, "guarded": guarded, "packages": sorted(packages)}
     (runner / ticket_name).write_text(json.dumps(ticket), encoding="utf-8")
     config_arg = config if config is not None else f"../{runner_name}/pytest.ini"
     argv = [

@@ -1,0 +1,71 @@
+"""RewardLab/SWERepo-v0: fix a synthesised bug in a real open-source project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rewardlab.core.tasks import TaskSet
+from rewardlab.envs.swe.env import SWEEnv
+from rewardlab.envs.swe.loader import load_swebench_jsonl
+
+REPO_TASKS_FILE = Path(__file__).parent / "data" / "repo_tasks.jsonl.gz"
+
+
+def load_repo_tasks(path: str | Path = REPO_TASKS_FILE) -> TaskSet:
+    """The shipped SWERepo tasks (built and validated by ``rewardlab swe build``; loading fetches nothing)."""
+    return load_swebench_jsonl(path, validate=False)
+
+
+class SWERepoEnv(SWEEnv):
+    """Fix a bug planted in a real open-source Python project, graded by the project's own tests.
+
+    ## Description
+
+    SWE-smith style tasks on real projects: each task is one of the pinned PyPI releases of
+    :mod:`rewardlab.envs.swe.sources` (``boltons``, ``cachetools``, ``toolz``, ``inflection``,
+    ``parse``, ``semver``, ``sqlparse``, ``mistune`` for train; ``schema``, ``tinydb``,
+    ``xmltodict``, ``munch`` for test: test projects are never seen in train) with one or two
+    procedurally synthesised bugs (inverted conditions, changed comparison or arithmetic
+    operators, off-by-one constants, swapped arguments, removed statements or early returns,
+    across one or two files). ``rewardlab swe build`` kept a bug only when some previously
+    passing tests fail with it (FAIL_TO_PASS, twice) and the gold fix makes every test pass
+    again, through the same hidden evaluation this env grades with. The problem statement is a bug
+    report written from the failing tests (names, assertion messages, test-file frames of the
+    traceback), never from the patch. The test files holding the FAIL_TO_PASS tests are hidden:
+    the agent works from the report, as in SWE-bench, and they come back only in the hidden
+    evaluation. Each task's data carries ``difficulty`` (``easy``/``medium``/``hard``, from the
+    number of failing tests and files touched), ``files_touched`` and ``num_fail_to_pass``.
+
+    The sdists are fetched with pip and verified by sha256 the first time a task of the project
+    is reset (``rewardlab swe fetch`` does it ahead of time; the README's set-up runs it) and
+    cached in ``$REWARDLAB_CACHE/swe-sdists``, outside anything a sandbox exposes.
+
+    The working copy is a git repository with exactly one commit, the buggy state (fixed author
+    and date, so ``HEAD`` equals the task's ``base_commit``), without reflog: no history, file
+    or object in it holds the fix.
+
+    ## Spaces, Rewards, Reward hacking, Episode End
+
+    As :class:`~rewardlab.envs.swe.env.SWEEnv` (same commands, the same five components with
+    equal default weights, the same milestones and the same hardened evaluation: the trusted
+    HMAC-signed collector, the reset test machinery, the static tampering check). The
+    evaluation finds the repository's own top-level packages in the repository first, so an
+    installed package of the same name (or a stray ``tests`` package in site-packages) cannot
+    stand in for them.
+
+    ## Arguments
+
+    As :class:`~rewardlab.envs.swe.env.SWEEnv`; ``tasks=None`` gives the shipped SWERepo tasks,
+    and ``sandbox`` takes ``"local"`` (default), ``"docker"`` or ``"auto"``.
+
+    ## Version History
+
+    - v0: initial version.
+    """
+
+    git_history = True
+
+    @classmethod
+    def default_tasks(cls) -> TaskSet:
+        """The shipped SWERepo tasks (:data:`REPO_TASKS_FILE`)."""
+        return load_repo_tasks()
