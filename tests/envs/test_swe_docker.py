@@ -100,3 +100,32 @@ def test_an_engine_killed_mid_episode_is_an_infra_error_and_the_next_reset_recov
             _restart_engine()
         env.close()
     assert sandbox_containers() == before
+
+
+def test_unittest_cases_and_installed_twins_are_graded_right_in_docker(tmp_path):
+    """Debian's pytest 7 gives unittest items pytest's own runtest; the image ships more_itertools."""
+    docker_or_skip()
+    from rewardlab.envs.swe.tampering import top_level_packages
+    from rewardlab.envs.swe.testrun import run_tests
+    from rewardlab.sandbox import DockerSandbox
+
+    tree = {
+        "more_itertools/__init__.py": "ORIGIN = 'repository'\n",
+        "tests/__init__.py": "",
+        "tests/test_case.py": "import unittest\n\nimport more_itertools\n\n\nclass T(unittest.TestCase):\n"
+        "    def test_a(self):\n        self.assertEqual(more_itertools.ORIGIN, 'repository')\n",
+    }
+    sandbox = DockerSandbox()
+    try:
+        run = run_tests(
+            sandbox,
+            tree,
+            tmp_path / "eval",
+            ["tests/test_case.py::T::test_a"],
+            timeout=60,
+            python="python3",
+            packages=top_level_packages(tree),
+        )
+    finally:
+        sandbox.close()
+    assert not run.tampering and all(run.passed.values()), (run.tampering, run.statuses)

@@ -24,7 +24,13 @@ from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.envs.swe import SWEEnv, load_tasks
 from rewardlab.envs.swe.audit import RUNTEST_NOOP
 from rewardlab.envs.swe.patch import apply_patch, changed_files
-from rewardlab.envs.swe.tampering import changes_code, code_features, evaluation_tree, find_tampering
+from rewardlab.envs.swe.tampering import (
+    changes_code,
+    code_features,
+    evaluation_tree,
+    find_tampering,
+    top_level_packages,
+)
 from rewardlab.envs.swe.tasks import base_tree
 from rewardlab.envs.swe.testrun import config_names, run_tests
 from rewardlab.sandbox import Limits, LocalSandbox, SandboxedExecution
@@ -150,6 +156,49 @@ def test_a_pythonpath_setting_does_not_put_the_repository_first(sandbox, tmp_pat
         sandbox, apply_patch(tree, TASK.data["test_patch"]), tmp_path / "eval", IDS, timeout=20, config="pytest.ini"
     )
     assert not run.tampering and all(run.passed.values())
+
+
+INSTALLED_TWIN = {  # a repository whose packages share their names with installed ones
+    "six/__init__.py": "ORIGIN = 'repository'\n",
+    "tests/__init__.py": "",
+    "tests/conftest.py": "",
+    "tests/test_twin.py": "import six\n\n\ndef test_repository_package_wins():\n"
+    "    assert six.ORIGIN == 'repository'\n",
+}
+
+
+def test_the_repository_s_own_packages_win_over_installed_ones(sandbox, tmp_path):
+    pytest.importorskip("six")  # installed here, like the stray top-level 'tests' package some wheels ship
+    ids = ["tests/test_twin.py::test_repository_package_wins"]
+    packages = top_level_packages(INSTALLED_TWIN)
+    assert packages == ["six", "tests"]
+    run = run_tests(sandbox, INSTALLED_TWIN, tmp_path / "a", ids, timeout=20, packages=packages)
+    assert not run.tampering and run.passed == {ids[0]: True}
+    without = run_tests(sandbox, INSTALLED_TWIN, tmp_path / "b", ids, timeout=20)
+    assert without.passed == {ids[0]: False}  # what the finder fixes: the installed six stood in
+
+
+def test_standard_library_and_runner_names_never_come_from_the_repository():
+    tree = {"json/__init__.py": "", "pytest.py": "", "sitecustomize.py": "", "mylib/__init__.py": "", "tool.py": ""}
+    assert top_level_packages(tree) == ["mylib", "tool"]
+
+
+def test_unittest_test_cases_are_not_tampering(sandbox, tmp_path):
+    tree = {
+        "tests/test_case.py": "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_a(self):\n"
+        "        self.assertEqual(1, 1)\n"
+    }
+    run = run_tests(sandbox, tree, tmp_path / "u", ["tests/test_case.py::T::test_a"], timeout=20)
+    assert not run.tampering and all(run.passed.values())
+
+
+def test_a_function_subclass_from_the_repository_is_still_caught(sandbox, tmp_path):
+    lenient = (  # a conftest (guarded, so its hooks are allowed) that gives every item a no-op runtest
+        "from _pytest.python import Function\n\n\nclass Lenient(Function):\n    def runtest(self):\n        pass\n\n\n"
+        "def pytest_collection_modifyitems(items):\n    for item in items:\n        item.__class__ = Lenient\n"
+    )
+    run = evaluate(sandbox, tmp_path, {**BASE, "tests/conftest.py": lenient})
+    assert any("runtest" in reason for reason in run.tampering), run.tampering
 
 
 def test_scratch_files_with_standard_library_names_are_not_tampering():
