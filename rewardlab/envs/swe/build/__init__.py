@@ -1,0 +1,1 @@
+"""Building SWERepo tasks from real projects: data generation, not imported at env run time."""
