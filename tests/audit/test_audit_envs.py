@@ -21,6 +21,7 @@ EPISODES: dict[str, int | None] = {
     "RewardLab/BPMN-v1": None,
     "RewardLab/MiniWoB-v1": 6,
     "RewardLab/SWE-v1": 3,
+    "RewardLab/SWERepo-v0": 4,
     "RewardLab/Slides-v1": None,
     "RewardLab/SlidesAgent-v1": None,
     "RewardLab/ToolCall-v1": None,
