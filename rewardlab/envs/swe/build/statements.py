@@ -99,7 +99,7 @@ def problem_statement(
         listed.append(f"- ... and {len(fail_to_pass) - MAX_LISTED} more")
     shown = next((t for t in fail_to_pass if excerpts.get(t)), None)
     parts = [
-        title,
+        title[0].upper() + title[1:],
         "",
         rng.choice(OPENINGS).format(**fields),
         "",
