@@ -7,9 +7,12 @@ numbers stay valid), then ``submit``. It reads the privileged ``env.task.data["p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardlab.envs.swe.patch import parse_patch
+
+if TYPE_CHECKING:
+    from rewardlab.envs.swe.env import SWEEnv
 
 
 def gold_actions(patch: str) -> list[str]:
@@ -32,7 +35,7 @@ def gold_actions(patch: str) -> list[str]:
 class GoldPatchOracle:
     """Replays :func:`gold_actions` for the env's current task."""
 
-    def __init__(self, env: Any):
+    def __init__(self, env: SWEEnv):
         self.env = env
         self._task_id: str | None = None
         self._queue: list[str] = []
