@@ -1,8 +1,9 @@
+import argparse
 import json
 
 import pytest
 
-from rewardlab.cli import build_parser, main
+from rewardlab.cli import COMMAND_DEST, COMMANDS, build_parser, main
 from rewardlab.cli.eval_command import format_table
 from rewardlab.cli.play_command import read_action
 
@@ -12,6 +13,35 @@ def test_every_command_has_help():
     with pytest.raises(SystemExit) as excinfo:
         parser.parse_args(["--help"])
     assert excinfo.value.code == 0
+
+
+def sub_parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Every parser below ``parser`` (sub-commands and their actions), keyed by its ``prog``."""
+    found = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found[child.prog] = child
+                found.update(sub_parsers(child))
+    return found
+
+
+def test_no_option_of_any_sub_command_can_overwrite_the_dispatch():
+    """``bench --run`` once overwrote the handler the dispatcher stored in ``args.run``."""
+    parsers = sub_parsers(build_parser())
+    assert {f"rewardlab {name}" for name in COMMANDS} <= set(parsers)
+    clashes = [(prog, a.option_strings) for prog, p in parsers.items() for a in p._actions if a.dest == COMMAND_DEST]
+    assert clashes == []
+
+
+def test_bench_runs_with_its_run_option(tmp_path, capsys):
+    argv = ["bench", "--suite", "RewardLab/BPMN-v1", "--agent", "oracle", "--episodes", "1"]
+    assert main([*argv, "--run", "named", "--results-dir", str(tmp_path)]) == 0
+    results = json.loads((tmp_path / "named" / "results.json").read_text())
+    assert results["run"] == "named" and results["entries"][0]["agent"] == "oracle"
+    assert main([*argv, "--results-dir", str(tmp_path / "default")]) == 0  # --run left out: bench-<time>
+    assert [p.name[:6] for p in (tmp_path / "default").iterdir()] == ["bench-"]
+    assert "leaderboard page" in capsys.readouterr().out
 
 
 def test_unknown_command_fails_cleanly(capsys):
