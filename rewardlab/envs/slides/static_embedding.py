@@ -39,6 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rewardlab.envs.slides.resources import STOPWORDS
+
 DIMENSION = 384
 BATCH = 1024
 REMOVED_COMPONENTS = 8
@@ -64,8 +66,6 @@ def distil_table(model: object, tokenizer: object) -> np.ndarray:
     ``REMOVED_COMPONENTS`` principal directions projected out; rows of special tokens, stop words
     and punctuation are 0 (see the module docstring)."""
     import torch
-
-    from rewardlab.envs.slides.similarity import STOPWORDS
 
     vocab = len(tokenizer)
     special = set(tokenizer.all_special_ids)
