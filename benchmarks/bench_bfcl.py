@@ -21,12 +21,12 @@ from typing import Any
 
 from benchmarks.common import fmt_seconds, median, stamp, table, time_calls
 from rewardlab.agents import OracleAgent
+from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.bfcl import BFCLEnv
 from rewardlab.envs.bfcl.env import PARSE_LIMITS
 from rewardlab.envs.bfcl.loader import AST_CATEGORIES
 from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv
 from rewardlab.envs.bfcl.oracle import first_possible_answer
-from rewardlab.envs.toolcall.parsing import parse_tool_calls
 from rewardlab.evaluation import run_episode
 
 MODEL_NAME = "gorilla-openfunctions-v2"  # a bfcl-eval model that keeps dots in function names, as we do

@@ -17,8 +17,8 @@ import gymnasium as gym
 
 import rewardlab  # noqa: F401  (registers RewardLab/ToolCall-v1)
 from benchmarks.common import fmt_seconds, median, percentile, stamp, table, time_calls
+from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.toolcall.env import ToolCallEnv
-from rewardlab.envs.toolcall.parsing import parse_tool_calls
 from rewardlab.envs.toolcall.worlds import make_world
 
 

@@ -1,26 +1,32 @@
-"""The contract every RewardLab env shares: TextEnv, Rubric, TaskSet and text spaces."""
+"""The contract every RewardLab env shares: TextEnv, Rubric, TaskSet, text spaces and tool-call parsing."""
 
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import AGGREGATES, Criterion, Rubric, RubricResult, aggregate, normalize_weights
 from rewardlab.core.spaces import DEFAULT_MAX_TEXT_LENGTH, TextSpace, text_space
 from rewardlab.core.tasks import SPLITS, Task, TaskSet
 from rewardlab.core.text import coerce_action, truncate
+from rewardlab.core.toolcalls import JSONRejected, ParsedAction, ParseLimits, ToolCall, parse_tool_calls
 
 __all__ = [
     "AGGREGATES",
     "DEFAULT_MAX_TEXT_LENGTH",
     "SPLITS",
     "Criterion",
+    "JSONRejected",
+    "ParseLimits",
+    "ParsedAction",
     "Rubric",
     "RubricResult",
     "Task",
     "TaskSet",
     "TextEnv",
     "TextSpace",
+    "ToolCall",
     "Turn",
     "aggregate",
     "coerce_action",
     "normalize_weights",
+    "parse_tool_calls",
     "text_space",
     "truncate",
 ]

@@ -41,8 +41,8 @@ from typing import Any, Literal
 from pettingzoo import AECEnv
 
 from rewardlab.core import DEFAULT_MAX_TEXT_LENGTH, TextSpace, coerce_action, truncate
+from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.toolcall.env import ToolCallEnv
-from rewardlab.envs.toolcall.parsing import parse_tool_calls
 from rewardlab.errors import ConfigError
 from rewardlab.multiagent.text import TextObservation
 

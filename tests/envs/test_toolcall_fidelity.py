@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rewardlab.audit import audit_env
+from rewardlab.core.toolcalls import looks_like_call, parse_tool_calls
 from rewardlab.envs.toolcall.candidates import SeenValues, value_key
 from rewardlab.envs.toolcall.env import ToolCallEnv
-from rewardlab.envs.toolcall.parsing import looks_like_call, parse_tool_calls
 
 ENV_ID = "RewardLab/ToolCall-v1"
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rewardlab.envs.toolcall.parsing import (
+from rewardlab.core.toolcalls import (
     JSONRejected,
     ParseLimits,
     ToolCall,

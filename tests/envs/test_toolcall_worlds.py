@@ -264,7 +264,7 @@ def test_component_formulas_on_known_counts():
     "module",
     [
         "rewardlab.envs.toolcall",
-        "rewardlab.envs.toolcall.parsing",
+        "rewardlab.core.toolcalls",
         "rewardlab.envs.toolcall.schema",
         "rewardlab.envs.toolcall.worlds",
         "rewardlab.envs.toolcall.worlds.base",

@@ -19,9 +19,9 @@ from typing import Any
 
 from rewardlab.audit.strategy import AcceptedSuccess, AuditProfile, EpisodeView, Strategy, strategy
 from rewardlab.core.text import canonical_tokens
+from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.bfcl.loader import IRRELEVANCE_CATEGORIES
 from rewardlab.envs.bfcl.oracle import NO_CALL_ANSWER
-from rewardlab.envs.toolcall.parsing import parse_tool_calls
 
 DONE = "Done."
 """The plain-text reply that ends a multi-turn user turn."""

@@ -110,12 +110,12 @@ import numpy as np
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate
 from rewardlab.core.tasks import Task
+from rewardlab.core.toolcalls import ParseLimits, parse_tool_calls
 from rewardlab.envs.bfcl.checker import AnswerSpec, tool_name
 from rewardlab.envs.bfcl.loader import is_simple, load_tasks, render_prompt, validate_categories
 from rewardlab.envs.bfcl.oracle import BFCLOracle
 from rewardlab.envs.bfcl.rubric import BFCLOutcome, bfcl_rubric
 from rewardlab.envs.bfcl.tools import openai_tools
-from rewardlab.envs.toolcall.parsing import ParseLimits, parse_tool_calls
 from rewardlab.errors import ConfigError
 
 if TYPE_CHECKING:

@@ -103,13 +103,13 @@ import numpy as np
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate
 from rewardlab.core.tasks import Task
+from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.bfcl.env import PARSE_LIMITS
 from rewardlab.envs.bfcl.loader import load_multi_turn_tasks
 from rewardlab.envs.bfcl.oracle import MultiTurnOracle
 from rewardlab.envs.bfcl.rubric import MultiTurnOutcome, TurnCalls, TurnCheck, multi_turn_rubric
 from rewardlab.envs.bfcl.tools import openai_tools
 from rewardlab.envs.bfcl.worlds import ERROR_PREFIX, APIWorld, same_state
-from rewardlab.envs.toolcall.parsing import parse_tool_calls
 
 if TYPE_CHECKING:
     from rewardlab.audit.strategy import AuditProfile

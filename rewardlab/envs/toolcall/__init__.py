@@ -3,6 +3,7 @@
 The agent serves a user by calling tools of an in-memory world and then answering; the
 outcome is scored from the calls that relate to the task, the final database state and a
 hedge-free answer, so any valid order of calls earns full credit and no cheap output does.
+Actions are read by :func:`rewardlab.core.toolcalls.parse_tool_calls`.
 
 ==============  =================================================================
 module          job
@@ -11,7 +12,6 @@ module          job
 ``rubric``      the six components and their formulas
 ``relevance``   matching calls to the reference solution's (which calls earn credit)
 ``candidates``  the values competing with a required output (what a hedge would list)
-``parsing``     :func:`parse_tool_calls`: strict and lenient reading of tool calls
 ``schema``      fast JSON-schema checks equivalent to jsonschema on tool schemas
 ``worlds``      :class:`World` and the four domains (retail, bank, calendar, travel)
 ``tasks``       the TaskSet, required effects, the hidden expected state
@@ -32,7 +32,6 @@ Example:
     [120.0, 5000.0]
 """
 
-from rewardlab.envs.toolcall.parsing import ParsedAction, ToolCall, parse_tool_calls
 from rewardlab.envs.toolcall.worlds import WORLDS, World, make_world
 
-__all__ = ["WORLDS", "ParsedAction", "ToolCall", "World", "make_world", "parse_tool_calls"]
+__all__ = ["WORLDS", "World", "make_world"]

@@ -12,8 +12,8 @@ from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.core.text import canonical_text
+from rewardlab.core.toolcalls import ParseLimits, parse_tool_calls
 from rewardlab.envs.toolcall.candidates import SeenValues, competitors, vocabulary
-from rewardlab.envs.toolcall.parsing import ParseLimits, parse_tool_calls
 from rewardlab.envs.toolcall.relevance import ReferenceLedger
 from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score, make_rubric, state_score
 from rewardlab.envs.toolcall.tasks import (
@@ -56,7 +56,7 @@ class ToolCallEnv(TextEnv):
     call ``{"name": ..., "arguments": {...}}``, a JSON list of calls (run in order, each its own
     transaction), or anything else: the final answer. What makes a call is its shape, not its
     braces: an answer holding JSON data (``{"status": "shipped"}``) is a final answer
-    (:func:`~rewardlab.envs.toolcall.parsing.looks_like_call`). Calls found inside prose, code
+    (:func:`~rewardlab.core.toolcalls.looks_like_call`). Calls found inside prose, code
     fences or ``<tool_call>`` tags are run but count against ``format``. The observation after
     calls is JSON: ``{"name", "result"}`` or ``{"name", "error"}`` per call (a list for parallel
     calls). ``info["tools"]`` (on reset) holds the OpenAI schemas, ``info["system_prompt"]`` the
