@@ -6,10 +6,11 @@ default policy, SmolLM2-135M-Instruct, without a hub download. The LLM agents im
 dependencies (the ``train`` extra) lazily.
 """
 
-from rewardlab.agents.base import Agent, OracleAgent, RandomAgent
+from rewardlab.agents.base import OracleAgent, RandomAgent
 from rewardlab.agents.models import DEFAULT_MODEL, load_model, load_tokenizer, smollm2_path
 from rewardlab.agents.openai_agent import OpenAIAgent
 from rewardlab.agents.transformers_agent import TransformersAgent
+from rewardlab.core.agent import Agent
 
 __all__ = [
     "DEFAULT_MODEL",

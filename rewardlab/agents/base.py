@@ -1,20 +1,15 @@
-"""The Agent protocol and the two agents every env supports: random and oracle."""
+"""The two agents every env supports: random and oracle (the Agent protocol lives in core)."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
+from rewardlab.core.agent import Agent
 
-@runtime_checkable
-class Agent(Protocol):
-    """Anything that maps an observation and its info to a text action."""
-
-    def act(self, observation: str, info: dict[str, Any]) -> str: ...
-
-    def reset(self) -> None: ...
+__all__ = ["Agent", "OracleAgent", "RandomAgent"]
 
 
 class RandomAgent:

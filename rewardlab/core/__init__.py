@@ -1,5 +1,7 @@
-"""The contract every RewardLab env shares: TextEnv, Rubric, TaskSet, text spaces and tool-call parsing."""
+"""The contract every RewardLab env shares: TextEnv, Rubric, TaskSet, text spaces, the Agent protocol and
+tool-call parsing."""
 
+from rewardlab.core.agent import Agent
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import AGGREGATES, Criterion, Rubric, RubricResult, aggregate, normalize_weights
 from rewardlab.core.spaces import DEFAULT_MAX_TEXT_LENGTH, TextSpace, text_space
@@ -11,6 +13,7 @@ __all__ = [
     "AGGREGATES",
     "DEFAULT_MAX_TEXT_LENGTH",
     "SPLITS",
+    "Agent",
     "Criterion",
     "JSONRejected",
     "ParseLimits",

@@ -10,9 +10,13 @@ left out (giving them is an "unexpected parameter").
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardlab.envs.bfcl.checker import AnswerSpec, CallSpec, ParamSpec
+
+if TYPE_CHECKING:
+    from rewardlab.envs.bfcl.env import BFCLEnv
+    from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv
 
 NO_CALL_ANSWER = "None of the available functions can help with this request, so I will not call any."
 """The oracle's answer to an irrelevance task (any text without a call is right)."""
@@ -71,7 +75,7 @@ def oracle_action(spec: AnswerSpec) -> str:
 class BFCLOracle:
     """Reads the current task's possible answers (privileged ``env.task.data``)."""
 
-    def __init__(self, env: Any):
+    def __init__(self, env: BFCLEnv):
         self.env = env
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
@@ -89,7 +93,7 @@ class MultiTurnOracle:
     reads the privileged ground truth through the env (``env.task.data`` and ``env.world``).
     """
 
-    def __init__(self, env: Any):
+    def __init__(self, env: BFCLMultiTurnEnv):
         self.env = env
 
     def act(self, observation: str, info: dict[str, Any]) -> str:

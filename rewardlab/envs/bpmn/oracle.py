@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lxml import etree
 
+from rewardlab.core.env import TextEnv
 from rewardlab.envs.bpmn.parse import read_answer
 from rewardlab.envs.bpmn.tasks import reference_xml
-
-if TYPE_CHECKING:
-    from rewardlab.envs.bpmn.env import BPMNEnv
 
 
 @lru_cache(maxsize=512)
@@ -31,7 +29,7 @@ class BPMNOracle:
     itself and meets the syntactic threshold by construction; see :mod:`rewardlab.envs.bpmn.rubric`).
     """
 
-    def __init__(self, env: BPMNEnv):
+    def __init__(self, env: TextEnv):
         self.env = env
 
     def act(self, observation: str, info: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.core.text import canonical_text
 from rewardlab.core.toolcalls import ParseLimits, parse_tool_calls
 from rewardlab.envs.toolcall.candidates import SeenValues, competitors, vocabulary
+from rewardlab.envs.toolcall.oracle import ToolCallOracle
 from rewardlab.envs.toolcall.relevance import ReferenceLedger
 from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score, make_rubric, state_score
 from rewardlab.envs.toolcall.tasks import (
@@ -279,9 +280,7 @@ class ToolCallEnv(TextEnv):
         return state_score(outcome)[0] >= 1.0 and answer_score(outcome)[0] >= 1.0
 
     # ------------------------------------------------------------------ agents
-    def make_oracle(self) -> Any:
-        from rewardlab.envs.toolcall.oracle import ToolCallOracle
-
+    def make_oracle(self) -> ToolCallOracle:
         return ToolCallOracle(self)
 
     def audit_profile(self) -> Any:

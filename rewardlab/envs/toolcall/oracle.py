@@ -9,13 +9,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rewardlab.core.env import TextEnv
+
 
 class ToolCallOracle:
     """Plays the reference solution turn by turn (a call, or a list for parallel calls), then the
     reference final answer. It counts its own turns, so it can take over an episode part-way
     (e.g. after a bad action); it starts again whenever the env is at the first step."""
 
-    def __init__(self, env: Any):
+    def __init__(self, env: TextEnv):
         self.env = env
         self.turn = 0
 
