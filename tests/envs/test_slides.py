@@ -104,7 +104,8 @@ def test_tasks_cover_domains_splits_and_word_counts(lexical_env):
 
 
 def test_shipped_jsonl_equals_a_fresh_generation():
-    from rewardlab.envs.slides.tasks import DATA_PATH, build_tasks
+    from rewardlab.envs.slides.build.generate import build_tasks
+    from rewardlab.envs.slides.tasks import DATA_PATH
 
     lines = DATA_PATH.read_text(encoding="utf-8").splitlines()
     fresh = [json.dumps(t.to_json(), ensure_ascii=False, sort_keys=True) for t in build_tasks()]

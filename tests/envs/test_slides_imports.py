@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import rewardlab.envs.slides
@@ -27,3 +29,17 @@ def test_the_shared_vocabulary_and_model_paths_are_a_leaf_module():
     assert slides_imports("resources") == set()
     assert slides_imports("static_embedding") == {"resources"}
     assert "static_embedding" in slides_imports("similarity")
+
+
+def test_the_env_does_not_import_the_build_package():
+    # a fresh interpreter: this test process may have imported the generator already
+    code = (
+        "import sys, gymnasium, rewardlab\n"
+        "env = gymnasium.make('RewardLab/Slides-v1', similarity='lexical')\n"
+        "env.reset(seed=0)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('rewardlab.envs.slides')))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = result.stdout.strip()
+    assert "rewardlab.envs.slides.env" in loaded
+    assert "rewardlab.envs.slides.build" not in loaded

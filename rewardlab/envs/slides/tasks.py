@@ -1,7 +1,8 @@
-"""The Slides TaskSet: 48 briefs generated from :mod:`~rewardlab.envs.slides.briefs` with fixed seeds.
+"""The Slides TaskSet: the 48 shipped briefs of ``data/tasks.jsonl``, and their typed form.
 
-``python -m rewardlab.envs.slides.tasks`` rewrites ``data/tasks.jsonl``; the tests check that the
-committed file equals a fresh generation. Each task's ``data`` holds the brief
+The file is the runtime source; it is generated (with fixed seeds) by
+:mod:`rewardlab.envs.slides.build.generate`, which the env never imports, and the tests check that
+the committed file equals a fresh generation. Each task's ``data`` holds the brief
 (``topic``, ``audience``, ``audience_kind``, ``goal``, ``key_points``, ``constraints``,
 ``notes`` as titled sections) and the references (``support``: the sentence of the notes behind
 each key point; ``table``: the notes' data table), which the oracle uses.
@@ -9,7 +10,6 @@ each key point; ``table``: the notes' data table), which the oracle uses.
 
 from __future__ import annotations
 
-import random
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -17,10 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from rewardlab.core import Task, TaskSet
-from rewardlab.envs.slides.briefs import DOMAIN_SECTIONS, SCENARIOS, SLIDE_RANGES, TONES, VISUALS, Scenario
 
 DATA_PATH = Path(__file__).parent / "data" / "tasks.jsonl"
-VARIANTS_PER_SCENARIO = 3
 MAX_BULLET_WORDS: dict[str, int] = {"executive": 18, "general": 20, "student": 20, "expert": 26}
 """Longest bullet (in words) each audience kind reads comfortably; stated in every brief."""
 
@@ -139,72 +137,6 @@ class Brief:
         return head + f"\nSource notes sections (read them with read_notes): {sections}\n"
 
 
-def _fill(template: str, slots: dict[str, Any]) -> str:
-    return template.format(**slots)
-
-
-def _variant(scenario: Scenario, index: int, variant: int) -> dict[str, Any]:
-    rng = random.Random(f"rewardlab-slides/{scenario.key}/{variant}")
-    slots: dict[str, Any] = dict(scenario.names[variant])
-    slots.update({name: rng.randint(lo, hi) for name, (lo, hi) in sorted(scenario.numbers.items())})
-    support = [_fill(sentence, slots) for _, sentence in scenario.key_points]
-    topic = _fill(scenario.topic, slots)
-    kp_slots = {**slots, **{f"kp{i}": s for i, s in enumerate(support)}, "topic_lower": topic[0].lower() + topic[1:]}
-    about, questions = DOMAIN_SECTIONS[scenario.domain]
-    sections = (about, *scenario.sections, questions)
-    notes = [{"title": title, "text": " ".join(_fill(s, kp_slots) for s in sentences)} for title, sentences in sections]
-    caption, columns, rows = scenario.table
-    table = {"caption": caption, "columns": list(columns), "rows": [[_fill(c, slots) for c in row] for row in rows]}
-    table_md = "\n".join(
-        ["| " + " | ".join(table["columns"]) + " |", "|" + "---|" * len(columns)]
-        + ["| " + " | ".join(row) + " |" for row in table["rows"]]
-    )
-    notes.append({"title": "Data", "text": f"{caption}.\n\n{table_md}"})
-    audience, kind = scenario.audiences[variant]
-    min_slides, max_slides = SLIDE_RANGES[(index + variant) % len(SLIDE_RANGES)]
-    return {
-        "id": f"slides-{scenario.domain}-{scenario.key}-{variant + 1}",
-        "split": scenario.split,
-        "domain": scenario.domain,
-        "topic": topic,
-        "audience": audience,
-        "audience_kind": kind,
-        "goal": _fill(scenario.goal, slots),
-        "key_points": [_fill(kp, slots) for kp, _ in scenario.key_points],
-        "notes": notes,
-        "constraints": {
-            "min_slides": min_slides,
-            "max_slides": max_slides,
-            "tone": TONES[(index + variant) % len(TONES)],
-            "visual": VISUALS[(index + 2 * variant) % len(VISUALS)],
-        },
-        "support": support,
-        "table": table,
-    }
-
-
-def build_tasks() -> list[Task]:
-    """Generate every task (deterministic: seeds are derived from scenario keys)."""
-    tasks = []
-    for index, scenario in enumerate(SCENARIOS):
-        for variant in range(VARIANTS_PER_SCENARIO):
-            row = _variant(scenario, index, variant)
-            task = TaskSet.task_from_json({**row, "prompt": ""})
-            tasks.append(Task(task.id, task.split, Brief.from_task(task).prompt(), task.data))
-    return tasks
-
-
 def load_tasks() -> TaskSet:
     """The shipped TaskSet (``data/tasks.jsonl``)."""
     return TaskSet.from_jsonl(DATA_PATH)
-
-
-def main() -> None:
-    DATA_PATH.parent.mkdir(parents=True, exist_ok=True)
-    tasks = TaskSet(build_tasks())
-    tasks.to_jsonl(DATA_PATH)
-    print(f"wrote {tasks!r} to {DATA_PATH}")
-
-
-if __name__ == "__main__":
-    main()

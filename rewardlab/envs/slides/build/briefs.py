@@ -3,7 +3,7 @@
 A scenario is a presentation situation in one domain (business, science, education,
 engineering) with source notes in sections, five key points each backed by one sentence of the
 notes, and a small data table. Variants fill the scenario's name slots from a fixed list and
-its number slots from a seeded ``random.Random`` (see :mod:`rewardlab.envs.slides.tasks`), and
+its number slots from a seeded ``random.Random`` (see :mod:`rewardlab.envs.slides.build.generate`), and
 rotate audience, tone, slide-count range and the expected visual. ``{kpN}`` in a section marks
 where key point N's supporting sentence sits in the notes.
 
