@@ -8,60 +8,16 @@ with one line per reward component (and the aggregate).
 
 from __future__ import annotations
 
-import ast
 import csv
 import dataclasses
-import inspect
 import json
 import math
-import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from rewardlab.baselines.rollout import Episode
-from rewardlab.errors import ConfigError, require
-
-# ---------------------------------------------------------------------------- configs
-
-
-def field_docs(cls: type) -> dict[str, str]:
-    """The docstring written under each field of a dataclass (what the CLI shows as help)."""
-    docs: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):
-        if not dataclasses.is_dataclass(klass):
-            continue
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
-        except (OSError, TypeError):
-            continue
-        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-        for node, following in zip(body, body[1:], strict=False):
-            if (
-                isinstance(node, ast.AnnAssign)
-                and isinstance(node.target, ast.Name)
-                and isinstance(following, ast.Expr)
-                and isinstance(following.value, ast.Constant)
-                and isinstance(following.value.value, str)
-            ):
-                docs[node.target.id] = inspect.cleandoc(following.value.value)
-    return docs
-
-
-def check_positive(config: Any, *names: str) -> None:
-    """Raise :class:`ConfigError` unless each named field is a number > 0."""
-    for name in names:
-        value = getattr(config, name)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-            raise ConfigError(f"{name} must be > 0, got {value!r}")
-
-
-def check_range(config: Any, name: str, low: float, high: float) -> None:
-    """Raise :class:`ConfigError` unless ``low <= field <= high``."""
-    value = getattr(config, name)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise ConfigError(f"{name} must be in [{low}, {high}], got {value!r}")
-
+from rewardlab.errors import require
 
 # ---------------------------------------------------------------------------- model set-up
 
@@ -284,8 +240,3 @@ def save_checkpoint(model: Any, tokenizer: Any, directory: str | Path, extra: di
     if extra is not None:
         (directory / "trainer_state.json").write_text(json.dumps(extra, indent=2, default=str))
     return directory
-
-
-def config_dict(config: Any) -> dict[str, Any]:
-    """A JSON-ready dict of a config dataclass."""
-    return {k: v for k, v in dataclasses.asdict(config).items()}

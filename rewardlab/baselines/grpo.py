@@ -60,7 +60,6 @@ import numpy as np
 from rewardlab.baselines.common import (
     MetricsLogger,
     chunks,
-    config_dict,
     forward_logprobs,
     frozen_copy,
     masked_mean,
@@ -72,8 +71,7 @@ from rewardlab.baselines.common import (
     save_checkpoint,
     token_batch,
 )
-from rewardlab.baselines.common import check_positive as _check_positive
-from rewardlab.baselines.common import check_range as _check_range
+from rewardlab.baselines.config import check_positive, check_range, config_dict, parse_config
 from rewardlab.baselines.rollout import Episode, collect_episodes, make_envs
 from rewardlab.errors import ConfigError, require
 from rewardlab.wrappers.advantages import component_group_advantages, group_advantages
@@ -163,17 +161,17 @@ class GRPOConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.env_id, str) or not self.env_id:
             raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v1', got {self.env_id!r}")
-        _check_positive(self, "steps", "tasks_per_step", "group_size", "max_new_tokens", "max_episode_tokens")
-        _check_positive(self, "learning_rate", "epochs", "gradient_accumulation_steps", "max_grad_norm", "top_p")
-        _check_positive(self, "lora_rank", "lora_alpha", "advantage_eps", "sft_learning_rate")
-        _check_range(self, "temperature", 1e-3, 10.0)
-        _check_range(self, "top_p", 0.0, 1.0)
-        _check_range(self, "beta", 0.0, math.inf)
-        _check_range(self, "clip_epsilon", 0.0, 1.0)
-        _check_range(self, "weight_decay", 0.0, math.inf)
+        check_positive(self, "steps", "tasks_per_step", "group_size", "max_new_tokens", "max_episode_tokens")
+        check_positive(self, "learning_rate", "epochs", "gradient_accumulation_steps", "max_grad_norm", "top_p")
+        check_positive(self, "lora_rank", "lora_alpha", "advantage_eps", "sft_learning_rate")
+        check_range(self, "temperature", 1e-3, 10.0)
+        check_range(self, "top_p", 0.0, 1.0)
+        check_range(self, "beta", 0.0, math.inf)
+        check_range(self, "clip_epsilon", 0.0, 1.0)
+        check_range(self, "weight_decay", 0.0, math.inf)
         if self.clip_epsilon_high is None:
             self.clip_epsilon_high = self.clip_epsilon
-        _check_range(self, "clip_epsilon_high", 0.0, math.inf)
+        check_range(self, "clip_epsilon_high", 0.0, math.inf)
         if self.importance_sampling not in ("token", "sequence"):
             raise ConfigError(f"importance_sampling must be 'token' or 'sequence', got {self.importance_sampling!r}")
         if self.loss_type not in ("token", "sequence"):
@@ -190,7 +188,7 @@ class GRPOConfig:
                 f"max_new_tokens={self.max_new_tokens} must be below max_episode_tokens={self.max_episode_tokens}"
             )
         if self.max_time_s is not None:
-            _check_positive(self, "max_time_s")
+            check_positive(self, "max_time_s")
         for name in ("sft_steps", "save_every"):
             if (
                 isinstance(getattr(self, name), bool)
@@ -501,8 +499,6 @@ def train(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rewardlab.cli.train_command import parse_config
-
     config = parse_config(GRPOConfig, argv)
     train(config)
     return 0

@@ -48,10 +48,7 @@ import numpy as np
 
 from rewardlab.baselines.common import (
     MetricsLogger,
-    check_positive,
-    check_range,
     chunks,
-    config_dict,
     forward_logprobs,
     masked_mean,
     plot_curves,
@@ -60,6 +57,7 @@ from rewardlab.baselines.common import (
     save_checkpoint,
     token_batch,
 )
+from rewardlab.baselines.config import check_positive, check_range, config_dict, parse_config
 from rewardlab.baselines.rollout import Episode, collect_episodes, make_envs
 from rewardlab.errors import ConfigError, require
 
@@ -460,8 +458,6 @@ def _save(policy: Any, value_head: Any, tokenizer: Any, directory: Path, extra: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from rewardlab.cli.train_command import parse_config
-
     train(parse_config(PPOConfig, argv))
     return 0
 

@@ -20,7 +20,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rewardlab.baselines.common import check_positive, chunks, forward_logprobs, masked_mean, token_batch
+from rewardlab.baselines.common import chunks, forward_logprobs, masked_mean, token_batch
+from rewardlab.baselines.config import check_positive
 from rewardlab.baselines.rollout import Episode, demonstrations
 from rewardlab.errors import ConfigError, require
 

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
-from rewardlab.baselines.common import field_docs
+import rewardlab.baselines
+from rewardlab.baselines.config import field_docs, parse_config
 from rewardlab.baselines.grpo import GRPOConfig
 from rewardlab.baselines.ppo import PPOConfig
 from rewardlab.baselines.sft import SFTConfig
 from rewardlab.cli import build_parser, main
-from rewardlab.cli.train_command import parse_config
 from tests.agents.tiny import register_echo, save_tiny_model
 
 
@@ -21,6 +23,25 @@ def test_every_config_field_has_a_docstring(cls):
     docs = field_docs(cls)
     missing = [f.name for f in dataclasses.fields(cls) if f.init and not docs.get(f.name)]
     assert missing == []
+
+
+def _imported_modules(path: Path) -> set[str]:
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules.add(node.module)
+    return modules
+
+
+def test_the_baselines_never_import_the_cli():
+    package = Path(rewardlab.baselines.__file__).parent
+    offenders = {
+        path.name: sorted(m for m in _imported_modules(path) if m == "rewardlab.cli" or m.startswith("rewardlab.cli."))
+        for path in sorted(package.glob("*.py"))
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
 
 
 def test_flags_are_typed_from_the_dataclass():
