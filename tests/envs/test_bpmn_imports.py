@@ -1,5 +1,6 @@
 """BPMN's import graph: the oracle is typed against TextEnv and never imports the env (not even for
-type checking), so the two import in either order."""
+type checking), so the two import in either order; the task builder (``build``) is never imported at
+run time."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ def imports_cleanly(*modules: str) -> subprocess.CompletedProcess:
     """Import ``modules`` in order in a fresh interpreter."""
     code = "import importlib\n" + "".join(f"importlib.import_module({name!r})\n" for name in modules)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def modules_loaded_by(code: str) -> set[str]:
+    """The ``rewardlab`` modules in ``sys.modules`` after running ``code`` in a fresh interpreter."""
+    report = "\nimport sys\nprint('\\n'.join(name for name in sys.modules if name.startswith('rewardlab')))"
+    result = subprocess.run([sys.executable, "-c", code + report], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return set(result.stdout.split())
 
 
 @pytest.mark.parametrize(
@@ -37,3 +46,22 @@ def test_the_oracle_imports_no_env_module():
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert "rewardlab.core.env" in imported
     assert not {name for name in imported if name and name.startswith("rewardlab.envs.bpmn.env")}
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import rewardlab.envs.bpmn.env",
+        "import rewardlab.envs.bpmn",
+        # a whole oracle episode: the env loads the shipped JSONL and references, never the builder
+        "import gymnasium as gym, rewardlab\n"
+        "from rewardlab.agents import OracleAgent\n"
+        "env = gym.make('RewardLab/BPMN-v1')\n"
+        "obs, info = env.reset(seed=0)\n"
+        "assert env.step(OracleAgent(env).act(obs, info))[4]['is_success']",
+    ],
+)
+def test_run_time_code_never_imports_the_task_builder(code):
+    loaded = modules_loaded_by(code)
+    assert "rewardlab.envs.bpmn.env" in loaded
+    assert not {name for name in loaded if name.startswith("rewardlab.envs.bpmn.build")}

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from rewardlab.envs.bpmn.generate import DATA, GENERATED, MIWG_SUMMARIES, build_tasks
+from rewardlab.envs.bpmn.build.generate import DATA, GENERATED, MIWG_SUMMARIES, build_tasks
 from rewardlab.envs.bpmn.model import extract_model
 from rewardlab.envs.bpmn.oracle import bare_answer
 from rewardlab.envs.bpmn.parse import read_answer

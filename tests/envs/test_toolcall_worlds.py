@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from rewardlab.envs.toolcall import templates
+from rewardlab.envs.toolcall.build import templates
 from rewardlab.envs.toolcall.rubric import (
     ToolCallOutcome,
     answer_contains,

@@ -3,7 +3,7 @@
 Each task row holds ``reference`` (a path relative to ``data/``), ``difficulty`` (1–5),
 ``patterns`` (``sequence``, ``xor``, ``and``, ``loop``, ``lanes``, ``pools`` ... or ``miwg``) and
 ``source`` (``generated`` or ``miwg``). The rows are written by
-:mod:`rewardlab.envs.bpmn.generate`.
+:mod:`rewardlab.envs.bpmn.build.generate`.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ module          job
 ``schema``      fast JSON-schema checks equivalent to jsonschema on tool schemas
 ``worlds``      :class:`World` and the four domains (retail, bank, calendar, travel)
 ``tasks``       the TaskSet, required effects, the hidden expected state
-``templates``   the seeded generator of ``data/generated.jsonl``
+``build``       data generation: the seeded templates of ``data/generated.jsonl``
 ``oracle``      replays the reference solution
 ``audit``       the env's degenerate strategies for ``rewardlab audit``
 ==============  =================================================================

@@ -1,7 +1,7 @@
 """ToolCall tasks: the TaskSet, required effects (milestones) and the hidden expected state.
 
 Tasks ship as JSONL in ``data/``: ``generated.jsonl`` (written by
-``python -m rewardlab.envs.toolcall.templates`` from seeded templates) and ``handwritten.jsonl``.
+``python -m rewardlab.envs.toolcall.build.templates`` from seeded templates) and ``handwritten.jsonl``.
 Each row holds, besides ``id``, ``split`` and ``prompt`` (privileged, never shown to the agent):
 
 ===================  ========================================================================

@@ -1,4 +1,4 @@
-"""Seeded task templates: ``python -m rewardlab.envs.toolcall.templates`` writes ``data/generated.jsonl``.
+"""Seeded task templates: ``python -m rewardlab.envs.toolcall.build.templates`` writes ``data/generated.jsonl``.
 
 Each template is a function ``(rng, world) -> dict | None`` that reads a fresh world (privileged
 access), picks entities, and returns the prompt, the reference ``solution`` turns, the final

@@ -1,6 +1,6 @@
 """Write the shipped BPMN tasks: ``data/tasks.jsonl`` and the generated reference models.
 
-Run ``python -m rewardlab.envs.bpmn.generate`` after changing a spec; the output is
+Run ``python -m rewardlab.envs.bpmn.build.generate`` after changing a spec; the output is
 deterministic (no randomness, stable ids) and ``tests/envs/test_bpmn_tasks.py`` checks that the
 committed files match it.
 
@@ -21,7 +21,6 @@ Every fourth task of each source goes to the test split.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from rewardlab.envs.bpmn.model import BPMNModel, extract_model
 from rewardlab.envs.bpmn.parse import read_answer
@@ -40,8 +39,8 @@ from rewardlab.envs.bpmn.specs import (
     describe,
     to_bpmn,
 )
+from rewardlab.envs.bpmn.tasks import DATA
 
-DATA = Path(__file__).parent / "data"
 A = Activity
 
 INSTRUCTION = (
