@@ -19,9 +19,9 @@ import psutil
 
 from benchmarks.common import fmt_seconds, median, percentile, stamp, table
 from rewardlab.agents import OracleAgent, RandomAgent
+from rewardlab.browser.backends.browser import Chromium, find_chromium
 from rewardlab.envs.miniwob.env import MiniWoBEnv
 from rewardlab.envs.miniwob.oracle import parse_listing
-from rewardlab.envs.web.backends.browser import Chromium, find_chromium
 from rewardlab.envs.web.env import WebEnv
 from rewardlab.evaluation import run_episode, summarize
 

@@ -14,8 +14,8 @@ import psutil
 import pytest
 
 from rewardlab.agents import OracleAgent
+from rewardlab.browser.backends.browser import Chromium
 from rewardlab.envs.miniwob.env import MiniWoBEnv
-from rewardlab.envs.web.backends.browser import Chromium
 from rewardlab.envs.web.env import WebEnv
 from rewardlab.evaluation import run_episode
 from tests.envs.conftest import NEEDS_CHROMIUM, assert_back_to, process_resources

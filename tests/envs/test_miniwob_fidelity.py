@@ -7,12 +7,12 @@ import pytest
 
 import rewardlab  # noqa: F401  (registers the env ids)
 from rewardlab.audit import audit_env
+from rewardlab.browser.observation import Node
 from rewardlab.envs.miniwob.audit import ORACLE_REPLAY, STRATEGIES
 from rewardlab.envs.miniwob.env import MiniWoBEnv
 from rewardlab.envs.miniwob.oracle import parse_listing
 from rewardlab.envs.miniwob.problem import BoxTally, checkbox_names, minimum_actions, tally_boxes
 from rewardlab.envs.miniwob.rubric import MiniWoBOutcome, make_rubric
-from rewardlab.envs.web.observation import Node
 from tests.envs.conftest import NEEDS_CHROMIUM
 
 

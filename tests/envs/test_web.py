@@ -187,8 +187,8 @@ def test_form_fields_links_and_history(env):
 
 
 def test_checkbox_radio_and_label_clicks_toggle_state():
-    from rewardlab.envs.web.backends.http import HttpBackend
-    from rewardlab.envs.web.observation import parse_html
+    from rewardlab.browser.backends.http import HttpBackend
+    from rewardlab.browser.observation import parse_html
 
     backend = HttpBackend()
     backend._root = parse_html(

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.envs.web.actions import Action, parse_action
-from rewardlab.envs.web.observation import Node, format_node
+from rewardlab.browser.actions import Action, parse_action
+from rewardlab.browser.observation import Node, format_node
 from rewardlab.envs.web.oracle import find_element
 
 

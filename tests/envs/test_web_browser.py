@@ -12,8 +12,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from rewardlab.agents import OracleAgent, RandomAgent
+from rewardlab.browser.observation import extract_nodes, parse_html
 from rewardlab.envs.web.env import WebEnv
-from rewardlab.envs.web.observation import extract_nodes, parse_html
 from rewardlab.evaluation import run_episode
 from tests.envs.conftest import NEEDS_CHROMIUM, assert_back_to, process_resources
 

@@ -29,9 +29,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rewardlab.audit.strategy import AcceptedSuccess, AuditProfile, EpisodeView, strategy
+from rewardlab.browser.actions import parse_action, quote_arg
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.miniwob.oracle import parse_listing
-from rewardlab.envs.web.actions import parse_action, quote_arg
 
 if TYPE_CHECKING:
     from rewardlab.envs.miniwob.env import MiniWoBEnv

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from rewardlab.core.env import TextEnv, Turn
+from rewardlab.browser.actions import Action
+from rewardlab.browser.env import BrowserTextEnv
+from rewardlab.browser.observation import Node, render_page
+from rewardlab.core.env import Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task
 from rewardlab.envs.miniwob.oracle import MiniWoBOracle
@@ -17,15 +20,11 @@ from rewardlab.envs.miniwob.problem import BoxTally, minimum_actions, tally_boxe
 from rewardlab.envs.miniwob.rubric import MiniWoBOutcome, is_success, make_rubric
 from rewardlab.envs.miniwob.server import StaticServer
 from rewardlab.envs.miniwob.tasks import load_tasks
-from rewardlab.envs.web.actions import Action, parse_action, quote_arg
-from rewardlab.envs.web.backends import InfrastructureError
-from rewardlab.envs.web.env import check_backend_args, make_backend, restore_infrastructure
-from rewardlab.envs.web.observation import render_page
-from rewardlab.envs.web.session import WebSession
 from rewardlab.errors import require
 
 if TYPE_CHECKING:
     from rewardlab.audit.strategy import AuditProfile
+    from rewardlab.browser.backends.browser import Chromium
 
 SYSTEM_PROMPT = (
     "You operate a web page to complete a short MiniWoB++ task. Each observation shows the instruction "
@@ -59,7 +58,7 @@ def miniwob_html_dir() -> Path:
     return Path(package.__file__).parent / "html"
 
 
-class MiniWoBEnv(TextEnv):
+class MiniWoBEnv(BrowserTextEnv[StaticServer]):
     """MiniWoB++ web tasks (the ``miniwob`` package's own pages) through the browser backend.
 
     ## Description
@@ -127,11 +126,11 @@ class MiniWoBEnv(TextEnv):
     crashed, its page closed, the file server stopped) with ``infra_error: ...``,
     ``info["infra_error"]``, ``info["usable"]`` and ``is_success`` False, reward ``invalid_penalty``,
     never an exception; the next ``reset`` rebuilds what died (as in Web-v1: Chromium relaunched, a
-    shared one in place; :class:`~rewardlab.envs.web.backends.InfrastructureError` if that fails).
+    shared one in place; :class:`~rewardlab.browser.backends.InfrastructureError` if that fails).
 
     ## Arguments
     ``observation_budget`` (default 6000), ``page_timeout`` (default 10 s), ``chromium`` (a shared
-    :class:`~rewardlab.envs.web.backends.browser.Chromium`), ``executable_path`` (see Web-v1), and the
+    :class:`~rewardlab.browser.backends.browser.Chromium`), ``executable_path`` (see Web-v1), and the
     common ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``, ``render_mode``.
 
     ## Version History
@@ -141,13 +140,15 @@ class MiniWoBEnv(TextEnv):
 
     system_prompt: ClassVar[str] = SYSTEM_PROMPT
     default_max_turns: ClassVar[int | None] = 20
+    server_stopped: ClassVar[str] = "the file server stopped"
+    sample_texts: ClassVar[tuple[str, ...]] = ("hello", "abc", "42")
 
     def __init__(
         self,
         *,
         observation_budget: int = 6000,
         page_timeout: float = 10.0,
-        chromium: Any = None,
+        chromium: Chromium | None = None,
         executable_path: str | None = None,
         reward_weights: Mapping[str, float] | None = None,
         aggregate: Aggregate | None = None,
@@ -156,10 +157,15 @@ class MiniWoBEnv(TextEnv):
         max_turns: int | None = None,
         render_mode: str | None = None,
     ):
-        check_backend_args("browser", observation_budget, page_timeout)
         super().__init__(
             tasks=load_tasks(),
             rubric=make_rubric(),
+            backend="browser",
+            observation_budget=observation_budget,
+            page_timeout=page_timeout,
+            chromium=chromium,
+            executable_path=executable_path,
+            browser_options={"wait_for_navigation": False, "extra_js": REWARD_JS},
             reward_weights=reward_weights,
             aggregate=aggregate,
             gates=gates,
@@ -167,25 +173,10 @@ class MiniWoBEnv(TextEnv):
             max_turns=max_turns,
             render_mode=render_mode,
         )
-        self.server = StaticServer(miniwob_html_dir())
-        try:
-            self.backend = make_backend(
-                "browser",
-                timeout=page_timeout,
-                chromium=chromium,
-                executable_path=executable_path,
-                wait_for_navigation=False,
-                extra_js=REWARD_JS,
-            )
-            self.backend.open(self.server.origin)
-        except BaseException:
-            self.server.close()
-            raise
-        self.session = WebSession(self.backend, self.server.origin, budget=observation_budget)
         self.utterance = ""
         self.page_done = False
         self.raw_reward = 0.0
-        self.actions = self.valid_actions = self.minimum = 0
+        self.minimum = 0
         self.boxes: BoxTally | None = None
         # the page's own element ids (document order) -> the random ids the agent sees this episode
         self.element_ids: dict[int, int] = {}
@@ -194,21 +185,14 @@ class MiniWoBEnv(TextEnv):
         self._page_ids: dict[int, int] = {}
         self._free_ids: list[int] = []
         self._loaded_page: str | None = None
-        self._closed = False
 
-    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
-        self._restore()
-        try:
-            return self._begin(task)
-        except InfrastructureError:  # a fault no check could see yet (e.g. Chromium killed between episodes)
-            self._restore(force=True)
-            return self._begin(task)
+    # ------------------------------------------------------------------ hooks
+    def _start_server(self) -> StaticServer:
+        return StaticServer(miniwob_html_dir())
 
     def _restore(self, *, force: bool = False) -> None:
         session = self.session
-        self.server, self.session = restore_infrastructure(
-            self.server, session, lambda: StaticServer(miniwob_html_dir()), force=force
-        )
+        super()._restore(force=force)
         if self.session is not session:
             self._loaded_page = None  # the new context holds no page yet
 
@@ -221,7 +205,6 @@ class MiniWoBEnv(TextEnv):
         self.session.refresh()
         self.session.offset = 0
         self.page_done, self.raw_reward = False, 0.0
-        self.actions = self.valid_actions = 0
         self.minimum = minimum_actions(page, self.utterance, self.session.state.nodes)
         self.boxes = None
         self.element_ids, self._page_ids, self.trajectory = {}, {}, []
@@ -235,16 +218,21 @@ class MiniWoBEnv(TextEnv):
             self.element_ids[page_id], self._page_ids[shown] = shown, page_id
         return self.element_ids[page_id]
 
+    def _shown_nodes(self) -> list[Node]:
+        return [replace(n, id=self._shown_id(n.id)) for n in self.session.state.nodes]
+
     def _render(self) -> str:
-        state = self.session.state
-        shown = replace(state, nodes=[replace(n, id=self._shown_id(n.id)) for n in state.nodes])
+        shown = replace(self.session.state, nodes=self._shown_nodes())
         text, self.session.shown = render_page(
             shown, offset=self.session.offset, budget=self.session.budget, url=self.session.display_url()
         )
         return text
 
     def _execute(self, action: Action) -> str | None:
-        """Run a page action whose element id is the agent's (random) one; errors name that id."""
+        """Run a page action whose element id is the agent's (random) one; errors name that id.
+        ``goto`` and ``back`` are refused: the task lives on one page."""
+        if action.kind in ("goto", "back"):
+            return f"{action.kind}() is not available in MiniWoB: the task lives on this page"
         if action.element is None:
             return self.session.execute(action)
         page_id = self._page_ids.get(action.element)
@@ -253,35 +241,19 @@ class MiniWoBEnv(TextEnv):
         error = self.session.execute(replace(action, element=page_id))
         return None if error is None else error.replace(f"[{page_id}]", f"[{action.element}]")
 
-    def _act(self, action: str) -> Turn:
-        try:
-            turn = self._apply(action)
-        except InfrastructureError as exc:
-            return self.infra_failure(str(exc))
-        return turn if self.server.alive else self.infra_failure("the file server stopped")
-
     def _apply(self, action: str) -> Turn:
-        self.actions += 1
         self.trajectory.append((self.last_observation, action))
-        parsed, error = parse_action(action)
-        if parsed is not None and parsed.kind == "answer":
-            self.valid_actions += 1
-            outcome, _ = self._outcome()
-            return Turn(observation=f"Answer submitted: {quote_arg(parsed.text or '')}", done=True, outcome=outcome)
-        if parsed is not None and parsed.kind in ("goto", "back"):
-            error = f"{parsed.kind}() is not available in MiniWoB: the task lives on this page"
-        elif parsed is not None:
-            error = self._execute(parsed)
-        if error is None:
-            self.valid_actions += 1
+        return super()._apply(action)
+
+    def _page_turn(self, error: str | None) -> Turn:
+        """The page's own end of the episode (``WOB_DONE_GLOBAL`` set, its raw reward read), else the page."""
         reward = self.backend.extra
         if reward is not None and reward[0]:
             self.page_done, self.raw_reward = True, float(reward[1])
             self.boxes = tally_boxes(self.task.data["page"], self.utterance, self.session.state.nodes)
             outcome, _ = self._outcome()
             return Turn(observation="The page ended the episode.", done=True, outcome=outcome, action_error=error)
-        page = self._render()
-        return Turn(observation=f"action_error: {error}\n\n{page}" if error else page, action_error=error)
+        return super()._page_turn(error)
 
     def _outcome(self) -> tuple[MiniWoBOutcome, bool]:
         outcome = MiniWoBOutcome(
@@ -292,22 +264,6 @@ class MiniWoBEnv(TextEnv):
     def _is_success(self, outcome: MiniWoBOutcome, result: RubricResult) -> bool:
         return is_success(outcome)
 
-    def sample_action(self, rng: np.random.Generator) -> str:
-        """A random well-formed action on the current page."""
-        nodes = [replace(n, id=self._shown_id(n.id)) for n in self.session.state.nodes]
-        kind = rng.choice(["click", "click", "click", "type", "select", "scroll"])
-        textboxes = [n for n in nodes if n.role == "textbox"]
-        comboboxes = [n for n in nodes if n.role == "combobox" and n.options]
-        if kind == "type" and textboxes:
-            node = textboxes[int(rng.integers(len(textboxes)))]
-            return f"type({node.id}, {quote_arg(str(rng.choice(['hello', 'abc', '42'])))})"
-        if kind == "select" and comboboxes:
-            node = comboboxes[int(rng.integers(len(comboboxes)))]
-            return f"select({node.id}, {quote_arg(node.options[int(rng.integers(len(node.options)))])})"
-        if kind == "scroll":
-            return f"scroll({rng.choice(['down', 'up'])})"
-        return f"click({nodes[int(rng.integers(len(nodes)))].id})" if nodes else "scroll(down)"
-
     def audit_profile(self) -> AuditProfile:
         """The MiniWoB strategies of :mod:`rewardlab.envs.miniwob.audit` (click everything, fill every field, ...)."""
         from rewardlab.envs.miniwob.audit import profile
@@ -316,14 +272,3 @@ class MiniWoBEnv(TextEnv):
 
     def make_oracle(self) -> MiniWoBOracle:
         return MiniWoBOracle(self)
-
-    def close(self) -> None:
-        """Close the browser context (and the browser it launched) and the file server. Idempotent."""
-        if getattr(self, "_closed", True):
-            return
-        self._closed = True
-        try:
-            self.backend.close()
-        finally:
-            self.server.close()
-            super().close()

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from rewardlab.browser.actions import quote_arg
 from rewardlab.envs.miniwob.problem import checkbox_names, list_choice, quoted
-from rewardlab.envs.web.actions import quote_arg
 
 _LINE = re.compile(r'^\[(\d+)\] (\S+) ("(?:[^"\\]|\\.)*")(.*)$', re.MULTILINE)
 ORDINALS = {"1st": 1, "2nd": 2, "3rd": 3}

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rewardlab.envs.web.observation import Node
+from rewardlab.browser.observation import Node
 
 FIXED: dict[str, int] = {
     "click-button-sequence": 2,

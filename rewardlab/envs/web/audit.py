@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable, Generator, Iterator
 
 from rewardlab.audit.strategy import AuditProfile, EpisodeView, strategy
+from rewardlab.browser.actions import quote_arg
 from rewardlab.core.text import canonical_tokens
-from rewardlab.envs.web.actions import quote_arg
 from rewardlab.envs.web.sites import forum, mail, shop
 
 FINISH = 'answer("done")'

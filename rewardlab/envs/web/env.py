@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Protocol, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from rewardlab.audit.strategy import AuditProfile
-from rewardlab.core.env import TextEnv, Turn
+from rewardlab.browser.actions import Action, quote_arg
+from rewardlab.browser.backends import BackendName
+from rewardlab.browser.env import BrowserTextEnv
+from rewardlab.core.env import Turn
 from rewardlab.core.rubric import Aggregate, RubricResult
 from rewardlab.core.tasks import Task
-from rewardlab.envs.web.actions import parse_action, quote_arg
 from rewardlab.envs.web.answers import grade_answer
-from rewardlab.envs.web.backends import BACKENDS, Backend, BackendName, InfrastructureError
 from rewardlab.envs.web.oracle import WebOracle
 from rewardlab.envs.web.rubric import WebOutcome, make_rubric
-from rewardlab.envs.web.session import WebSession
-from rewardlab.envs.web.sites import start_server
+from rewardlab.envs.web.sites import SiteServer, start_server
 from rewardlab.envs.web.sites.base import Goal
 from rewardlab.envs.web.tasks import load_tasks
-from rewardlab.errors import ConfigError, did_you_mean
+
+if TYPE_CHECKING:
+    from rewardlab.browser.backends.browser import Chromium
 
 SYSTEM_PROMPT = (
     "You operate a web browser to complete the user's task. Each observation shows the page's URL, "
@@ -32,59 +34,7 @@ SYSTEM_PROMPT = (
 )
 
 
-def make_backend(
-    backend: str, *, timeout: float, chromium: Any = None, executable_path: str | None = None, **browser_kwargs: Any
-) -> Backend:
-    """Build a backend by name (the browser backend imports Playwright lazily)."""
-    if backend == "http":
-        from rewardlab.envs.web.backends.http import HttpBackend
-
-        return HttpBackend(timeout=timeout)
-    from rewardlab.envs.web.backends.browser import BrowserBackend
-
-    return BrowserBackend(chromium=chromium, executable_path=executable_path, timeout=timeout, **browser_kwargs)
-
-
-def check_backend_args(backend: str, budget: int, timeout: float) -> None:
-    if backend not in BACKENDS:
-        raise ConfigError(f"backend must be one of {BACKENDS}, got {backend!r}" + did_you_mean(str(backend), BACKENDS))
-    if not isinstance(budget, int) or budget < 400:
-        raise ConfigError(f"observation_budget must be an int >= 400 characters, got {budget!r}")
-    if not isinstance(timeout, (int, float)) or not 0 < timeout <= 120:
-        raise ConfigError(f"page_timeout must be a number of seconds in (0, 120], got {timeout!r}")
-
-
-class PageServer(Protocol):
-    """The env's own HTTP server (:class:`~rewardlab.envs.web.sites.SiteServer`, MiniWoB's file server)."""
-
-    origin: str
-
-    @property
-    def alive(self) -> bool: ...
-
-    def close(self) -> None: ...
-
-
-ServerT = TypeVar("ServerT", bound=PageServer)
-
-
-def restore_infrastructure(
-    server: ServerT, session: WebSession, new_server: Callable[[], ServerT], *, force: bool = False
-) -> tuple[ServerT, WebSession]:
-    """Rebuild what died: a stopped ``server`` is replaced by ``new_server()`` (a new port), and the
-    session's backend is restarted on it when the server was replaced, the backend is dead or
-    ``force`` is set. Returns ``(server, session)``; a new session whenever the backend restarted."""
-    if not server.alive:
-        server.close()
-        server = new_server()
-        force = True
-    if force or not session.backend.alive():
-        session.backend.restart(server.origin)
-        session = WebSession(session.backend, server.origin, budget=session.budget)
-    return server, session
-
-
-class WebEnv(TextEnv):
+class WebEnv(BrowserTextEnv[SiteServer]):
     """Web navigation on three small sites served over real HTTP on 127.0.0.1.
 
     ## Description
@@ -159,13 +109,13 @@ class WebEnv(TextEnv):
     reward ``invalid_penalty`` (never an exception, never a score an agent earned). The next
     ``reset`` rebuilds what died: the server on a new port, Chromium relaunched (a shared
     ``chromium`` in place, so every env on it recovers); it raises
-    :class:`~rewardlab.envs.web.backends.InfrastructureError` only when that fails too.
+    :class:`~rewardlab.browser.backends.InfrastructureError` only when that fails too.
 
     ## Arguments
     - ``backend``: ``"http"`` (default) or ``"browser"``.
     - ``observation_budget``: characters of page listing per observation (default 6000).
     - ``page_timeout``: seconds a page may take to load before the observation says so (default 5).
-    - ``chromium``: a shared :class:`~rewardlab.envs.web.backends.browser.Chromium` (browser backend).
+    - ``chromium``: a shared :class:`~rewardlab.browser.backends.browser.Chromium` (browser backend).
     - ``executable_path``: the Chromium binary; default ``$REWARDLAB_CHROMIUM``, then ``/usr/bin/chromium``,
       then Playwright's own download.
     - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``, ``render_mode``:
@@ -179,6 +129,9 @@ class WebEnv(TextEnv):
 
     system_prompt: ClassVar[str] = SYSTEM_PROMPT
     default_max_turns: ClassVar[int | None] = 30
+    server_stopped: ClassVar[str] = "the site server stopped"
+    sample_kinds: ClassVar[tuple[str, ...]] = ("click",) * 3 + ("type", "select", "scroll", "back", "goto", "answer")
+    sample_texts: ClassVar[tuple[str, ...]] = ("shirt", "red", "hello", "alice", "done")
 
     def __init__(
         self,
@@ -186,7 +139,7 @@ class WebEnv(TextEnv):
         backend: BackendName = "http",
         observation_budget: int = 6000,
         page_timeout: float = 5.0,
-        chromium: Any = None,
+        chromium: Chromium | None = None,
         executable_path: str | None = None,
         reward_weights: Mapping[str, float] | None = None,
         aggregate: Aggregate | None = None,
@@ -195,10 +148,14 @@ class WebEnv(TextEnv):
         max_turns: int | None = None,
         render_mode: str | None = None,
     ):
-        check_backend_args(backend, observation_budget, page_timeout)
         super().__init__(
             tasks=load_tasks(),
             rubric=make_rubric(),
+            backend=backend,
+            observation_budget=observation_budget,
+            page_timeout=page_timeout,
+            chromium=chromium,
+            executable_path=executable_path,
             reward_weights=reward_weights,
             aggregate=aggregate,
             gates=gates,
@@ -206,80 +163,34 @@ class WebEnv(TextEnv):
             max_turns=max_turns,
             render_mode=render_mode,
         )
-        self.backend_name = backend
-        self.server = start_server()
-        try:
-            self.backend = make_backend(
-                backend, timeout=page_timeout, chromium=chromium, executable_path=executable_path
-            )
-            self.backend.open(self.server.origin)
-        except BaseException:
-            self.server.close()
-            raise
-        self.session = WebSession(self.backend, self.server.origin, budget=observation_budget)
         self.answer: str | None = None
         self.goals: dict[str, Goal] = {}
         self.pages: set[str] = set()
-        self.actions = 0
-        self.valid_actions = 0
-        self._closed = False
 
     # ------------------------------------------------------------------ hooks
-    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
-        self._restore()
-        try:
-            return self._begin(task)
-        except InfrastructureError:  # a fault no check could see yet (e.g. Chromium killed between episodes)
-            self._restore(force=True)
-            return self._begin(task)
-
-    def _restore(self, *, force: bool = False) -> None:
-        self.server, self.session = restore_infrastructure(self.server, self.session, start_server, force=force)
+    def _start_server(self) -> SiteServer:
+        return start_server()
 
     def _begin(self, task: Task) -> tuple[str, dict[str, Any]]:
         self.server.reset()
         self.goals = self.server.goals(task.data["success"].get("goal"))
         self.answer = None
-        self.actions = self.valid_actions = 0
         self.session.start(task.data["start_url"])
         self.pages = set()
         self._remember_page()
         return f"Task: {task.prompt}\n\n{self.session.render()}", {"url": self.session.display_url()}
 
-    def _act(self, action: str) -> Turn:
-        try:
-            turn = self._apply(action)
-        except InfrastructureError as exc:
-            return self.infra_failure(str(exc))
-        return turn if self.server.alive else self.infra_failure("the site server stopped")
+    def _answer(self, text: str) -> Turn:
+        self.answer = text
+        return super()._answer(text)
 
-    def _apply(self, action: str) -> Turn:
-        self.actions += 1
-        parsed, error = parse_action(action)
-        if parsed is not None and parsed.kind == "answer":
-            self.valid_actions += 1
-            self.answer = parsed.text or ""
-            outcome, usable = self._outcome()
-            return Turn(
-                observation=f"Answer submitted: {quote_arg(self.answer)}",
-                done=True,
-                outcome=outcome,
-                usable=usable,
-                milestones=self._reached(),
-                info={"url": self.session.display_url()},
-            )
-        if parsed is not None:
-            error = self.session.execute(parsed)
-            self._remember_page()
-        if error is None:
-            self.valid_actions += 1
-        page = self.session.render()
-        return Turn(
-            observation=f"action_error: {error}\n\n{page}" if error else page,
-            action_error=error,
-            milestones=self._reached(),
-            info={"url": self.session.display_url()},
-        )
+    def _execute(self, action: Action) -> str | None:
+        error = self.session.execute(action)
+        self._remember_page()
+        return error
+
+    def _signals(self) -> dict[str, Any]:
+        return {"milestones": self._reached(), "info": {"url": self.session.display_url()}}
 
     def _remember_page(self) -> None:
         """Keep the text of every element shown this episode (the candidates an answer may not hedge with)."""
@@ -331,22 +242,7 @@ class WebEnv(TextEnv):
         return reached
 
     # ------------------------------------------------------------------ agents
-    def sample_action(self, rng: np.random.Generator) -> str:
-        """A random well-formed action on the current page (ids, options and paths that exist)."""
-        nodes = self.session.state.nodes
-        kind = rng.choice(["click", "click", "click", "type", "select", "scroll", "back", "goto", "answer"])
-        if kind in ("click", "type", "select") and nodes:
-            textboxes = [n for n in nodes if n.role == "textbox"]
-            comboboxes = [n for n in nodes if n.role == "combobox" and n.options]
-            if kind == "type" and textboxes:
-                node = textboxes[int(rng.integers(len(textboxes)))]
-                return f"type({node.id}, {quote_arg(str(rng.choice(['shirt', 'red', 'hello', 'alice', 'done'])))})"
-            if kind == "select" and comboboxes:
-                node = comboboxes[int(rng.integers(len(comboboxes)))]
-                return f"select({node.id}, {quote_arg(node.options[int(rng.integers(len(node.options)))])})"
-            return f"click({nodes[int(rng.integers(len(nodes)))].id})"
-        if kind == "scroll":
-            return f"scroll({rng.choice(['down', 'up'])})"
+    def _sample_other(self, kind: str, rng: np.random.Generator) -> str:
         if kind == "back":
             return "back()"
         if kind == "goto":
@@ -361,14 +257,3 @@ class WebEnv(TextEnv):
         from rewardlab.envs.web.audit import profile
 
         return profile()
-
-    def close(self) -> None:
-        """Close the backend (browser context, and the browser it launched) and the site server. Idempotent."""
-        if getattr(self, "_closed", True):
-            return
-        self._closed = True
-        try:
-            self.backend.close()
-        finally:
-            self.server.close()
-            super().close()

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from rewardlab.envs.web.actions import quote_arg
+from rewardlab.browser.actions import quote_arg
 
 _LINE = re.compile(r'^\[(\d+)\] (\S+) ("(?:[^"\\]|\\.)*")', re.MULTILINE)
 

@@ -15,7 +15,7 @@ from urllib.parse import quote_plus, urljoin, urlsplit
 
 from lxml import html as lxml_html
 
-from rewardlab.envs.web.observation import (
+from rewardlab.browser.observation import (
     Node,
     PageState,
     extract_nodes,

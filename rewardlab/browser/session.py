@@ -1,4 +1,4 @@
-"""WebSession: what both backends share — history, the scroll window, the navigation policy and
+"""BrowserSession: what both backends share — history, the scroll window, the navigation policy and
 the checks that turn a bad id, role or URL into an ``action_error`` instead of an exception.
 """
 
@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from urllib.parse import urljoin, urlsplit
 
-from rewardlab.envs.web.actions import Action
-from rewardlab.envs.web.backends import Backend
-from rewardlab.envs.web.observation import Node, PageState, render_page
+from rewardlab.browser.actions import Action
+from rewardlab.browser.backends import Backend
+from rewardlab.browser.observation import Node, PageState, render_page
 
 
-class WebSession:
+class BrowserSession:
     """Drive ``backend`` on the site at ``origin`` and render the page within ``budget`` characters.
 
     Navigation policy: only ``http`` URLs of exactly ``origin`` (same host and port) are loaded;
