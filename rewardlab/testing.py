@@ -19,11 +19,8 @@ with a message that names the failed check, the task and what was wrong:
 - ``oracle``: the env's oracle reaches ``is_success`` on every sampled task.
 
 Example:
-    >>> import gymnasium as gym
-    >>> import rewardlab
-    >>> env = gym.make("RewardLab/ToolCall-v1")
-    >>> check_text_env(env, tasks=2)
-    >>> env.close()
+    >>> from rewardlab.envs.echo import EchoEnv
+    >>> check_text_env(EchoEnv(), tasks=2)
 """
 
 from __future__ import annotations

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
+
 import gymnasium as gym
 import pytest
 
 import rewardlab
 from rewardlab.core import Turn
+from rewardlab.envs.echo import EchoEnv
 from rewardlab.errors import ConfigError, MissingDependencyError, UnknownTaskError
 from rewardlab.testing import check_text_env, sample_task_ids
-from tests.conftest import EchoEnv
 
 ONE_TASK = {"RewardLab/SWE-v1", "RewardLab/SWERepo-v0", "RewardLab/Web-v1", "RewardLab/MiniWoB-v1"}
 """Envs slow enough (a sandbox or a browser per episode) that one sampled task keeps the suite short."""
@@ -27,8 +30,12 @@ def test_every_registered_env_passes(env_id):
         env.close()
 
 
-def test_the_echo_env_passes_on_every_task():
+def test_the_template_env_passes_on_every_task_and_is_no_benchmark():
     check_text_env(EchoEnv(), tasks=EchoEnv().tasks.ids())
+    assert not [env_id for env_id in rewardlab.env_ids() if "Echo" in env_id]
+    for module in ("rewardlab.envs.echo.env", "rewardlab.envs.echo.rubric", "rewardlab.testing"):
+        result = doctest.testmod(importlib.import_module(module))
+        assert result.failed == 0 and result.attempted > 0, module
 
 
 # ---------------------------------------------------------------------- one broken env per check

@@ -37,7 +37,7 @@ class ChatHistory(gym.Wrapper[str, str, str, str]):
         tools: ``info["tools"]`` of the last reset, or ``None``.
 
     Example:
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> env = ChatHistory(EchoEnv())
         >>> _, info = env.reset(seed=0, options={"task_id": "t0"})
         >>> _, _, _, _, info = env.step("alpha")

@@ -92,7 +92,7 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
         weights: The current weights. history: ``(task_id, components)`` of recent episodes.
 
     Example:
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> env = DynamicRubric(EchoEnv(), floor=0.1)
         >>> for answer in ["alpha", "alphx", "alp"]:
         ...     _ = env.reset(seed=0, options={"task_id": "t0"})

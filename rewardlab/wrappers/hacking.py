@@ -70,7 +70,7 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
         records: Every episode's record, in order.
 
     Example:
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> env = HackingMonitor(EchoEnv(), gold="exact", proxy_threshold=0.5)
         >>> _ = env.reset(seed=0, options={"task_id": "t0"})
         >>> _, reward, *_, info = env.step("alphx")   # full length credit, wrong answer

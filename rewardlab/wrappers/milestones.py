@@ -43,7 +43,7 @@ class MilestoneReward(gym.Wrapper[str, str, str, str]):
         paid: credit paid this episode.
 
     Example:
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> env = MilestoneReward(EchoEnv(), per_milestone=0.2, budget=0.3)
         >>> _ = env.reset(seed=0, options={"task_id": "t0"})
         >>> env.step("draft:alpha")[1]

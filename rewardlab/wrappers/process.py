@@ -56,7 +56,7 @@ class ProcessReward(gym.Wrapper[str, str, str, str]):
         horizon: ``T``; default the env's ``max_turns`` or 1.
 
     Example:
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> def judge(history, action, observation):   # a 1-10 judge that likes short drafts
         ...     return 10 if len(action) < 10 else 1
         >>> env = ProcessReward(EchoEnv(), judge, weight=0.2, score_range=(1, 10), horizon=2)

@@ -184,7 +184,7 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
 
     Example:
         >>> import tempfile, pathlib
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "episodes.jsonl"
         >>> env = RecordEpisodes(EchoEnv(), path)
         >>> _ = env.reset(seed=3, options={"task_id": "t1"})

@@ -113,7 +113,7 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
         weights: The normalised weights in use. aggregate: the aggregate. gates: ``{component: threshold}``.
 
     Example:
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> env = ReweightRubric(EchoEnv(), "targeted:exact", target_weight=0.75)
         >>> env.weights
         {'exact': 0.75, 'length': 0.25}

@@ -48,7 +48,7 @@ class PotentialShaping(gym.Wrapper[str, str, str, str]):
         last_potential: Φ of the current state (0 after the episode ends).
 
     Example:
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> env = PotentialShaping(EchoEnv(), gamma=1.0)
         >>> _ = env.reset(seed=0, options={"task_id": "t0"})
         >>> env.step("draft:alp")[1]   # progress 0 -> 0.5

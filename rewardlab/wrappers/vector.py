@@ -32,7 +32,7 @@ class VectorReward(gym.Wrapper[str, str, str, str]):
         reward_space: ``Box(0, 1, (K,))``. reward_component_names: the order of the vector.
 
     Example:
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> env = VectorReward(EchoEnv())
         >>> _ = env.reset(seed=0, options={"task_id": "t0"})
         >>> _, reward, *_, info = env.step("alphx")
@@ -69,7 +69,7 @@ class BatchVectorReward(VectorWrapper):
 
     Example:
         >>> import gymnasium as gym
-        >>> from tests.conftest import EchoEnv
+        >>> from rewardlab.envs.echo import EchoEnv
         >>> envs = BatchVectorReward(gym.vector.SyncVectorEnv([EchoEnv, EchoEnv]))
         >>> _ = envs.reset(seed=0, options={"task_id": "t0"})
         >>> envs.step(["alpha", "draft:al"])[1]

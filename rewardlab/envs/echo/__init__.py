@@ -1,0 +1,29 @@
+"""Echo: the template env. Copy this package to start a new RewardLab env.
+
+Echo is deliberately trivial (repeat a word) so that every line of it is either the contract
+every env shares or the place where a real env puts its domain. It is not a benchmark and is
+not registered: the wrapper doctests and the tests use it as their toy env.
+
+To start ``MyTask`` from it:
+
+1. ``cp -r rewardlab/envs/echo rewardlab/envs/mytask`` and rename ``EchoEnv`` / ``Echo*``.
+2. ``data/tasks.jsonl``: one task per line, ``{"id", "split": "train"|"test", "prompt", ...}``;
+   every other key is privileged data for scoring and the oracle (:mod:`rewardlab.core.tasks`).
+3. ``rubric.py``: one function per reward component, outcome -> value in [0, 1] (optionally with
+   sub-metrics), listed in the env's ``Rubric``.
+4. ``env.py``: ``_start`` sets up a task, ``_act`` turns one action into a
+   :class:`~rewardlab.core.Turn` (``done=True`` with the outcome ends the episode scored), and
+   ``_outcome`` gives the outcome to score when ``max_turns`` cuts the episode short. Rewrite the
+   module docstring: it is the env's spec sheet.
+5. ``oracle.py``: an agent that reaches ``is_success`` on every task from the privileged data.
+6. Register it: ``"RewardLab/MyTask-v0": {"entry_point": "rewardlab.envs.mytask.env:MyTaskEnv"}``
+   in :data:`rewardlab.registration.ENV_SPECS`; the registry tests then cover it.
+7. ``rewardlab.testing.check_text_env(gym.make("RewardLab/MyTask-v0"))`` runs the conformance
+   suite, and ``rewardlab audit RewardLab/MyTask-v0`` plays degenerate strategies against it.
+"""
+
+from rewardlab.envs.echo.env import EchoEnv
+from rewardlab.envs.echo.oracle import EchoOracle
+from rewardlab.envs.echo.rubric import EchoOutcome, echo_rubric
+
+__all__ = ["EchoEnv", "EchoOracle", "EchoOutcome", "echo_rubric"]
