@@ -13,10 +13,11 @@ from gymnasium.utils.env_checker import check_env
 import rewardlab  # noqa: F401  (registers the env ids)
 from rewardlab.agents import OracleAgent, RandomAgent
 from rewardlab.envs.web.answers import answer_matches
+from rewardlab.envs.web.build.tasks import generate_tasks
 from rewardlab.envs.web.env import WebEnv
 from rewardlab.envs.web.rubric import WebOutcome, make_rubric
 from rewardlab.envs.web.sites.lab import INJECTION
-from rewardlab.envs.web.tasks import generate_tasks, load_tasks
+from rewardlab.envs.web.tasks import load_tasks
 from rewardlab.errors import ConfigError
 from rewardlab.evaluation import run_episode, summarize
 from tests.envs.conftest import assert_back_to, process_resources
