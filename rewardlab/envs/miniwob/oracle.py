@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardlab.browser.actions import quote_arg
 from rewardlab.envs.miniwob.problem import checkbox_names, list_choice, quoted
+
+if TYPE_CHECKING:  # the env imports this module: a runtime import would be circular
+    from rewardlab.envs.miniwob.env import MiniWoBEnv
 
 _LINE = re.compile(r'^\[(\d+)\] (\S+) ("(?:[^"\\]|\\.)*")(.*)$', re.MULTILINE)
 ORDINALS = {"1st": 1, "2nd": 2, "3rd": 3}
@@ -163,7 +166,7 @@ SOLVERS: dict[str, Solver] = {
 class MiniWoBOracle:
     """Runs the page's solver; gives up with ``answer("")`` when a solver finds nothing to do."""
 
-    def __init__(self, env: Any):
+    def __init__(self, env: MiniWoBEnv):
         self.env = env
         self.step = 0
 

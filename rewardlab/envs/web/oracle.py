@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardlab.browser.actions import quote_arg
+
+if TYPE_CHECKING:  # the env imports this module: a runtime import would be circular
+    from rewardlab.envs.web.env import WebEnv
 
 _LINE = re.compile(r'^\[(\d+)\] (\S+) ("(?:[^"\\]|\\.)*")', re.MULTILINE)
 
@@ -26,7 +29,7 @@ class WebOracle:
     otherwise, so it proves each task is solvable through the same interface an agent uses.
     """
 
-    def __init__(self, env: Any):
+    def __init__(self, env: WebEnv):
         self.env = env
         self.reset()
 
