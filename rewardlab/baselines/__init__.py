@@ -6,6 +6,8 @@
 - :mod:`rewardlab.baselines.sft`: SFT warm start from OracleAgent demonstrations.
 - :mod:`rewardlab.baselines.rollout`: multi-turn rollouts as token sequences with agent masks.
 - :mod:`rewardlab.baselines.common`: model set-up (LoRA, bf16), log-probs, logs, plots, checkpoints.
+- :mod:`rewardlab.baselines.config`: the fields every trainer config shares (``TrainerConfig``), their
+  checks, and the command line generated from a config dataclass.
 
 Each algorithm is one file, read top to bottom; run one with ``rewardlab train grpo|ppo``.
 Importing this package does not import torch.

@@ -1,7 +1,12 @@
-"""Trainer configs: the checks they run on their fields, and the command line generated from them.
+"""Trainer configs: the fields every trainer shares, the checks on them, and the command line.
 
-A config is a dataclass with a docstring under every field (CleanRL style). Each field becomes
-one flag, ``--learning-rate`` for ``learning_rate``, typed from its annotation:
+A config is a dataclass with a docstring under every field (CleanRL style).
+:class:`TrainerConfig` holds the fields GRPO and PPO share (env, model, sampling, LoRA, device,
+seed, checkpoints), documented and checked once; ``GRPOConfig`` and ``PPOConfig`` subclass it and
+add their own. A subclass that redeclares a field keeps the field's place and overrides its
+default and docstring.
+
+Each field becomes one flag, ``--learning-rate`` for ``learning_rate``, typed from its annotation:
 
 - ``bool`` and ``bool | None`` -> ``--lora``/``--no-lora`` (unset stays ``None``);
 - ``Literal[...]`` -> a choice among its values;
@@ -24,6 +29,7 @@ import inspect
 import json
 import textwrap
 import typing
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rewardlab.errors import ConfigError
@@ -51,9 +57,71 @@ def check_range(config: Any, name: str, low: float, high: float) -> None:
         raise ConfigError(f"{name} must be in [{low}, {high}], got {value!r}")
 
 
+def check_count(config: Any, *names: str) -> None:
+    """Raise :class:`ConfigError` unless each named field is an int >= 0."""
+    for name in names:
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{name} must be an int >= 0, got {value!r}")
+
+
 def config_dict(config: Any) -> dict[str, Any]:
     """A JSON-ready dict of a config dataclass."""
     return dataclasses.asdict(config)
+
+
+# ---------------------------------------------------------------------------- the shared fields
+
+
+@dataclass
+class TrainerConfig:
+    """The arguments every trainer shares; ``GRPOConfig`` and ``PPOConfig`` add their own."""
+
+    env_id: str
+    """Env id to train on, e.g. ``RewardLab/ToolCall-v1``."""
+    model: str = "smollm2"
+    """``smollm2`` (the bundled SmolLM2-135M-Instruct), an HF model id or a local folder."""
+    max_new_tokens: int = 128
+    """Most tokens the model may generate per action."""
+    max_episode_tokens: int = 2048
+    """Most tokens per episode (prompt, actions and observations)."""
+    temperature: float = 1.0
+    """Sampling temperature for rollouts (log-probs are taken at this temperature too)."""
+    top_p: float = 1.0
+    """Nucleus sampling threshold for rollouts."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping threshold."""
+    lora: bool = False
+    """Train a LoRA adapter (peft) instead of all weights; the reference is the adapter-free model."""
+    lora_rank: int = 16
+    """LoRA rank."""
+    lora_alpha: float = 32.0
+    """LoRA scaling numerator."""
+    gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass to save memory."""
+    sft_learning_rate: float = 5e-5
+    """Learning rate of the SFT warm start."""
+    bf16: bool | None = None
+    """Train in bfloat16; default: on CUDA yes, on CPU no."""
+    device: str = "auto"
+    """``auto``, ``cpu``, ``cuda`` or ``cuda:N``."""
+    seed: int = 0
+    """Seed of torch, the task sampler and the envs."""
+    save_every: int = 0
+    """Save a checkpoint every N updates (0: only at the end)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.env_id, str) or not self.env_id:
+            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v1', got {self.env_id!r}")
+        check_positive(self, "max_new_tokens", "max_episode_tokens", "max_grad_norm")
+        check_positive(self, "lora_rank", "lora_alpha", "sft_learning_rate")
+        check_range(self, "temperature", 1e-3, 10.0)
+        check_range(self, "top_p", 0.0, 1.0)
+        if self.max_new_tokens >= self.max_episode_tokens:
+            raise ConfigError(
+                f"max_new_tokens={self.max_new_tokens} must be below max_episode_tokens={self.max_episode_tokens}"
+            )
+        check_count(self, "save_every")
 
 
 # ---------------------------------------------------------------------------- the command line

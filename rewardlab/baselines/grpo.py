@@ -71,36 +71,34 @@ from rewardlab.baselines.common import (
     save_checkpoint,
     token_batch,
 )
-from rewardlab.baselines.config import check_positive, check_range, config_dict, parse_config
+from rewardlab.baselines.config import (
+    TrainerConfig,
+    check_count,
+    check_positive,
+    check_range,
+    config_dict,
+    parse_config,
+)
 from rewardlab.baselines.rollout import Episode, collect_episodes, make_envs
 from rewardlab.errors import ConfigError, require
 from rewardlab.wrappers.advantages import component_group_advantages, group_advantages
 
 
 @dataclass
-class GRPOConfig:
+class GRPOConfig(TrainerConfig):
     """Every argument of a GRPO run; the command line is generated from these fields."""
 
-    env_id: str
-    """Env id to train on, e.g. ``RewardLab/ToolCall-v1``."""
+    # Shared with PPO and documented in TrainerConfig: env_id, model, max_new_tokens, max_episode_tokens,
+    # temperature, top_p, max_grad_norm, lora (redeclared below for GRPO's wording of its help), lora_rank,
+    # lora_alpha, gradient_checkpointing, sft_learning_rate, bf16, device, seed, save_every.
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments for ``gym.make`` (reward_weights, aggregate, gates, ...)."""
-    model: str = "smollm2"
-    """``smollm2`` (the bundled SmolLM2-135M-Instruct), an HF model id or a local folder."""
     steps: int = 50
     """Number of updates (each: rollouts, then one optimiser step per epoch)."""
     tasks_per_step: int = 2
     """Distinct train tasks per update."""
     group_size: int = 4
     """Rollouts per task (G); advantages are normalised within each group."""
-    max_new_tokens: int = 128
-    """Most tokens the model may generate per action."""
-    max_episode_tokens: int = 2048
-    """Most tokens per episode (prompt, actions and observations)."""
-    temperature: float = 1.0
-    """Sampling temperature for rollouts (log-probs are taken at this temperature too)."""
-    top_p: float = 1.0
-    """Nucleus sampling threshold for rollouts."""
     learning_rate: float = 1e-5
     """AdamW learning rate."""
     weight_decay: float = 0.0
@@ -119,8 +117,6 @@ class GRPOConfig:
     """Optimisation passes over each batch of rollouts (μ in the GRPO paper)."""
     gradient_accumulation_steps: int = 1
     """Micro-batches per optimiser step (the batch is ``tasks_per_step * group_size`` episodes)."""
-    max_grad_norm: float = 1.0
-    """Gradient clipping threshold."""
     scale_rewards: bool = True
     """Divide group-centred returns by the group std (GRPO); ``False`` only centres them (Dr. GRPO)."""
     per_component: bool = False
@@ -129,26 +125,10 @@ class GRPOConfig:
     """Added to group standard deviations."""
     lora: bool = False
     """Train a LoRA adapter (peft) instead of all weights; the reference is then the adapter-free model."""
-    lora_rank: int = 16
-    """LoRA rank."""
-    lora_alpha: float = 32.0
-    """LoRA scaling numerator."""
-    gradient_checkpointing: bool = False
-    """Recompute activations in the backward pass to save memory."""
     sft_steps: int = 0
     """SFT warm-start steps on OracleAgent demonstrations before GRPO (0: none)."""
-    sft_learning_rate: float = 5e-5
-    """Learning rate of the SFT warm start."""
-    bf16: bool | None = None
-    """Train in bfloat16; default: on CUDA yes, on CPU no."""
-    device: str = "auto"
-    """``auto``, ``cpu``, ``cuda`` or ``cuda:N``."""
-    seed: int = 0
-    """Seed of torch, the task sampler and the envs."""
     output_dir: str = "results/grpo"
     """Where metrics, the training curve and checkpoints go."""
-    save_every: int = 0
-    """Save a checkpoint every N updates (0: only at the end)."""
     save_final: bool = True
     """Save the final model (or adapter) in ``<output_dir>/final``."""
     ray_rollouts: bool = False
@@ -159,13 +139,9 @@ class GRPOConfig:
     same duration would overrun it."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.env_id, str) or not self.env_id:
-            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v1', got {self.env_id!r}")
-        check_positive(self, "steps", "tasks_per_step", "group_size", "max_new_tokens", "max_episode_tokens")
-        check_positive(self, "learning_rate", "epochs", "gradient_accumulation_steps", "max_grad_norm", "top_p")
-        check_positive(self, "lora_rank", "lora_alpha", "advantage_eps", "sft_learning_rate")
-        check_range(self, "temperature", 1e-3, 10.0)
-        check_range(self, "top_p", 0.0, 1.0)
+        super().__post_init__()
+        check_positive(self, "steps", "tasks_per_step", "group_size", "learning_rate", "epochs")
+        check_positive(self, "gradient_accumulation_steps", "top_p", "advantage_eps")
         check_range(self, "beta", 0.0, math.inf)
         check_range(self, "clip_epsilon", 0.0, 1.0)
         check_range(self, "weight_decay", 0.0, math.inf)
@@ -183,19 +159,9 @@ class GRPOConfig:
                 f"gradient_accumulation_steps={self.gradient_accumulation_steps} exceeds the batch of "
                 f"tasks_per_step * group_size = {self.tasks_per_step * self.group_size} episodes; lower it"
             )
-        if self.max_new_tokens >= self.max_episode_tokens:
-            raise ConfigError(
-                f"max_new_tokens={self.max_new_tokens} must be below max_episode_tokens={self.max_episode_tokens}"
-            )
         if self.max_time_s is not None:
             check_positive(self, "max_time_s")
-        for name in ("sft_steps", "save_every"):
-            if (
-                isinstance(getattr(self, name), bool)
-                or not isinstance(getattr(self, name), int)
-                or getattr(self, name) < 0
-            ):
-                raise ConfigError(f"{name} must be an int >= 0, got {getattr(self, name)!r}")
+        check_count(self, "sft_steps")
 
 
 # ============================================================================ the algorithm's core

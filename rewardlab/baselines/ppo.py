@@ -57,33 +57,31 @@ from rewardlab.baselines.common import (
     save_checkpoint,
     token_batch,
 )
-from rewardlab.baselines.config import check_positive, check_range, config_dict, parse_config
+from rewardlab.baselines.config import (
+    TrainerConfig,
+    check_count,
+    check_positive,
+    check_range,
+    config_dict,
+    parse_config,
+)
 from rewardlab.baselines.rollout import Episode, collect_episodes, make_envs
 from rewardlab.errors import ConfigError, require
 
 
 @dataclass
-class PPOConfig:
+class PPOConfig(TrainerConfig):
     """Every argument of a PPO run; the command line is generated from these fields."""
 
-    env_id: str
-    """Env id to train on, e.g. ``RewardLab/ToolCall-v1``."""
+    # Shared with GRPO and documented in TrainerConfig: env_id, model, max_new_tokens, max_episode_tokens,
+    # temperature, top_p, max_grad_norm, lora, lora_rank, lora_alpha, gradient_checkpointing,
+    # sft_learning_rate, bf16, device, seed, save_every.
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     """Keyword arguments for ``gym.make``."""
-    model: str = "smollm2"
-    """``smollm2`` (the bundled SmolLM2-135M-Instruct), an HF model id or a local folder."""
     steps: int = 50
     """Number of updates (each: rollouts, then ``epochs * num_minibatches`` optimiser steps)."""
     episodes_per_step: int = 8
     """Episodes played per update."""
-    max_new_tokens: int = 128
-    """Most tokens the model may generate per action."""
-    max_episode_tokens: int = 2048
-    """Most tokens per episode (prompt, actions and observations)."""
-    temperature: float = 1.0
-    """Sampling temperature for rollouts (log-probs are taken at this temperature too)."""
-    top_p: float = 1.0
-    """Nucleus sampling threshold for rollouts."""
     learning_rate: float = 1e-5
     """AdamW learning rate (policy and value head)."""
     gamma: float = 1.0
@@ -106,41 +104,17 @@ class PPOConfig:
     """Minibatches per pass (one optimiser step each)."""
     gradient_accumulation_steps: int = 1
     """Micro-batches per minibatch."""
-    max_grad_norm: float = 1.0
-    """Gradient clipping threshold."""
-    lora: bool = False
-    """Train a LoRA adapter (peft) instead of all weights; the reference is the adapter-free model."""
-    lora_rank: int = 16
-    """LoRA rank."""
-    lora_alpha: float = 32.0
-    """LoRA scaling numerator."""
-    gradient_checkpointing: bool = False
-    """Recompute activations in the backward pass to save memory."""
     sft_steps: int = 0
     """SFT warm-start steps on OracleAgent demonstrations before PPO (0: none)."""
-    sft_learning_rate: float = 5e-5
-    """Learning rate of the SFT warm start."""
-    bf16: bool | None = None
-    """Train in bfloat16; default: on CUDA yes, on CPU no."""
-    device: str = "auto"
-    """``auto``, ``cpu``, ``cuda`` or ``cuda:N``."""
-    seed: int = 0
-    """Seed of torch, the task sampler and the envs."""
     output_dir: str = "results/ppo"
     """Where metrics, the training curve and checkpoints go."""
-    save_every: int = 0
-    """Save a checkpoint every N updates (0: only at the end)."""
     save_final: bool = True
     """Save the final model (or adapter) and value head in ``<output_dir>/final``."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.env_id, str) or not self.env_id:
-            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v1', got {self.env_id!r}")
-        check_positive(self, "steps", "episodes_per_step", "max_new_tokens", "max_episode_tokens", "learning_rate")
-        check_positive(self, "epochs", "num_minibatches", "gradient_accumulation_steps", "max_grad_norm")
-        check_positive(self, "lora_rank", "lora_alpha", "sft_learning_rate")
-        check_range(self, "temperature", 1e-3, 10.0)
-        check_range(self, "top_p", 0.0, 1.0)
+        super().__post_init__()
+        check_positive(self, "steps", "episodes_per_step", "learning_rate")
+        check_positive(self, "epochs", "num_minibatches", "gradient_accumulation_steps")
         check_range(self, "gamma", 0.0, 1.0)
         check_range(self, "lam", 0.0, 1.0)
         check_range(self, "clip_epsilon", 0.0, 1.0)
@@ -153,14 +127,7 @@ class PPOConfig:
                 f"{self.num_minibatches * self.gradient_accumulation_steps} exceeds episodes_per_step="
                 f"{self.episodes_per_step}; each micro-batch needs at least one episode"
             )
-        if self.max_new_tokens >= self.max_episode_tokens:
-            raise ConfigError(
-                f"max_new_tokens={self.max_new_tokens} must be below max_episode_tokens={self.max_episode_tokens}"
-            )
-        for name in ("sft_steps", "save_every"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ConfigError(f"{name} must be an int >= 0, got {value!r}")
+        check_count(self, "sft_steps")
 
     @property
     def beta(self) -> float:

@@ -10,19 +10,46 @@ from pathlib import Path
 import pytest
 
 import rewardlab.baselines
-from rewardlab.baselines.config import field_docs, parse_config
+from rewardlab.baselines.config import TrainerConfig, field_docs, parse_config
 from rewardlab.baselines.grpo import GRPOConfig
 from rewardlab.baselines.ppo import PPOConfig
 from rewardlab.baselines.sft import SFTConfig
 from rewardlab.cli import build_parser, main
+from rewardlab.errors import ConfigError
 from tests.agents.tiny import register_echo, save_tiny_model
 
 
-@pytest.mark.parametrize("cls", [GRPOConfig, PPOConfig, SFTConfig])
+@pytest.mark.parametrize("cls", [TrainerConfig, GRPOConfig, PPOConfig, SFTConfig])
 def test_every_config_field_has_a_docstring(cls):
     docs = field_docs(cls)
     missing = [f.name for f in dataclasses.fields(cls) if f.init and not docs.get(f.name)]
     assert missing == []
+
+
+@pytest.mark.parametrize("cls", [GRPOConfig, PPOConfig])
+def test_trainer_configs_share_the_base_fields_and_their_defaults(cls):
+    shared = {f.name: f.default for f in dataclasses.fields(TrainerConfig)}
+    config = cls(env_id="RewardLab/BPMN-v1")
+    assert {name: getattr(config, name) for name in shared} == {**shared, "env_id": "RewardLab/BPMN-v1"}
+    assert isinstance(config, TrainerConfig)
+
+
+@pytest.mark.parametrize("cls", [GRPOConfig, PPOConfig])
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"env_id": ""}, "env_id"),
+        ({"temperature": 0.0}, "temperature"),
+        ({"top_p": 1.5}, "top_p"),
+        ({"max_new_tokens": 4096, "max_episode_tokens": 2048}, "max_new_tokens"),
+        ({"lora_rank": 0}, "lora_rank"),
+        ({"save_every": -1}, "save_every"),
+        ({"sft_steps": 1.5}, "sft_steps"),
+    ],
+)
+def test_trainer_configs_check_the_shared_fields(cls, kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        cls(**{"env_id": "RewardLab/BPMN-v1", **kwargs})
 
 
 def _imported_modules(path: Path) -> set[str]:
