@@ -18,7 +18,7 @@ from rewardlab.envs.slides.oracle import oracle_deck
 from rewardlab.envs.slides.rubric import COMPONENTS, SUCCESS_THRESHOLDS
 from rewardlab.envs.slides.similarity import embedding_available
 from rewardlab.envs.slides.tasks import Brief
-from rewardlab.errors import ConfigError, MissingDependencyError
+from rewardlab.errors import ConfigError, MissingDependencyError, ResetNeeded
 from rewardlab.evaluation import run_episode
 
 pptx = pytest.importorskip("pptx")
@@ -110,6 +110,12 @@ def test_shipped_jsonl_equals_a_fresh_generation():
     lines = DATA_PATH.read_text(encoding="utf-8").splitlines()
     fresh = [json.dumps(t.to_json(), ensure_ascii=False, sort_keys=True) for t in build_tasks()]
     assert lines == fresh
+
+
+def test_oracle_needs_a_reset_first():
+    env = SlidesEnv(similarity="lexical")
+    with pytest.raises(ResetNeeded, match="reset"):
+        env.make_oracle().act("", {})
 
 
 def test_oracle_succeeds_on_every_brief_lexical(lexical_env):

@@ -10,9 +10,13 @@ oracle reads every section, writes the outline, writes the slides one by one and
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardlab.envs.slides.tasks import Brief, split_sentences
+from rewardlab.errors import ResetNeeded
+
+if TYPE_CHECKING:  # the env imports this module: a runtime import would be circular
+    from rewardlab.envs.slides.env import SlidesEnv
 
 
 def _numeric(values: list[str]) -> list[float] | None:
@@ -111,7 +115,7 @@ def oracle_deck(brief: Brief) -> dict[str, Any]:
 class SlidesOracle:
     """``act(observation, info)``: the whole deck (``mode="deck"``) or the next tool call (``mode="tools"``)."""
 
-    def __init__(self, env: Any):
+    def __init__(self, env: SlidesEnv):
         self.env = env
         self._plan: list[str] = []
         self._task_id: str | None = None
@@ -121,11 +125,14 @@ class SlidesOracle:
         self._task_id = None
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        brief = Brief.from_task(self.env.task)
+        task = self.env.task
+        if task is None:
+            raise ResetNeeded("call env.reset() before the oracle acts: it answers the current task")
+        brief = Brief.from_task(task)
         if self.env.mode == "deck":
             return json.dumps(oracle_deck(brief), ensure_ascii=False)
-        if not self._plan or self._task_id != self.env.task.id:
-            self._task_id = self.env.task.id
+        if not self._plan or self._task_id != task.id:
+            self._task_id = task.id
             self._plan = self._tool_plan(brief)
         return self._plan.pop(0)
 
