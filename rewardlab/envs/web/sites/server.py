@@ -1,32 +1,26 @@
 """SiteServer: the package's sites over real HTTP on 127.0.0.1, one ephemeral port per env.
 
-A stdlib :class:`~http.server.ThreadingHTTPServer` in a daemon thread. HTTP/1.1 with keep-alive
-(the fast client reuses one connection), ``Cache-Control: no-store`` on every answer (so a
-browser's back/forward refetches pages exactly as the HTTP client does), and one lock around
+A :class:`~rewardlab.browser.server.PageServer` (a daemon thread, silent in normal runs). HTTP/1.1
+with keep-alive (the fast client reuses one connection), ``Cache-Control: no-store`` on every answer
+(so a browser's back/forward refetches pages exactly as the HTTP client does), and one lock around
 the sites so a task check never sees a half-applied request. ``close()`` stops the thread,
 closes the listening socket and every open connection, and may be called twice.
 """
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import threading
 from collections.abc import Mapping, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from rewardlab.browser.server import PageServer, QuietHandler
 from rewardlab.envs.web.sites.base import Goal, Request, Response, Site, Snapshot, esc, not_found, page
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body go out in separate writes
     timeout = 30  # idle keep-alive connections end after this many seconds
-    server: _Server
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - silence stderr logging
-        return
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -77,23 +71,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: SiteServer
-
-    def get_request(self) -> tuple[socket.socket, object]:
-        conn, address = super().get_request()
-        with self.owner.lock:
-            self.owner.connections.add(conn)
-        return conn, address
-
-    def shutdown_request(self, request: socket.socket) -> None:  # type: ignore[override]
-        with self.owner.lock:
-            self.owner.connections.discard(request)
-        super().shutdown_request(request)
-
-
-class SiteServer:
+class SiteServer(PageServer):
     """Serve ``sites`` under ``/<site.name>/`` on ``http://127.0.0.1:<ephemeral port>/``.
 
     Example:
@@ -108,24 +86,7 @@ class SiteServer:
         self.sites: dict[str, Site] = {site.name: site for site in sites}
         self.lock = threading.RLock()
         self.stopping = stopping or threading.Event()
-        self.connections: set[socket.socket] = set()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
-        self._httpd.owner = self
-        self.port: int = self._httpd.server_address[1]
-        self.origin = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"rewardlab-web:{self.port}",
-            daemon=True,
-        )
-        self._thread.start()
-        self._closed = False
-
-    @property
-    def alive(self) -> bool:
-        """True until :meth:`close` or until the serving thread ends (then the env rebuilds the server)."""
-        return not self._closed and self._thread.is_alive()
+        super().__init__(_Handler, name="rewardlab-web")
 
     def dispatch(
         self,
@@ -180,16 +141,6 @@ class SiteServer:
             return {name: site.snapshot() for name, site in self.sites.items()}
 
     def close(self) -> None:
-        """Stop serving, close the listening socket and every open connection. Safe to call twice."""
-        if self._closed:
-            return
-        self._closed = True
+        """Tell streaming pages to stop, then stop serving and close every connection. Safe to call twice."""
         self.stopping.set()
-        self._httpd.shutdown()
-        with self.lock:
-            open_connections = list(self.connections)
-        for conn in open_connections:
-            with contextlib.suppress(OSError):
-                conn.shutdown(socket.SHUT_RDWR)
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        super().close()
