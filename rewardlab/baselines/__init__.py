@@ -5,7 +5,9 @@
 - :mod:`rewardlab.baselines.ppo`: PPO with a value head and GAE over the agent's tokens.
 - :mod:`rewardlab.baselines.sft`: SFT warm start from OracleAgent demonstrations.
 - :mod:`rewardlab.baselines.rollout`: multi-turn rollouts as token sequences with agent masks.
-- :mod:`rewardlab.baselines.common`: model set-up (LoRA, bf16), log-probs, logs, plots, checkpoints.
+- :mod:`rewardlab.baselines.session`: the set-up both trainers share: seed, device, dtype, the policy
+  (LoRA optional), the frozen KL reference, envs local or on Ray actors (``ray_rollouts``).
+- :mod:`rewardlab.baselines.common`: KL reference context, log-probs, batches, logs, plots, checkpoints.
 - :mod:`rewardlab.baselines.config`: the fields every trainer config shares (``TrainerConfig``), their
   checks, and the command line generated from a config dataclass.
 

@@ -1,4 +1,4 @@
-"""Pieces every baseline shares: model set-up, per-token log-probs, batching, logs, plots, checkpoints.
+"""Pieces every baseline shares: the KL reference, per-token log-probs, batching, logs, plots, checkpoints.
 
 Metric names are stable (CleanRL/TRL style): ``rewards/mean``, ``rewards/<component>/mean``,
 ``charts/success_rate``, ``losses/policy``, ``charts/kl`` ... Each update appends one row to
@@ -19,41 +19,7 @@ from typing import Any
 from rewardlab.baselines.rollout import Episode
 from rewardlab.errors import require
 
-# ---------------------------------------------------------------------------- model set-up
-
-
-def resolve_device(device: str) -> str:
-    """``"auto"`` -> ``"cuda"`` when available, else ``"cpu"``."""
-    torch = require("torch", "train")
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return device
-
-
-def prepare_policy(
-    model: Any, *, lora: bool, lora_rank: int, lora_alpha: float, gradient_checkpointing: bool = False
-) -> Any:
-    """Wrap ``model`` in a LoRA adapter (peft) when ``lora``; the frozen base then serves as reference."""
-    if gradient_checkpointing:
-        model.gradient_checkpointing_enable()
-        model.config.use_cache = False
-    if not lora:
-        return model
-    peft = require("peft", "train")
-    config = peft.LoraConfig(
-        r=lora_rank, lora_alpha=lora_alpha, lora_dropout=0.0, target_modules="all-linear", task_type="CAUSAL_LM"
-    )
-    return peft.get_peft_model(model, config)
-
-
-def frozen_copy(model: Any) -> Any:
-    """A frozen copy of ``model`` (the KL reference when training without LoRA)."""
-    import copy
-
-    reference = copy.deepcopy(model)
-    reference.eval()
-    reference.requires_grad_(False)
-    return reference
+# ---------------------------------------------------------------------------- the KL reference
 
 
 def reference_context(policy: Any, reference: Any | None) -> tuple[Any, Any]:

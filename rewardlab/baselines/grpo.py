@@ -61,12 +61,9 @@ from rewardlab.baselines.common import (
     MetricsLogger,
     chunks,
     forward_logprobs,
-    frozen_copy,
     masked_mean,
     plot_curves,
-    prepare_policy,
     reference_context,
-    resolve_device,
     reward_metrics,
     save_checkpoint,
     token_batch,
@@ -79,7 +76,8 @@ from rewardlab.baselines.config import (
     config_dict,
     parse_config,
 )
-from rewardlab.baselines.rollout import Episode, collect_episodes, make_envs
+from rewardlab.baselines.rollout import Episode, collect_episodes
+from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
 from rewardlab.errors import ConfigError, require
 from rewardlab.wrappers.advantages import component_group_advantages, group_advantages
 
@@ -321,50 +319,6 @@ class TrainResult:
     output_dir: Path
 
 
-def setup(config: Any, model: Any = None, tokenizer: Any = None) -> tuple[Any, Any, Any, str]:
-    """Seed, device, dtype; load the model unless given; LoRA; frozen reference when ``beta > 0``.
-
-    Returns ``(policy, tokenizer, reference, device)``; ``reference`` is None with LoRA (the
-    adapter-free base serves) or when ``beta == 0``.
-    """
-    torch = require("torch", "train")
-    from rewardlab.agents.models import load_model
-
-    torch.manual_seed(config.seed)
-    device = resolve_device(config.device)
-    bf16 = config.bf16 if config.bf16 is not None else device.startswith("cuda")
-    dtype = torch.bfloat16 if bf16 else torch.float32
-    if model is None:
-        model, tokenizer = load_model(config.model, device=device, dtype=dtype)
-    elif tokenizer is None:
-        raise ConfigError("pass the tokenizer together with the model")
-    else:
-        model = model.to(device=device, dtype=dtype)
-    if tokenizer.pad_token_id is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    policy = prepare_policy(
-        model,
-        lora=config.lora,
-        lora_rank=config.lora_rank,
-        lora_alpha=config.lora_alpha,
-        gradient_checkpointing=config.gradient_checkpointing,
-    )
-    reference = frozen_copy(model) if getattr(config, "beta", 0.0) > 0 and not config.lora else None
-    return policy, tokenizer, reference, device
-
-
-def _make_envs(config: Any, count: int) -> list[Any]:
-    """Local envs, or Ray-actor envs when ``config.ray_rollouts``."""
-    if not getattr(config, "ray_rollouts", False):
-        return make_envs(config.env_id, count, config.env_kwargs)
-    ray = require("ray", "dist")
-    from rewardlab.integrations.ray import make_remote_envs
-
-    if not ray.is_initialized():
-        ray.init(include_dashboard=False)
-    return make_remote_envs(config.env_id, count, config.env_kwargs)
-
-
 def train(
     config: GRPOConfig,
     *,
@@ -375,11 +329,12 @@ def train(
     """Run GRPO as configured. ``model``/``tokenizer`` override ``config.model`` (e.g. a tiny test model);
     ``on_update`` receives each metrics row (the CLI's progress bar)."""
     torch = require("torch", "train")
-    policy, tokenizer, reference, device = setup(config, model, tokenizer)
+    policy, tokenizer, device = load_policy(config, model, tokenizer)
+    reference = frozen_reference(policy, config, kl_coefficient=config.beta)
     output_dir = Path(config.output_dir)
     logger = MetricsLogger(output_dir)
     batch_size = config.tasks_per_step * config.group_size
-    envs = _make_envs(config, batch_size)
+    envs = make_training_envs(config.env_id, batch_size, config.env_kwargs, ray_rollouts=config.ray_rollouts)
     try:
         base = envs[0].unwrapped
         weights = dict(base.rubric.normalized_weights)

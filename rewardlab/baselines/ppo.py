@@ -28,6 +28,7 @@ Logs as in :mod:`rewardlab.baselines.grpo`, plus ``losses/value``, ``charts/expl
 Run::
 
     rewardlab train ppo --env RewardLab/ToolCall-v1 --model smollm2 --steps 50
+    rewardlab train ppo --env RewardLab/ToolCall-v1 --ray-rollouts   # each env steps in its own Ray actor
 
 Multi-GPU (not tested here): ``accelerate launch --multi_gpu --num_processes N -m
 rewardlab.baselines.ppo --env-id ...`` runs one independent learner per process; use the TRL
@@ -65,7 +66,8 @@ from rewardlab.baselines.config import (
     config_dict,
     parse_config,
 )
-from rewardlab.baselines.rollout import Episode, collect_episodes, make_envs
+from rewardlab.baselines.rollout import Episode, collect_episodes
+from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
 from rewardlab.errors import ConfigError, require
 
 
@@ -110,6 +112,9 @@ class PPOConfig(TrainerConfig):
     """Where metrics, the training curve and checkpoints go."""
     save_final: bool = True
     """Save the final model (or adapter) and value head in ``<output_dir>/final``."""
+    ray_rollouts: bool = False
+    """Step each of the ``episodes_per_step`` envs in its own Ray actor (``ray.init()`` first, or a local Ray
+    instance is started); generation stays in the trainer. See :mod:`rewardlab.integrations.ray`."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -128,11 +133,6 @@ class PPOConfig(TrainerConfig):
                 f"{self.episodes_per_step}; each micro-batch needs at least one episode"
             )
         check_count(self, "sft_steps")
-
-    @property
-    def beta(self) -> float:
-        """The reference is needed when ``kl_coef > 0`` (read by the shared set-up)."""
-        return self.kl_coef
 
 
 # ============================================================================ the algorithm's core
@@ -342,13 +342,14 @@ def train(
 ) -> PPOResult:
     """Run PPO as configured; ``model``/``tokenizer`` override ``config.model``."""
     torch = require("torch", "train")
-    from rewardlab.baselines.grpo import setup
-
-    policy, tokenizer, reference, device = setup(config, model, tokenizer)
+    policy, tokenizer, device = load_policy(config, model, tokenizer)
+    reference = frozen_reference(policy, config, kl_coefficient=config.kl_coef)
     value_head = make_value_head(policy)
     output_dir = Path(config.output_dir)
     logger = MetricsLogger(output_dir)
-    envs = make_envs(config.env_id, config.episodes_per_step, config.env_kwargs)
+    envs = make_training_envs(
+        config.env_id, config.episodes_per_step, config.env_kwargs, ray_rollouts=config.ray_rollouts
+    )
     try:
         train_ids = envs[0].unwrapped.tasks.ids("train")
         if not train_ids:
