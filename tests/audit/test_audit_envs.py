@@ -12,7 +12,7 @@ import pytest
 
 import rewardlab
 from rewardlab.audit import audit_env
-from rewardlab.envs.web.backends.browser import find_chromium
+from rewardlab.browser.backends.browser import find_chromium
 from rewardlab.errors import MissingDependencyError
 
 EPISODES: dict[str, int | None] = {

@@ -9,7 +9,7 @@ import time
 import psutil
 import pytest
 
-from rewardlab.envs.web.backends.browser import Chromium, find_chromium
+from rewardlab.browser.backends.browser import Chromium, find_chromium
 
 CHROMIUM_PATH = find_chromium()
 NEEDS_CHROMIUM = [

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from rewardlab.cli import main
-from rewardlab.envs.web.backends.browser import find_chromium
+from rewardlab.browser.backends.browser import find_chromium
 from rewardlab.evaluation import EpisodeResult
 from rewardlab.leaderboard import (
     load_run,
