@@ -4,6 +4,8 @@
   GDPO), clipped ratio, k3 KL to a frozen reference, GSPO's sequence-level ratio as an option.
 - :mod:`rewardlab.baselines.ppo`: PPO with a value head and GAE over the agent's tokens.
 - :mod:`rewardlab.baselines.sft`: SFT warm start from OracleAgent demonstrations.
+- :mod:`rewardlab.baselines.advantages`: group advantages (GRPO, per-component GDPO), pure functions
+  usable by any trainer (also exported by :mod:`rewardlab.wrappers`).
 - :mod:`rewardlab.baselines.rollout`: multi-turn rollouts as token sequences with agent masks.
 - :mod:`rewardlab.baselines.session`: the set-up both trainers share: seed, device, dtype, the policy
   (LoRA optional), the frozen KL reference, envs local or on Ray actors (``ray_rollouts``).

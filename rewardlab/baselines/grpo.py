@@ -6,12 +6,12 @@ Algorithm, per update:
    ``reset(options={"task_id": ...})`` (:func:`rewardlab.baselines.rollout.collect_episodes`;
    multi-turn episodes are one token sequence with an agent mask).
 2. Advantages from the group-normalised return ``R_i`` of each episode
-   (:func:`rewardlab.wrappers.group_advantages`)::
+   (:func:`rewardlab.baselines.advantages.group_advantages`)::
 
        A_i = (R_i - mean_g(R)) / (std_g(R) + eps)        (scale_rewards=True; centring only if False)
 
    or, with ``per_component=True``, GDPO-style per-component normalisation
-   (:func:`rewardlab.wrappers.component_group_advantages`) with the env's rubric weights.
+   (:func:`rewardlab.baselines.advantages.component_group_advantages`) with the env's rubric weights.
    ``A_i`` is broadcast to every agent token of episode ``i``.
 3. Clipped surrogate on the agent tokens (observation and prompt tokens are masked out)::
 
@@ -57,6 +57,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from rewardlab.baselines.advantages import component_group_advantages, group_advantages
 from rewardlab.baselines.common import (
     MetricsLogger,
     chunks,
@@ -79,7 +80,6 @@ from rewardlab.baselines.config import (
 from rewardlab.baselines.rollout import Episode, collect_episodes
 from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
 from rewardlab.errors import ConfigError, require
-from rewardlab.wrappers.advantages import component_group_advantages, group_advantages
 
 
 @dataclass

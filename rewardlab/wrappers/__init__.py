@@ -26,7 +26,7 @@ Wrappers that replace the outcome reward (ReweightRubric, DynamicRubric) go inne
 on the env; VectorReward goes outermost. The rest stack in any order.
 """
 
-from rewardlab.wrappers.advantages import component_group_advantages, group_advantages
+from rewardlab.baselines.advantages import component_group_advantages, group_advantages
 from rewardlab.wrappers.chat import ChatHistory
 from rewardlab.wrappers.dynamic import DynamicRubric, discrimination_weights
 from rewardlab.wrappers.hacking import HackingMonitor, repetition_rate
