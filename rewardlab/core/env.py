@@ -80,7 +80,7 @@ class TextEnv(gym.Env[str, str]):
     that a trainer can drop it instead of learning from a false 0.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}
     system_prompt: ClassVar[str] = ""
     max_observation_length: ClassVar[int] = DEFAULT_MAX_TEXT_LENGTH
     default_max_turns: ClassVar[int | None] = None
@@ -172,7 +172,7 @@ class TextEnv(gym.Env[str, str]):
         self._reset_options = options
         observation, extra = self._start(self.task)
         self.last_observation = truncate(observation, self.max_observation_length)
-        info = {"task_id": self.task.id, "split": self.task.split, "system_prompt": self.system_prompt}
+        info: dict[str, Any] = {"task_id": self.task.id, "split": self.task.split, "system_prompt": self.system_prompt}
         info.update(extra)
         info.update(milestones=[], progress=0.0, action_error=None)
         return self.last_observation, info
@@ -182,7 +182,7 @@ class TextEnv(gym.Env[str, str]):
         return ()
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        if self._episode_over:
+        if self._episode_over or self.task is None:
             raise ResetNeeded("call reset() before step(), and again after an episode ends")
         self.elapsed_steps += 1
         text, error = coerce_action(action)

@@ -245,31 +245,31 @@ def looks_like_call(value: Any) -> bool:
     return False
 
 
-def _call_from_json(value: Any, index: int | None) -> tuple[ToolCall | None, str | None, bool]:
-    """Read one call object; returns ``(call, error, strict)``.
+def _call_from_json(value: Any, index: int | None) -> tuple[ToolCall, bool] | str:
+    """Read one call object; returns ``(call, strict)``, or the error message.
 
     Arguments given as a JSON string (the OpenAI wire format) are accepted leniently.
     """
     where = "the call" if index is None else f"call {index}"
     if not isinstance(value, dict):
-        return None, f"{where} must be a JSON object with 'name' and 'arguments', got {_type_name(value)}", False
+        return f"{where} must be a JSON object with 'name' and 'arguments', got {_type_name(value)}"
     name = value.get("name")
     if not isinstance(name, str) or not name:
-        return None, f"{where} needs a 'name' string, got {_short(name)}", False
+        return f"{where} needs a 'name' string, got {_short(name)}"
     extra = sorted(set(value) - CALL_KEYS)
     if extra:
-        return None, f"{where} has unexpected keys {extra}; a call has only 'name' and 'arguments'", False
+        return f"{where} has unexpected keys {extra}; a call has only 'name' and 'arguments'"
     arguments = value.get("arguments", {})
     strict = "arguments" in value
     if isinstance(arguments, str):
         try:
             arguments = loads_json(arguments)
         except JSONRejected as exc:
-            return None, f"{where}: 'arguments' is a string that is not a JSON object ({exc})", False
+            return f"{where}: 'arguments' is a string that is not a JSON object ({exc})"
         strict = False
     if not isinstance(arguments, dict):
-        return None, f"{where}: 'arguments' must be a JSON object, got {_type_name(arguments)}", False
-    return ToolCall(name, arguments), None, strict
+        return f"{where}: 'arguments' must be a JSON object, got {_type_name(arguments)}"
+    return ToolCall(name, arguments), strict
 
 
 def _calls_from_json(value: Any, limits: ParseLimits) -> ParsedAction:
@@ -281,16 +281,18 @@ def _calls_from_json(value: Any, limits: ParseLimits) -> ParsedAction:
         calls = []
         strict = True
         for index, item in enumerate(value):
-            call, error, call_strict = _call_from_json(item, index)
-            if error is not None:
-                return _error(error)
+            read = _call_from_json(item, index)
+            if isinstance(read, str):
+                return _error(read)
+            call, call_strict = read
             calls.append(call)
             strict = strict and call_strict
         note = None if strict else "call arguments given as a JSON string or left out"
         return ParsedAction(calls=tuple(calls), strict=strict, note=note, parallel=True)
-    call, error, strict = _call_from_json(value, None)
-    if error is not None:
-        return _error(error)
+    read = _call_from_json(value, None)
+    if isinstance(read, str):
+        return _error(read)
+    call, strict = read
     note = None if strict else "call arguments given as a JSON string or left out"
     return ParsedAction(calls=(call,), strict=strict, note=note)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
@@ -62,7 +62,7 @@ class ChatHistory(gym.Wrapper[str, str, str, str]):
         info["messages"] = list(self.messages)
         return observation, info
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
         self.messages.append({"role": "assistant", "content": action if isinstance(action, str) else str(action)})
         self.messages.append({"role": "user", "content": str(observation)})

@@ -7,7 +7,7 @@ import logging
 import math
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -140,7 +140,7 @@ class HackingMonitor(gym.Wrapper[str, str, str, str]):
         self._max_repetition, self._length_sum, self._actions, self._proxy = 0.0, 0, 0, 0.0
         return self.env.reset(seed=seed, options=options)
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
         text = action if isinstance(action, str) else str(action)
         self._max_repetition = max(self._max_repetition, repetition_rate(text, self.ngram))

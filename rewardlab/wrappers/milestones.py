@@ -87,9 +87,9 @@ class MilestoneReward(gym.Wrapper[str, str, str, str]):
 
     def gate_passes(self, info: Mapping[str, Any]) -> bool:
         """Whether the final step's outcome opens the gate."""
-        if self.gate == "success":
-            return bool(info.get("is_success", False))
-        return float(info.get("score", 0.0)) >= float(self.gate)
+        if isinstance(self.gate, (int, float)):
+            return float(info.get("score", 0.0)) >= float(self.gate)
+        return bool(info.get("is_success", False))  # the only other gate is "success"
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         self.paid_milestones = set()
@@ -114,4 +114,4 @@ class MilestoneReward(gym.Wrapper[str, str, str, str]):
             credit = 0.0
         self.paid += credit
         info["milestone_reward"] = {"credit": credit, "earned": self.earned, "paid": self.paid, **record}
-        return observation, reward + credit, terminated, truncated, info
+        return observation, float(reward) + credit, terminated, truncated, info

@@ -134,4 +134,4 @@ class ProcessReward(gym.Wrapper[str, str, str, str]):
         bonus = self.weight * normalized / self.horizon
         self.history += [{"role": "assistant", "content": text}, {"role": "user", "content": observation}]
         info["process_reward"] = {"score": score, "normalized": normalized, "bonus": bonus}
-        return observation, reward + bonus, terminated, truncated, info
+        return observation, float(reward) + bonus, terminated, truncated, info

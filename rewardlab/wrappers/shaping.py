@@ -94,4 +94,4 @@ class PotentialShaping(gym.Wrapper[str, str, str, str]):
         bonus = self.scale * (self.gamma * next_value - self.last_potential)
         self.last_potential = next_value
         info["shaping"] = {"bonus": bonus, "potential": potential}
-        return observation, reward + bonus, terminated, truncated, info
+        return observation, float(reward) + bonus, terminated, truncated, info

@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import VectorEnv, VectorWrapper
+from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
 from rewardlab.errors import ConfigError
@@ -49,7 +49,7 @@ class VectorReward(gym.Wrapper[str, str, str, str]):
         self.reward_space = env.get_wrapper_attr("reward_space")
         self._zeros = np.zeros(len(self.reward_component_names), dtype=np.float32)
 
-    def step(self, action: str) -> tuple[str, np.ndarray, bool, bool, dict[str, Any]]:  # type: ignore[override]
+    def step(self, action: str) -> tuple[str, np.ndarray, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
         components = info.get("reward_components")
         if components is None:
@@ -80,7 +80,7 @@ class BatchVectorReward(VectorWrapper):
         v0: initial version.
     """
 
-    def __init__(self, env: VectorEnv):
+    def __init__(self, env: SyncVectorEnv | AsyncVectorEnv):
         super().__init__(env)
         names = env.get_attr("reward_component_names")
         if not names or any(tuple(n) != tuple(names[0]) for n in names):
