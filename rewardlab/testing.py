@@ -181,7 +181,7 @@ def check_scored_step(env: TextEnv, reward: float, info: Mapping[str, Any], wher
 
 def check_unit_interval(what: str, value: Any, where: str) -> None:
     """``value`` is a finite number in [0, 1]."""
-    if not isinstance(value, numbers.Real) or not 0.0 <= value <= 1.0:
+    if not isinstance(value, numbers.Real) or not 0.0 <= float(value) <= 1.0:
         fail("ranges", f"{where}: {what} is {value!r}, outside [0, 1]")
 
 
