@@ -15,8 +15,8 @@ Steps 1 and 2 remove what every token shares: without them a sentence's mean vec
 by a few common directions and unrelated sentences look alike (over the 48 briefs, a key point
 and the closest sentence of another brief's notes have median cosine 0.32 without step 2 and 0.23
 with it, against 0.26 for the full model: ``benchmarks/calibrate_similarity.py``). The table is
-saved as float16 under the user's cache directory; building it takes under a minute on CPU, once
-per model version.
+saved as float16 under the user's cache directory; building it takes minutes on CPU (261 s on two
+busy cores, see below), once per model version.
 
 A sentence's vector is then the mean of the rows of its word-piece tokens, L2-normalised::
 
@@ -26,6 +26,32 @@ which costs a tokeniser call and a few hundred additions instead of six transfor
 microseconds per sentence. Word order and context are lost, so similarities are coarser than
 the full model's; :class:`~rewardlab.envs.slides.similarity.StaticEmbeddingSimilarity` has its
 own calibration.
+
+Why not the ``model2vec`` package (issue 16). Its ``distill`` runs the same per-token forward pass on
+the same local weights, then keeps every principal direction (PCA to 256 dimensions, centring only)
+and weights tokens by a Zipf estimate of their frequency instead of zeroing stop words. Measured in
+one run of ``benchmarks/calibrate_similarity.py --backends embedding static lexical model2vec
+--distillation`` over the 48 briefs (model2vec 0.10.0 with its defaults, given the calibration the
+static one follows: ``low``/``high`` = medians of a key point's best match in another brief's notes /
+its own notes, to 0.05; 2 CPUs at a load average of 9-15, so wall-clock times are rough):
+
+=====================================================  ===================  ===================
+                                                       this module          model2vec
+=====================================================  ===================  ===================
+calibration (low, high)                                0.25, 0.5            0.4, 0.65
+AUC, related vs unrelated key-point matches            **0.967**            0.962
+key point vs own notes: median (credit)                0.520 (**1.00**)     0.628 (0.91)
+key point vs other notes: median, p90 (credit of p90)  0.227, 0.368 (0.47)  0.398, 0.513 (0.45)
+off-topic deck statement vs notes: median (credit)     0.261 (**0.05**)     0.436 (0.15)
+similarities of a new deck: CPU median (wall median)   3.06 ms (15.7 ms)    2.30 ms (1.97 ms)
+distillation, model load included (wall)               **261 s**            534 s
+=====================================================  ===================  ===================
+
+model2vec scores a new deck a little faster (2.30 against 3.06 ms of CPU: both are a tokenizer call and
+a numpy mean) but separates worse. Unrelated sentences sit much higher (median 0.40 against 0.23), so
+related and unrelated matches overlap more (lower AUC) and an off-topic statement earns three times
+the faithfulness support (median credit 0.15; the tests require at most 0.1). Its distillation is no
+faster, and ``model2vec[distill]`` pins ``transformers<5.4``. So the hand-written recipe stays.
 """
 
 from __future__ import annotations
