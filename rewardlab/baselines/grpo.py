@@ -161,6 +161,11 @@ class GRPOConfig(TrainerConfig):
             check_positive(self, "max_time_s")
         check_count(self, "sft_steps")
 
+    @property
+    def clip_high(self) -> float:
+        """The upper clipping bound in effect: ``clip_epsilon_high``, or ``clip_epsilon`` when it is unset."""
+        return self.clip_epsilon if self.clip_epsilon_high is None else self.clip_epsilon_high
+
 
 # ============================================================================ the algorithm's core
 
@@ -283,7 +288,7 @@ def update(
                 ref_logprobs=ref[j] if ref is not None else None,
                 beta=config.beta,
                 clip_low=config.clip_epsilon,
-                clip_high=config.clip_epsilon_high,
+                clip_high=config.clip_high,
                 importance_sampling=config.importance_sampling,
                 loss_type=config.loss_type,
                 normalizer=normalizer,

@@ -204,7 +204,7 @@ def collect_episodes(
         groups=groups,
         max_episode_tokens=max_episode_tokens,
         max_new_tokens=max_new_tokens,
-        policy=lambda prompts: generate_tokens(
+        policy=lambda indices, prompts: generate_tokens(
             model, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p
         ),
     )
@@ -241,10 +241,13 @@ def demonstrations(
         groups=None,
         max_episode_tokens=max_episode_tokens,
         max_new_tokens=0,
-        policy=None,
-        act=act,
+        policy=lambda indices, prompts: [act(i) for i in indices],
         state=state,
     )
+
+
+LockstepPolicy = Callable[[list[int], list[list[int]]], list[tuple[list[int], bool]]]
+"""``(indices of the episodes to act, their tokens so far) -> [(action tokens, ended its turn)]``, one per index."""
 
 
 def _run_lockstep(
@@ -256,8 +259,7 @@ def _run_lockstep(
     groups: Sequence[str] | None,
     max_episode_tokens: int,
     max_new_tokens: int,
-    policy: Callable[[list[list[int]]], list[tuple[list[int], bool]]] | None,
-    act: Callable[[int], tuple[list[int], bool]] | None = None,
+    policy: LockstepPolicy,
     state: dict[int, tuple[str, dict[str, Any]]] | None = None,
 ) -> list[Episode]:
     if len(envs) < len(task_ids):
@@ -281,10 +283,7 @@ def _run_lockstep(
     while not all(done):
         running = [i for i in range(len(episodes)) if not done[i]]
         fits = [i for i in running if len(episodes[i].token_ids) + max_new_tokens <= max_episode_tokens]
-        if policy is not None:
-            sampled = dict(zip(fits, policy([episodes[i].token_ids for i in fits]), strict=True)) if fits else {}
-        else:
-            sampled = {i: act(i) for i in fits}
+        sampled = dict(zip(fits, policy(fits, [episodes[i].token_ids for i in fits]), strict=True)) if fits else {}
         for i in running:
             if i not in sampled:
                 _finish_with_empty_actions(envs[i], episodes[i])

@@ -23,6 +23,7 @@ import numpy as np
 from rewardlab.baselines.common import chunks, forward_logprobs, masked_mean, token_batch
 from rewardlab.baselines.config import check_positive
 from rewardlab.baselines.rollout import Episode, demonstrations
+from rewardlab.core.env import TextEnv
 from rewardlab.errors import ConfigError, require
 
 
@@ -79,7 +80,12 @@ def sft_warm_start(
 ) -> list[float]:
     """Train ``model`` on oracle demonstrations of the train tasks; returns the loss per step."""
     torch = require("torch", "train")
-    task_ids = envs[0].unwrapped.tasks.ids("train")
+    base = envs[0].unwrapped
+    if not isinstance(base, TextEnv):
+        raise ConfigError(
+            f"the SFT warm start needs RewardLab envs (a TextEnv with tasks and an oracle), got {type(base).__name__}"
+        )
+    task_ids = base.tasks.ids("train")
     episodes = oracle_demonstrations(
         envs, tokenizer, task_ids, max_episode_tokens=config.max_episode_tokens, seed=config.seed
     )

@@ -186,6 +186,13 @@ def test_clip_epsilon_high_defaults_to_clip_epsilon():
     assert GRPOConfig(env_id="x", clip_epsilon=0.1, clip_epsilon_high=0.28).clip_epsilon_high == 0.28
 
 
+def test_clip_high_is_the_upper_bound_in_effect():
+    config = GRPOConfig(env_id="x", clip_epsilon=0.1, clip_epsilon_high=0.28)
+    assert config.clip_high == 0.28
+    config.clip_epsilon_high = None
+    assert config.clip_high == 0.1
+
+
 def test_train_runs_and_writes_logs_curve_and_checkpoint(tmp_path):
     env_id = register_echo()
     config = GRPOConfig(

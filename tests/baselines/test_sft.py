@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
 import pytest
 import torch
 
@@ -37,3 +38,8 @@ def test_sft_lowers_the_nll_of_the_oracle_actions():
 def test_sft_config_validation():
     with pytest.raises(ConfigError, match="gradient_accumulation_steps"):
         SFTConfig(batch_size=2, gradient_accumulation_steps=4)
+
+
+def test_sft_warm_start_needs_rewardlab_envs():
+    with pytest.raises(ConfigError, match="TextEnv"):
+        sft_warm_start(tiny_model(), tiny_tokenizer(), [gym.make("CartPole-v1")], SFTConfig(steps=1))
