@@ -5,7 +5,7 @@ import pytest
 
 from rewardlab.cli import COMMAND_DEST, COMMANDS, build_parser, main
 from rewardlab.cli.eval_command import format_table
-from rewardlab.cli.play_command import read_action
+from rewardlab.cli.play_command import describe_tools, read_action
 
 
 def test_every_command_has_help():
@@ -71,6 +71,75 @@ def test_read_action_multiline(monkeypatch):
 
     monkeypatch.setattr("sys.stdin", io.StringIO("line one\nline two\n.\nnext\n"))
     assert read_action() == "line one\nline two"
+
+
+def test_describe_tools_names_every_parameter_with_its_type_and_whether_required():
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "book",
+                "description": "Book a seat.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "seat": {"type": "string", "description": "Seat id.", "enum": ["1A", "1B"]},
+                        "nights": {"type": ["integer", "null"], "default": 1},
+                        "guests": {"type": "array", "items": {"type": "string"}, "description": "Names."},
+                    },
+                    "required": ["seat"],
+                },
+            },
+        },
+        {"name": "ping", "parameters": {"type": "object", "properties": {}}},  # the bare function form
+    ]
+    assert describe_tools(tools).splitlines() == [
+        "- book: Book a seat.",
+        '    seat (string, required, one of: "1A", "1B"): Seat id.',
+        "    nights (integer|null, optional, default 1)",
+        "    guests (array of string, optional): Names.",
+        "- ping",
+        "    (no parameters)",
+    ]
+
+
+def test_play_shows_the_system_prompt_and_the_tools_before_the_first_observation(monkeypatch, capsys):
+    """ToolCall-v1 played by hand: one tool call typed on stdin, then end of input."""
+    import io
+
+    import gymnasium as gym
+
+    import rewardlab  # noqa: F401
+
+    env = gym.make("RewardLab/ToolCall-v1")
+    observation, info = env.reset(seed=0, options={"split": "train"})
+    env.close()
+    tool = info["tools"][0]["function"]
+    argument = tool["parameters"]["required"][0]
+    call = json.dumps({"name": tool["name"], "arguments": {argument: "Grace"}})
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{call}\n.\n"))
+    assert main(["play", "RewardLab/ToolCall-v1"]) == 0
+    screen = capsys.readouterr().out
+    before, after = screen.split(observation, 1)
+    assert before.startswith(f"task: {info['task_id']}") and info["system_prompt"] in before
+    assert f"=== tools ({len(info['tools'])})" in before
+    for spec in info["tools"]:
+        function = spec["function"]
+        assert f"- {function['name']}: {function['description']}" in before
+        for name, schema in function["parameters"]["properties"].items():
+            required = "required" if name in function["parameters"]["required"] else "optional"
+            assert f"    {name} ({schema['type']}, {required}" in before
+    assert "--- your action" in after and after.count("--- your action") == 2  # the tool result, then EOF
+
+
+def test_play_without_tools_shows_the_system_prompt(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["play", "RewardLab/BPMN-v1", "--split", "test"]) == 0
+    screen = capsys.readouterr().out
+    assert "=== system prompt\nYou are an expert business process modeller." in screen
+    assert "=== tools" not in screen and "=== observation\nModel the following process" in screen
 
 
 def test_list_and_eval_on_registered_envs(tmp_path, capsys):
