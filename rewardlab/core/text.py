@@ -23,8 +23,8 @@ def coerce_action(action: Any) -> tuple[str, str | None]:
     """Turn whatever an agent sent into text.
 
     Returns ``(text, error)``: ``bytes`` are decoded as UTF-8 with replacement, ``None`` and
-    other non-strings give ``("", message)``. Lone surrogates are replaced so that the text
-    can always be encoded.
+    other non-strings give ``("", message)``. Lone surrogates are replaced by U+FFFD (the
+    replacement character, as in undecodable bytes) so that the text can always be encoded.
     """
     if isinstance(action, str):
         text = action
@@ -35,7 +35,7 @@ def coerce_action(action: Any) -> tuple[str, str | None]:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = text.encode("utf-8", errors="replace").decode("utf-8")
+        text = text.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace")
     return text, None
 
 

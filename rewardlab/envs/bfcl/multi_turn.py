@@ -94,6 +94,7 @@ truncates; the turns not played count as failed.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -103,6 +104,7 @@ import numpy as np
 from rewardlab.core.env import TextEnv, Turn
 from rewardlab.core.rubric import Aggregate
 from rewardlab.core.tasks import Task
+from rewardlab.core.text import canonical_text
 from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.bfcl.env import PARSE_LIMITS
 from rewardlab.envs.bfcl.loader import load_multi_turn_tasks
@@ -116,6 +118,11 @@ if TYPE_CHECKING:
 
 STEPS_PER_TURN = 20
 """BFCL's ``MAXIMUM_STEP_LIMIT``: steps the assistant may take in one user turn."""
+
+
+_UNREADABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
+MAX_REPLY_CHARS = 20_000
+"""Longest reply (without tool calls) counted as a message to the user; longer ones end the turn flagged."""
 
 
 class BFCLMultiTurnEnv(TextEnv):
@@ -192,7 +199,14 @@ class BFCLMultiTurnEnv(TextEnv):
         if parsed.error is not None:
             return self._continue(f"action_error: {parsed.error}", parsed.error)
         if not parsed.calls:
-            return self._end_turn()
+            turn = self._end_turn()  # a reply without calls ends the turn, as in BFCL; flag one that is no message
+            if not canonical_text(action):
+                turn.action_error = "the reply has no text and no tool call; the turn ended without a message"
+            elif len(action) > MAX_REPLY_CHARS:
+                turn.action_error = f"the reply is {len(action)} characters; a message is at most {MAX_REPLY_CHARS}"
+            elif _UNREADABLE.search(action):
+                turn.action_error = "the reply holds control characters or undecodable text, not a readable message"
+            return turn
         results = []
         errors = []
         for call in parsed.calls:
