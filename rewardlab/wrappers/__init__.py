@@ -18,9 +18,10 @@ wrapper                       what it does                                      
 :class:`HackingMonitor`       flags proxy/gold gaps and degenerate outputs          ``hacking``
 ============================  ==================================================  =====================
 
-:class:`BatchVectorReward` is the vector-env form of :class:`VectorReward`. The group-advantage
-helpers (:func:`group_advantages` for GRPO, :func:`component_group_advantages` for GDPO) and
-:func:`discrimination_weights` are pure functions over a batch of episode results.
+:class:`BatchVectorReward` is the vector-env form of :class:`VectorReward`.
+:func:`discrimination_weights` is a pure function over a batch of episode results. The group-advantage
+helpers (:func:`group_advantages` for GRPO, :func:`component_group_advantages` for GDPO) live beside the
+trainers in :mod:`rewardlab.baselines.advantages`; they are re-exported here for older imports.
 
 Wrappers that replace the outcome reward (ReweightRubric, DynamicRubric) go innermost, right
 on the env; VectorReward goes outermost. The rest stack in any order.
