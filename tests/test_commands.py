@@ -7,6 +7,7 @@ but the smallest budgets their options allow, in a fresh working directory (so t
 ``results/...`` paths land there), and checks the files they write. A command in the docs that no
 test here runs is a bug: :func:`test_every_documented_command_is_run_here` fails on it.
 ``bash scripts/setup.sh`` and ``bash scripts/test.sh`` are not run here: CI runs them (``.ci/run``).
+The docs also link nothing outside the repository, which is all a user's clone has.
 """
 
 from __future__ import annotations
@@ -145,6 +146,35 @@ def test_documented_command_lines_parse():
     assert len(lines) >= 8
     for line in lines:
         build_parser().parse_args(shlex.split(line)[1:])
+
+
+def link_targets(text: str) -> list[str]:
+    """The targets of the text's Markdown links (inline and reference-style) and HTML href/src."""
+    inline = re.findall(r"\]\(\s*<?([^)\s>]+)", text)
+    reference = re.findall(r"^\s*\[[^\]]+\]:\s*<?(\S+?)>?\s*$", text, flags=re.M)
+    html = re.findall(r"""(?:href|src)=["']([^"']+)["']""", text)
+    return inline + reference + html
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_docs_link_nothing_outside_the_repository(path):
+    """A user's clone has only the repository: every local link resolves to a file in it."""
+    outside, missing = [], []
+    for target in link_targets(path.read_text()):
+        if re.match(r"^[a-z][a-z+.-]*:|^#", target):  # a URL (https:, mailto:) or an anchor on the page
+            continue
+        resolved = (path.parent / target.split("#")[0]).resolve()
+        if not resolved.is_relative_to(ROOT):
+            outside.append(target)
+        elif not resolved.exists():
+            missing.append(target)
+    assert outside == [] and missing == [], f"links outside the repository {outside}, to missing files {missing}"
+
+
+def test_the_link_check_sees_links():
+    text = "[a](docs/design.md) [b](<../x.md>) <a href='../y.html'>c</a>\n[ref]: ../z.md\n"
+    assert link_targets(text) == ["docs/design.md", "../x.md", "../z.md", "../y.html"]
+    assert "docs/design.md" in link_targets((ROOT / "README.md").read_text())
 
 
 # ------------------------------------------------------------------------------ running them
