@@ -230,6 +230,7 @@ def test_help_lists_every_command_and_each_one_has_help(tmp_path):
             assert exit_info.value.code == 0, argv
 
 
+@pytest.mark.slow
 @runs("list")
 def test_list(workdir, capsys):
     table = shell("list", cwd=workdir)
@@ -339,6 +340,7 @@ def test_swe_build_one_small_project(workdir):
     assert tasks.ids("test") == [task["instance_id"]]
 
 
+@pytest.mark.slow
 @runs("bench", "leaderboard")
 def test_bench_two_runs_then_merge_them(workdir, capsys, tiny_model_dir):
     """Two bench runs (the model is the tiny one; BFCL-v1 is single-shot: one action of 256 tokens),
