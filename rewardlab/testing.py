@@ -1,7 +1,7 @@
 """The conformance suite every RewardLab env passes; run it on your own envs too.
 
 PettingZoo ships ``api_test`` with the library; this is RewardLab's equivalent. One call checks
-the contract of ``DESIGN.md`` on a :class:`~rewardlab.core.TextEnv` and raises ``AssertionError``
+the contract of ``docs/design.md`` on a :class:`~rewardlab.core.TextEnv` and raises ``AssertionError``
 with a message that names the failed check, the task and what was wrong:
 
 - ``check_env``: Gymnasium's :func:`~gymnasium.utils.env_checker.check_env` on ``env.unwrapped``.

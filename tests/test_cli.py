@@ -156,3 +156,11 @@ def test_list_and_eval_on_registered_envs(tmp_path, capsys):
     results = json.loads(out.read_text())
     assert results[env_id]["success_rate"] == 1.0
     assert results[env_id]["components"]["validity"]["mean"] == 1.0
+
+
+def test_python_dash_m_rewardlab_is_the_command():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "rewardlab", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "usage: rewardlab" in done.stdout
