@@ -52,6 +52,16 @@ def _test_ids(value: Any, field: str, where: str) -> list[str]:
     return value
 
 
+def _split_and_failing_tests(row: dict[str, Any], default_split: str, where: str) -> tuple[str, list[str]]:
+    split = row.get("split", default_split)
+    if split not in SPLITS:
+        raise ConfigError(f"{where}: split must be one of {SPLITS}, got {split!r}")
+    fail_to_pass = _test_ids(row["FAIL_TO_PASS"], "FAIL_TO_PASS", where)
+    if not fail_to_pass:
+        raise ConfigError(f"{where}: FAIL_TO_PASS is empty; a task needs at least one failing test")
+    return split, fail_to_pass
+
+
 def instance_to_task(
     row: dict[str, Any], *, base_dir: Path, default_split: str = "test", where: str = "", validate: bool = True
 ) -> Task:
@@ -65,12 +75,7 @@ def instance_to_task(
     repo_path = (base_dir / str(repo)).resolve()
     if not (repo_path / ".git").exists():
         raise ConfigError(f"{where}: repo {str(repo)!r} is not a local git repository ({repo_path})")
-    split = row.get("split", default_split)
-    if split not in SPLITS:
-        raise ConfigError(f"{where}: split must be one of {SPLITS}, got {split!r}")
-    fail_to_pass = _test_ids(row["FAIL_TO_PASS"], "FAIL_TO_PASS", where)
-    if not fail_to_pass:
-        raise ConfigError(f"{where}: FAIL_TO_PASS is empty; a task needs at least one failing test")
+    split, fail_to_pass = _split_and_failing_tests(row, default_split, where)
     tree = git_tree(repo_path, row["base_commit"])
     for field in ("patch", "test_patch"):
         try:
@@ -94,12 +99,7 @@ def _sdist_instance(row: dict[str, Any], *, default_split: str, where: str, vali
     sdist = row.get("sdist")
     if missing or not isinstance(sdist, dict) or not all(isinstance(sdist.get(k), str) for k in SDIST_FIELDS):
         raise ConfigError(f"{where}: missing fields {missing} or an sdist without {SDIST_FIELDS}")
-    split = row.get("split", default_split)
-    if split not in SPLITS:
-        raise ConfigError(f"{where}: split must be one of {SPLITS}, got {split!r}")
-    fail_to_pass = _test_ids(row["FAIL_TO_PASS"], "FAIL_TO_PASS", where)
-    if not fail_to_pass:
-        raise ConfigError(f"{where}: FAIL_TO_PASS is empty; a task needs at least one failing test")
+    split, fail_to_pass = _split_and_failing_tests(row, default_split, where)
     skipped = {"instance_id", "problem_statement", "split", "FAIL_TO_PASS", "PASS_TO_PASS"}
     data = {key: value for key, value in row.items() if key not in skipped}
     data.update(FAIL_TO_PASS=fail_to_pass, PASS_TO_PASS=_test_ids(row["PASS_TO_PASS"], "PASS_TO_PASS", where))
