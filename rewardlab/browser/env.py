@@ -7,7 +7,7 @@ well-formed actions and ``close``. A subclass keeps only its task logic.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
@@ -17,8 +17,8 @@ from rewardlab.browser.backends import BACKENDS, BackendName, InfrastructureErro
 from rewardlab.browser.observation import Node
 from rewardlab.browser.server import PageServer
 from rewardlab.browser.session import BrowserSession
-from rewardlab.core.env import TextEnv, Turn
-from rewardlab.core.rubric import Aggregate, Rubric
+from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
+from rewardlab.core.rubric import Rubric
 from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.errors import ConfigError, did_you_mean
 
@@ -84,23 +84,13 @@ class BrowserTextEnv(TextEnv, Generic[ServerT]):
         chromium: Chromium | None = None,
         executable_path: str | None = None,
         browser_options: Mapping[str, Any] | None = None,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
+        **common: Unpack[CommonArgs],
     ):
         check_browser_args(backend, observation_budget, page_timeout)
         super().__init__(
             tasks=tasks,
             rubric=rubric,
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self.backend_name = backend
         self.server: ServerT = self._start_server()

@@ -2,7 +2,7 @@
 tool-call parsing."""
 
 from rewardlab.core.agent import Agent
-from rewardlab.core.env import TextEnv, Turn
+from rewardlab.core.env import CommonArgs, TextEnv, Turn
 from rewardlab.core.rubric import AGGREGATES, Criterion, Rubric, RubricResult, aggregate, normalize_weights
 from rewardlab.core.spaces import DEFAULT_MAX_TEXT_LENGTH, TextSpace, text_space
 from rewardlab.core.tasks import SPLITS, Task, TaskSet
@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_MAX_TEXT_LENGTH",
     "SPLITS",
     "Agent",
+    "CommonArgs",
     "Criterion",
     "JSONRejected",
     "ParseLimits",

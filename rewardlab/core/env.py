@@ -19,9 +19,11 @@ and may override ``_is_success``, ``milestone_names``, ``sample_action``, ``make
 
 from __future__ import annotations
 
+import inspect
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import gymnasium as gym
 import numpy as np
@@ -32,6 +34,45 @@ from rewardlab.core.spaces import DEFAULT_MAX_TEXT_LENGTH, TextSpace
 from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.core.text import coerce_action, truncate
 from rewardlab.errors import ConfigError, ResetNeeded, did_you_mean
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+else:  # gymnasium depends on typing_extensions
+    from typing_extensions import Unpack
+
+__all__ = ["COMMON_ARGS", "CommonArgs", "TextEnv", "Turn", "Unpack"]
+
+
+class CommonArgs(TypedDict, total=False):
+    """The keyword arguments every RewardLab env takes besides its own; each may be left out.
+
+    An env's constructor states only its own arguments and forwards these to
+    :class:`TextEnv` as ``**common: Unpack[CommonArgs]``, so that type checkers, ``help`` and
+    ``inspect.signature`` read them here. A name that is neither the env's nor one of these
+    raises ``TypeError``, with the closest valid name.
+
+    Attributes:
+        reward_weights: ``{component: weight}``; a missing component keeps its default weight
+            (:attr:`~rewardlab.core.Criterion.weight`). Default ``None``: every default weight.
+        aggregate: ``"mean"``, ``"geometric"`` or ``"min"``. Default ``None``: the rubric's own (``"mean"``).
+        gates: Components that zero the others when below their threshold (a list means threshold 1).
+            Default ``None``: the rubric's own gates.
+        invalid_penalty: The reward when the output is unusable. Default ``None``: the rubric's own (0).
+        max_turns: Steps before the episode is truncated and scored. Default ``None``: the env's
+            ``default_max_turns``.
+        render_mode: ``None`` (default) or ``"ansi"``.
+    """
+
+    reward_weights: Mapping[str, float] | None
+    aggregate: Aggregate | None
+    gates: Sequence[str] | Mapping[str, float] | None
+    invalid_penalty: float | None
+    max_turns: int | None
+    render_mode: str | None
+
+
+COMMON_ARGS: tuple[str, ...] = tuple(CommonArgs.__annotations__)
+"""The names of :class:`CommonArgs`, in declaration order."""
 
 
 @dataclass
@@ -65,13 +106,9 @@ class Turn:
 class TextEnv(gym.Env[str, str]):
     """Base class of every RewardLab env: text in, text out, decomposed outcome reward.
 
-    Arguments common to every env (all keyword-only):
-        reward_weights: ``{component: weight}``; missing components weigh 1 (equal weighting).
-        aggregate: ``"mean"`` (default), ``"geometric"`` or ``"min"``.
-        gates: components that zero the others when below threshold (a list means threshold 1).
-        invalid_penalty: the reward when the output is unusable (default 0).
-        max_turns: steps before the episode is truncated and scored (default: ``default_max_turns``).
-        render_mode: ``None`` or ``"ansi"``.
+    Besides ``tasks`` and ``rubric`` (the subclass's), the constructor takes the arguments common to
+    every env, :class:`CommonArgs` (``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``,
+    ``max_turns``, ``render_mode``), all keyword-only.
 
     The final step's ``info`` adds ``reward_components``, ``reward_weights``, ``metrics``, ``score``,
     ``usable`` (False when the reward is ``invalid_penalty``: a gate failed or the output was unusable)
@@ -85,18 +122,10 @@ class TextEnv(gym.Env[str, str]):
     max_observation_length: ClassVar[int] = DEFAULT_MAX_TEXT_LENGTH
     default_max_turns: ClassVar[int | None] = None
 
-    def __init__(
-        self,
-        *,
-        tasks: TaskSet,
-        rubric: Rubric,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
-    ):
+    def __init__(self, *, tasks: TaskSet, rubric: Rubric, **common: Unpack[CommonArgs]):
+        self._refuse_unknown_arguments(common)
+        render_mode = common.get("render_mode")
+        max_turns = common.get("max_turns")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, got {render_mode!r}"
@@ -108,7 +137,10 @@ class TextEnv(gym.Env[str, str]):
             raise ConfigError(f"max_turns must be a positive int or None, got {self.max_turns!r}")
         self.tasks = tasks
         self.rubric = rubric.configure(
-            weights=reward_weights, aggregate=aggregate, gates=gates, invalid_penalty=invalid_penalty
+            weights=common.get("reward_weights"),
+            aggregate=common.get("aggregate"),
+            gates=common.get("gates"),
+            invalid_penalty=common.get("invalid_penalty"),
         )
         self.reward_component_names: tuple[str, ...] = self.rubric.names
         self.reward_space = spaces.Box(0.0, 1.0, (len(self.reward_component_names),), dtype=np.float32)
@@ -119,6 +151,19 @@ class TextEnv(gym.Env[str, str]):
         self.last_observation = ""
         self.elapsed_steps = 0
         self._episode_over = True
+
+    def _refuse_unknown_arguments(self, common: Mapping[str, Any]) -> None:
+        """Raise ``TypeError``, as Python does, for a keyword that is neither the env's nor in :class:`CommonArgs`."""
+        unknown = [name for name in common if name not in COMMON_ARGS]
+        if not unknown:
+            return
+        parameters = list(inspect.signature(type(self).__init__).parameters.values())[1:]
+        own = [p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        allowed = [*own, *COMMON_ARGS]
+        raise TypeError(
+            f"{type(self).__name__}() got an unexpected keyword argument {unknown[0]!r}; it takes {allowed}."
+            + did_you_mean(unknown[0], allowed)
+        )
 
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:

@@ -124,3 +124,24 @@ def test_an_infra_failure_ends_the_episode_unusable_and_never_a_success():
     assert info["infra_error"] == "the browser died" and observation == "infra_error: the browser died"
     assert info["usable"] is False and info["is_success"] is False
     assert info["reward_components"]["exact"] == 1.0  # still computed and reported
+
+
+def test_common_arguments_are_declared_once_and_readable():
+    import inspect
+    import typing
+
+    from rewardlab.core import CommonArgs
+    from rewardlab.core.env import COMMON_ARGS
+
+    assert COMMON_ARGS == ("reward_weights", "aggregate", "gates", "invalid_penalty", "max_turns", "render_mode")
+    assert set(typing.get_type_hints(CommonArgs)) == set(COMMON_ARGS)
+    parameter = inspect.signature(EchoEnv.__init__).parameters["common"]
+    assert parameter.kind is inspect.Parameter.VAR_KEYWORD and "CommonArgs" in str(parameter.annotation)
+    env = EchoEnv(reward_weights={"exact": 3}, aggregate="min", max_turns=4, render_mode="ansi", invalid_penalty=-1)
+    assert env.rubric.normalized_weights == {"exact": 0.75, "length": 0.25} and env.rubric.aggregate == "min"
+    assert (env.max_turns, env.render_mode, env.rubric.invalid_penalty) == (4, "ansi", -1)
+
+
+def test_an_unknown_keyword_argument_raises_a_type_error_naming_the_closest():
+    with pytest.raises(TypeError, match=r"EchoEnv\(\) got an unexpected keyword argument 'max_turn'.*'max_turns'"):
+        EchoEnv(max_turn=3)

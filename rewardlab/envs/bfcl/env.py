@@ -102,13 +102,12 @@ Needs ``pip install 'rewardlab[bfcl]'`` (the ``bfcl-eval`` package), else
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from rewardlab.core.env import TextEnv, Turn
-from rewardlab.core.rubric import Aggregate
+from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.tasks import Task
 from rewardlab.core.toolcalls import ParseLimits, parse_tool_calls
 from rewardlab.envs.bfcl.checker import AnswerSpec, tool_name
@@ -142,12 +141,7 @@ class BFCLEnv(TextEnv):
         *,
         categories: Sequence[str] | None = None,
         underscore_names: bool = False,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
+        **common: Unpack[CommonArgs],
     ):
         self.categories = validate_categories(categories)
         if not isinstance(underscore_names, bool):
@@ -156,12 +150,7 @@ class BFCLEnv(TextEnv):
         super().__init__(
             tasks=load_tasks(self.categories),
             rubric=bfcl_rubric(),
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self._specs: dict[str, AnswerSpec] = {}
         self._spec: AnswerSpec | None = None

@@ -96,13 +96,11 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from rewardlab.core.env import TextEnv, Turn
-from rewardlab.core.rubric import Aggregate
+from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.tasks import Task
 from rewardlab.core.text import canonical_text
 from rewardlab.core.toolcalls import parse_tool_calls
@@ -136,25 +134,11 @@ class BFCLMultiTurnEnv(TextEnv):
     )
     default_max_turns: ClassVar[int | None] = 200
 
-    def __init__(
-        self,
-        *,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
-    ):
+    def __init__(self, **common: Unpack[CommonArgs]):
         super().__init__(
             tasks=load_multi_turn_tasks(),
             rubric=multi_turn_rubric(),
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self.world: APIWorld | None = None
         """The agent's APIs (privileged: the oracle reads it)."""

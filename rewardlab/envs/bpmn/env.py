@@ -107,13 +107,12 @@ is scored. Non-text actions count as empty answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from rewardlab.core.env import TextEnv, Turn
-from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
+from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task
 from rewardlab.envs.bpmn.oracle import BPMNOracle
 from rewardlab.envs.bpmn.parse import BPMN_NS
@@ -144,12 +143,7 @@ class BPMNEnv(TextEnv):
         *,
         max_attempts: int = 3,
         strict_format: bool = True,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
+        **common: Unpack[CommonArgs],
     ):
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
             raise ConfigError(f"max_attempts must be an int >= 1 (1 = single-shot), got {max_attempts!r}")
@@ -158,12 +152,7 @@ class BPMNEnv(TextEnv):
         super().__init__(
             tasks=load_tasks(),
             rubric=bpmn_rubric(),
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self.attempt = 0
         self.last_outcome: BPMNOutcome | None = None

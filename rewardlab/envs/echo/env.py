@@ -68,11 +68,9 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from rewardlab.core.env import TextEnv, Turn
-from rewardlab.core.rubric import Aggregate
+from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.tasks import Task
 from rewardlab.envs.echo.oracle import EchoOracle
 from rewardlab.envs.echo.rubric import EchoOutcome, echo_rubric
@@ -89,25 +87,11 @@ class EchoEnv(TextEnv):
 
     system_prompt: ClassVar[str] = "Repeat the target."
 
-    def __init__(
-        self,
-        *,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
-    ):
+    def __init__(self, **common: Unpack[CommonArgs]):
         super().__init__(
             tasks=load_tasks(),
             rubric=echo_rubric(),
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self.answer = ""
         """The last draft or answer."""

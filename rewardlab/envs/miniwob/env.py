@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -12,8 +11,8 @@ import numpy as np
 from rewardlab.browser.actions import Action
 from rewardlab.browser.env import BrowserTextEnv
 from rewardlab.browser.observation import Node, render_page
-from rewardlab.core.env import Turn
-from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.core.env import CommonArgs, Turn, Unpack
+from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task
 from rewardlab.envs.miniwob.oracle import MiniWoBOracle
 from rewardlab.envs.miniwob.problem import BoxTally, minimum_actions, tally_boxes
@@ -150,12 +149,7 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
         page_timeout: float = 10.0,
         chromium: Chromium | None = None,
         executable_path: str | None = None,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
+        **common: Unpack[CommonArgs],
     ):
         super().__init__(
             tasks=load_tasks(),
@@ -166,12 +160,7 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
             chromium=chromium,
             executable_path=executable_path,
             browser_options={"wait_for_navigation": False, "extra_js": REWARD_JS},
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self.utterance = ""
         self.page_done = False

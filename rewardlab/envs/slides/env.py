@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -11,7 +10,8 @@ import numpy as np
 
 from rewardlab.audit.strategy import AuditProfile
 from rewardlab.core import Task, TextEnv, Turn
-from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.core.env import CommonArgs, Unpack
+from rewardlab.core.rubric import RubricResult
 from rewardlab.envs.slides.audit import STRATEGIES
 from rewardlab.envs.slides.inverse import ContentRecoverer, Judge, JudgeRecoverer
 from rewardlab.envs.slides.oracle import SlidesOracle
@@ -170,12 +170,7 @@ class SlidesEnv(TextEnv):
         similarity: Backend = "auto",
         inverse_spec_judge: Judge | None = None,
         save_dir: str | Path | None = None,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
+        **common: Unpack[CommonArgs],
     ):
         if mode not in MODES:
             raise ConfigError(f"mode must be one of {MODES}, got {mode!r}" + did_you_mean(str(mode), MODES))
@@ -190,17 +185,12 @@ class SlidesEnv(TextEnv):
                 raise ConfigError(f"save_dir {str(self.save_dir)!r} exists and is not a directory")
             self.save_dir.mkdir(parents=True, exist_ok=True)
         self.system_prompt = TOOLS_SYSTEM_PROMPT if mode == "tools" else DECK_SYSTEM_PROMPT
-        if max_turns is None and mode == "tools":
-            max_turns = TOOLS_MAX_TURNS
+        if mode == "tools" and common.get("max_turns") is None:
+            common["max_turns"] = TOOLS_MAX_TURNS
         super().__init__(
             tasks=load_tasks(),
             rubric=self.scorer.rubric(),
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self._renderer = DeckRenderer()  # raises MissingDependencyError now if python-pptx is missing
         self.brief: Brief | None = None

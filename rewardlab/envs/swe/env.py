@@ -6,7 +6,7 @@ import hashlib
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from rewardlab.audit.strategy import AuditProfile
-from rewardlab.core.env import TextEnv, Turn
-from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
+from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.core.text import truncate
 from rewardlab.envs.swe.audit import audit_profile
@@ -210,12 +210,7 @@ class SWEEnv(TextEnv):
         max_file_bytes: int = 1 << 20,
         difficulty_min_episodes: int = 8,
         test_statistics: TestStatistics | None = None,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
+        **common: Unpack[CommonArgs],
     ):
         if tasks is None:
             tasks = self.default_tasks()
@@ -230,12 +225,7 @@ class SWEEnv(TextEnv):
         super().__init__(
             tasks=tasks,
             rubric=make_rubric(),
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self.execution, ready = SandboxedExecution.coerce(sandbox)
         self.sandbox: Sandbox = ready if ready is not None else self.execution.create()

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from rewardlab.core.env import TextEnv, Turn
-from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
+from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.core.text import canonical_text
 from rewardlab.core.toolcalls import ParseLimits, parse_tool_calls
@@ -139,12 +139,7 @@ class ToolCallEnv(TextEnv):
         *,
         domains: Sequence[str] | None = None,
         max_action_chars: int = 200_000,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
+        **common: Unpack[CommonArgs],
     ):
         if isinstance(domains, str):
             domains = [domains]
@@ -163,12 +158,7 @@ class ToolCallEnv(TextEnv):
         super().__init__(
             tasks=tasks,
             rubric=make_rubric(),
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self.world: World | None = None
         self.outcome: ToolCallOutcome | None = None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -12,8 +11,8 @@ from rewardlab.audit.strategy import AuditProfile
 from rewardlab.browser.actions import Action, quote_arg
 from rewardlab.browser.backends import BackendName
 from rewardlab.browser.env import BrowserTextEnv
-from rewardlab.core.env import Turn
-from rewardlab.core.rubric import Aggregate, RubricResult
+from rewardlab.core.env import CommonArgs, Turn, Unpack
+from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task
 from rewardlab.envs.web.answers import grade_answer
 from rewardlab.envs.web.oracle import WebOracle
@@ -141,12 +140,7 @@ class WebEnv(BrowserTextEnv[SiteServer]):
         page_timeout: float = 5.0,
         chromium: Chromium | None = None,
         executable_path: str | None = None,
-        reward_weights: Mapping[str, float] | None = None,
-        aggregate: Aggregate | None = None,
-        gates: Sequence[str] | Mapping[str, float] | None = None,
-        invalid_penalty: float | None = None,
-        max_turns: int | None = None,
-        render_mode: str | None = None,
+        **common: Unpack[CommonArgs],
     ):
         super().__init__(
             tasks=load_tasks(),
@@ -156,12 +150,7 @@ class WebEnv(BrowserTextEnv[SiteServer]):
             page_timeout=page_timeout,
             chromium=chromium,
             executable_path=executable_path,
-            reward_weights=reward_weights,
-            aggregate=aggregate,
-            gates=gates,
-            invalid_penalty=invalid_penalty,
-            max_turns=max_turns,
-            render_mode=render_mode,
+            **common,
         )
         self.answer: str | None = None
         self.goals: dict[str, Goal] = {}
