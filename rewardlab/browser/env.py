@@ -51,19 +51,18 @@ class BrowserTextEnv(TextEnv, Generic[ServerT]):
     ``_outcome`` and ``_is_success``; it may refine :meth:`_execute`, :meth:`_render`, :meth:`_shown_nodes`,
     :meth:`_page_turn`, :meth:`_answer`, :meth:`_signals` and :meth:`_sample_other`.
 
-    Each step counts one action; ``answer("text")`` is valid and ends the episode (:meth:`_answer`); a page
-    action runs through the session (:meth:`_execute`) and is valid unless it gave an action error; a malformed
-    action is an invalid one. An :class:`~rewardlab.browser.backends.InfrastructureError`, or the server found
-    stopped after the action, ends the episode through :meth:`~rewardlab.core.TextEnv.infra_failure`, never an
-    exception. Each reset first rebuilds what died (:meth:`_restore`) and, when starting the task still meets a
-    fault no check could see (Chromium killed between episodes), rebuilds by force and starts it once more.
+    ``answer("text")`` ends the episode (:meth:`_answer`); a page action runs through the session
+    (:meth:`_execute`); a malformed action, or a page action that failed, gives an ``action_error``, so the core
+    counts it as an invalid action (``actions_taken``, ``valid_actions``). An
+    :class:`~rewardlab.browser.backends.InfrastructureError`, or the server found stopped after the action, ends
+    the episode through :meth:`~rewardlab.core.TextEnv.infra_failure`, never an exception. Each reset first
+    rebuilds what died (:meth:`_restore`) and, when starting the task still meets a fault no check could see
+    (Chromium killed between episodes), rebuilds by force and starts it once more.
 
     Attributes:
         server: The page server (replaced, on a new port, when it stopped).
         backend: The page driver.
         session: Drives ``backend`` on ``server.origin`` (replaced whenever the backend restarts).
-        actions: Actions taken this episode, invalid ones included.
-        valid_actions: Actions this episode that gave no action error.
     """
 
     server_stopped: ClassVar[str] = "the page server stopped"
@@ -107,7 +106,6 @@ class BrowserTextEnv(TextEnv, Generic[ServerT]):
             self.server.close()
             raise
         self.session = BrowserSession(self.backend, self.server.origin, budget=observation_budget)
-        self.actions = self.valid_actions = 0
         self._closed = False
 
     # ------------------------------------------------------------------ subclass hooks
@@ -136,15 +134,8 @@ class BrowserTextEnv(TextEnv, Generic[ServerT]):
         return {}
 
     def _answer(self, text: str) -> Turn:
-        """The turn of ``answer(text)``: the episode ends and the outcome is scored."""
-        outcome, usable = self._outcome()
-        return Turn(
-            observation=f"Answer submitted: {quote_arg(text)}",
-            done=True,
-            outcome=outcome,
-            usable=usable,
-            **self._signals(),
-        )
+        """The turn of ``answer(text)``: the episode ends and ``_outcome()`` is scored."""
+        return Turn(observation=f"Answer submitted: {quote_arg(text)}", done=True, **self._signals())
 
     def _page_turn(self, error: str | None) -> Turn:
         """The turn after a page action: the page, after ``action_error: <error>`` when the action failed."""
@@ -160,7 +151,6 @@ class BrowserTextEnv(TextEnv, Generic[ServerT]):
     # ------------------------------------------------------------------ episode
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         self._restore()
-        self.actions = self.valid_actions = 0
         try:
             return self._begin(task)
         except InfrastructureError:  # a fault no check could see yet (e.g. Chromium killed between episodes)
@@ -187,15 +177,11 @@ class BrowserTextEnv(TextEnv, Generic[ServerT]):
         return turn if self.server.alive else self.infra_failure(self.server_stopped)
 
     def _apply(self, action: str) -> Turn:
-        self.actions += 1
         parsed, error = parse_action(action)
         if parsed is not None and parsed.kind == "answer":
-            self.valid_actions += 1
             return self._answer(parsed.text or "")
         if parsed is not None:
             error = self._execute(parsed)
-        if error is None:
-            self.valid_actions += 1
         return self._page_turn(error)
 
     # ------------------------------------------------------------------ agents

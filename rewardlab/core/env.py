@@ -82,7 +82,8 @@ class Turn:
     Attributes:
         observation: Text shown to the agent next.
         done: The episode ends now and ``outcome`` is scored.
-        outcome: What the rubric's criteria receive when ``done``.
+        outcome: What the rubric's criteria receive when ``done``. Left ``None``, the env's
+            ``_outcome()`` is scored, read after the step's action counts are updated.
         usable: False when the output cannot be used at all (the reward is ``invalid_penalty``).
         action_error: A short message when the action was malformed or invalid.
         milestones: Milestones reached so far or now; the env reports only the new ones.
@@ -109,6 +110,11 @@ class TextEnv(gym.Env[str, str]):
     Besides ``tasks`` and ``rubric`` (the subclass's), the constructor takes the arguments common to
     every env, :class:`CommonArgs` (``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``,
     ``max_turns``, ``render_mode``), all keyword-only.
+
+    Each step whose action is text (a non-text action is refused before ``_act`` sees it) counts in
+    :attr:`actions_taken` while ``_act`` runs, and in :attr:`valid_actions` when its turn comes back
+    with neither ``action_error`` nor ``infra_error``; both restart at 0 on every reset. The shared
+    ``validity`` component (:mod:`rewardlab.core.criteria`) is ``valid_actions / actions_taken``.
 
     The final step's ``info`` adds ``reward_components``, ``reward_weights``, ``metrics``, ``score``,
     ``usable`` (False when the reward is ``invalid_penalty``: a gate failed or the output was unusable)
@@ -150,6 +156,10 @@ class TextEnv(gym.Env[str, str]):
         self.milestones_reached: list[str] = []
         self.last_observation = ""
         self.elapsed_steps = 0
+        self.actions_taken = 0
+        """Text actions this episode, the one ``_act`` is handling included."""
+        self.valid_actions = 0
+        """Actions this episode whose turn had neither ``action_error`` nor ``infra_error``."""
         self._episode_over = True
 
     def _refuse_unknown_arguments(self, common: Mapping[str, Any]) -> None:
@@ -212,7 +222,7 @@ class TextEnv(gym.Env[str, str]):
         else:
             self.task = self.tasks.sample(self.np_random, options.get("split", "train"))
         self.milestones_reached = []
-        self.elapsed_steps = 0
+        self.elapsed_steps = self.actions_taken = self.valid_actions = 0
         self._episode_over = False
         self._reset_options = options
         observation, extra = self._start(self.task)
@@ -231,10 +241,19 @@ class TextEnv(gym.Env[str, str]):
             raise ResetNeeded("call reset() before step(), and again after an episode ends")
         self.elapsed_steps += 1
         text, error = coerce_action(action)
-        turn = self._act(text) if error is None else self._reject(error)
+        if error is None:
+            self.actions_taken += 1
+            turn = self._act(text)
+            if turn.action_error is None and turn.infra_error is None:
+                self.valid_actions += 1
+        else:
+            turn = self._reject(error)
         truncated = not turn.done and self.max_turns is not None and self.elapsed_steps >= self.max_turns
         if truncated:
             turn.outcome, turn.usable = self._outcome()
+        elif turn.done and turn.outcome is None:
+            turn.outcome, usable = self._outcome()
+            turn.usable = turn.usable and usable
         info: dict[str, Any] = {"task_id": self.task.id, **turn.info}
         info["milestones"] = self._record_milestones(turn.milestones)
         info["progress"] = self._progress(turn.progress)

@@ -1,11 +1,17 @@
-"""Run the ``Example:`` doctests of the core text helpers and the audit's strategy module."""
+"""Run the ``Example:`` doctests of the core text helpers, the shared criteria and the audit's strategy module."""
 
 import doctest
 import importlib
 
 import pytest
 
-MODULES = ["rewardlab.core.text", "rewardlab.core.answers", "rewardlab.audit.strategy", "rewardlab.audit.runner"]
+MODULES = [
+    "rewardlab.core.text",
+    "rewardlab.core.answers",
+    "rewardlab.core.criteria",
+    "rewardlab.audit.strategy",
+    "rewardlab.audit.runner",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -145,3 +145,50 @@ def test_common_arguments_are_declared_once_and_readable():
 def test_an_unknown_keyword_argument_raises_a_type_error_naming_the_closest():
     with pytest.raises(TypeError, match=r"EchoEnv\(\) got an unexpected keyword argument 'max_turn'.*'max_turns'"):
         EchoEnv(max_turn=3)
+
+
+def test_core_counts_actions_and_valid_actions_per_episode():
+    from rewardlab.core import Turn
+
+    class Counted(EchoEnv):
+        def _act(self, action):
+            if action == "bad":
+                return Turn(observation="no", action_error="bad action")
+            return super()._act(action)
+
+    env = Counted()
+    env.reset(seed=0, options={"task_id": "t0"})
+    env.step("draft:a")
+    env.step("bad")
+    env.step(12345)  # not text: refused before _act, so not an action
+    assert (env.elapsed_steps, env.actions_taken, env.valid_actions) == (3, 2, 1)
+    env.reset(seed=0, options={"task_id": "t0"})
+    assert (env.actions_taken, env.valid_actions) == (0, 0)
+
+
+def test_a_done_turn_without_outcome_scores_outcome_after_the_counts():
+    from dataclasses import dataclass
+
+    from rewardlab.core import Rubric, Turn
+    from rewardlab.core.criteria import validity_criterion
+
+    @dataclass
+    class Counts:
+        actions: int
+        valid_actions: int
+
+    class Answer(EchoEnv):
+        def _act(self, action):
+            if action == "bad":
+                return Turn(observation="no", action_error="bad action")
+            return Turn(observation="done", done=True)
+
+        def _outcome(self):
+            return Counts(self.actions_taken, self.valid_actions), True
+
+    env = Answer()
+    env.rubric = Rubric([validity_criterion()])
+    env.reset(seed=0, options={"task_id": "t0"})
+    env.step("bad")
+    _, reward, terminated, _, info = env.step("final")  # the final answer counts as valid before scoring
+    assert terminated and reward == 0.5 and info["metrics"] == {"validity/valid_fraction": 0.5}

@@ -152,7 +152,7 @@ class BFCLMultiTurnEnv(TextEnv):
         self.turn_calls = 0
         """Calls made in the current user turn."""
         self._turn_steps = 0
-        self._actions = self._strict_actions = self._calls = self._failed_calls = 0
+        self._strict_actions = self._calls = self._failed_calls = 0
         self._results: Counter[str] = Counter()
         self._named_results: Counter[tuple[str, str]] = Counter()
         self._turn_results: Counter[tuple[str, str]] = Counter()
@@ -176,7 +176,6 @@ class BFCLMultiTurnEnv(TextEnv):
         self._state_at_turn_start = self.world.snapshot()
 
     def _act(self, action: str) -> Turn:
-        self._actions += 1
         self._turn_steps += 1
         parsed = parse_tool_calls(action, PARSE_LIMITS)
         self._strict_actions += parsed.strict
@@ -265,7 +264,7 @@ class BFCLMultiTurnEnv(TextEnv):
         if rest:
             rest[0] = TurnCalls(rest[0].expected, self.turn_calls, 0)
         return MultiTurnOutcome(
-            actions=self._actions,
+            actions=self.actions_taken,
             strict_actions=self._strict_actions,
             calls=self._calls,
             failed_calls=self._failed_calls,

@@ -12,9 +12,9 @@ To start ``MyTask`` from it:
 3. ``rubric.py``: one function per reward component, outcome -> value in [0, 1] (optionally with
    sub-metrics), listed in the env's ``Rubric``.
 4. ``env.py``: ``_start`` sets up a task, ``_act`` turns one action into a
-   :class:`~rewardlab.core.Turn` (``done=True`` with the outcome ends the episode scored), and
-   ``_outcome`` gives the outcome to score when ``max_turns`` cuts the episode short. Rewrite the
-   module docstring: it is the env's spec sheet.
+   :class:`~rewardlab.core.Turn` (``done=True`` ends the episode, scoring ``_outcome()`` unless the
+   turn carries its own ``outcome``), and ``_outcome`` gives the outcome to score, also when
+   ``max_turns`` cuts the episode short. Rewrite the module docstring: it is the env's spec sheet.
 5. ``oracle.py``: an agent that reaches ``is_success`` on every task from the privileged data.
 6. Register it: ``"RewardLab/MyTask-v0": {"entry_point": "rewardlab.envs.mytask.env:MyTaskEnv"}``
    in :data:`rewardlab.registration.ENV_SPECS`; the registry tests then cover it.

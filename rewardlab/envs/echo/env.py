@@ -109,7 +109,7 @@ class EchoEnv(TextEnv):
             self.answer = action[len(DRAFT_PREFIX) :]
             return Turn(observation="noted", milestones=["drafted"])
         self.answer = action
-        return Turn(observation="done", done=True, outcome=self._outcome()[0], milestones=["answered"])
+        return Turn(observation="done", done=True, milestones=["answered"])  # scores _outcome()
 
     def _outcome(self) -> tuple[EchoOutcome, bool]:
         return EchoOutcome(answer=self.answer, target=self.target), True

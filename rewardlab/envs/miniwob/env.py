@@ -240,13 +240,12 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
         if reward is not None and reward[0]:
             self.page_done, self.raw_reward = True, float(reward[1])
             self.boxes = tally_boxes(self.task.data["page"], self.utterance, self.session.state.nodes)
-            outcome, _ = self._outcome()
-            return Turn(observation="The page ended the episode.", done=True, outcome=outcome, action_error=error)
+            return Turn(observation="The page ended the episode.", done=True, action_error=error)
         return super()._page_turn(error)
 
     def _outcome(self) -> tuple[MiniWoBOutcome, bool]:
         outcome = MiniWoBOutcome(
-            self.page_done, self.raw_reward, self.boxes, self.actions, self.minimum, self.valid_actions
+            self.page_done, self.raw_reward, self.boxes, self.actions_taken, self.minimum, self.valid_actions
         )
         return outcome, True
 

@@ -193,7 +193,6 @@ class ToolCallEnv(TextEnv):
 
     def _act(self, action: str) -> Turn:
         outcome = self.outcome
-        outcome.actions += 1
         parsed = parse_tool_calls(action, self.limits)
         if parsed.strict and (parsed.calls or canonical_text(parsed.answer or "")):
             outcome.strict_actions += 1  # an empty reply is not a documented answer
@@ -201,7 +200,7 @@ class ToolCallEnv(TextEnv):
             return Turn(observation=f"error: {parsed.error}\n{FORMAT}", action_error=parsed.error)
         if not parsed.calls:
             outcome.answer = parsed.answer
-            return Turn(observation="(conversation ended)", done=True, outcome=self._finish())
+            return Turn(observation="(conversation ended)", done=True)
         results, kinds, errors, reached = [], [], [], []
         for call in parsed.calls:
             result = self.world.call(call.name, call.arguments)
@@ -243,6 +242,7 @@ class ToolCallEnv(TextEnv):
 
     def _finish(self) -> ToolCallOutcome:
         outcome = self.outcome
+        outcome.actions = self.actions_taken
         expected = self._expected.get(self.task.id)
         if expected is None:
             expected = self._expected[self.task.id] = expected_state(self.task)

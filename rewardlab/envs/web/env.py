@@ -202,7 +202,7 @@ class WebEnv(BrowserTextEnv[SiteServer]):
             milestones_reached=len(reached & set(self.milestone_names())),
             milestones_total=len(self.milestone_names()),
             valid_actions=self.valid_actions,
-            actions=self.actions,
+            actions=self.actions_taken,
             steps=self.elapsed_steps,
             oracle_steps=len(data["solution"]),
         )

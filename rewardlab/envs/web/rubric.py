@@ -9,8 +9,9 @@ expected value: see :class:`~rewardlab.envs.web.sites.base.Goal`) and the answer
   and the answer, where the task asks one, states the reference without hedging), else 0.
 - ``progress``   = clean · milestones reached / milestones of the task: collateral damage, a
   wrong post, a placeholder order or a hedged answer voids the process credit of the episode.
-- ``validity``   = progress · valid actions / actions: a reference-free component, so it is
-  scaled by the task-specific one (a run of valid but useless actions earns nothing).
+- ``validity``   = progress · valid actions / actions (:mod:`rewardlab.core.criteria`, the counts
+  kept by :class:`~rewardlab.core.TextEnv`): a reference-free component, so it is scaled by the
+  task-specific one (a run of valid but useless actions earns nothing).
 - ``efficiency`` = success · min(1, oracle_steps / steps): full credit for solving the task in no
   more steps than the oracle's plan, none for failing (so quitting early is not paid).
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rewardlab.core.criteria import validity_criterion
 from rewardlab.core.rubric import Criterion, Rubric
 
 
@@ -50,11 +52,6 @@ def progress(outcome: WebOutcome) -> tuple[float, dict[str, float]]:
     return clean * reached, {"milestone_fraction": reached, "clean": clean}
 
 
-def validity(outcome: WebOutcome) -> tuple[float, dict[str, float]]:
-    fraction = outcome.valid_actions / outcome.actions if outcome.actions else 1.0
-    return progress(outcome)[0] * fraction, {"valid_fraction": fraction}
-
-
 def efficiency(outcome: WebOutcome) -> tuple[float, dict[str, float]]:
     ratio = min(1.0, outcome.oracle_steps / outcome.steps) if outcome.steps else 0.0
     return float(outcome.success) * ratio, {"step_ratio": ratio}
@@ -66,7 +63,10 @@ def make_rubric() -> Rubric:
         [
             Criterion("success", success, "every site ends in the goal state and the answer does not hedge"),
             Criterion("progress", progress, "no damage times the fraction of the task's milestones reached"),
-            Criterion("validity", validity, "progress times the fraction of actions that were valid"),
+            validity_criterion(
+                scaled_by=lambda outcome: progress(outcome)[0],
+                description="progress times the fraction of actions that were valid",
+            ),
             Criterion("efficiency", efficiency, "success times min(1, oracle steps / steps)"),
         ]
     )
