@@ -186,6 +186,13 @@ class TextEnv(gym.Env[str, str]):
         """The outcome to score when the step limit ends the episode: ``(outcome, usable)``."""
         raise NotImplementedError(f"{type(self).__name__} must implement _outcome() to be time-limited")
 
+    def _at_turn_budget(self, turn: Turn) -> Turn:
+        """The step's turn when it reaches ``max_turns`` without ending the episode, completed with the outcome
+        to score (the step returns ``truncated=True``). By default that is ``_outcome()``; an env that shows a
+        closing observation at the budget (Slides' tools mode: the verdict on the deck) overrides this."""
+        turn.outcome, turn.usable = self._outcome()
+        return turn
+
     def _is_success(self, outcome: Any, result: RubricResult) -> bool:
         """The strict task criterion; by default every component is 1."""
         return result.usable and all(v >= 1.0 for v in result.components.values())
@@ -250,7 +257,7 @@ class TextEnv(gym.Env[str, str]):
             turn = self._reject(error)
         truncated = not turn.done and self.max_turns is not None and self.elapsed_steps >= self.max_turns
         if truncated:
-            turn.outcome, turn.usable = self._outcome()
+            turn = self._at_turn_budget(turn)
         elif turn.done and turn.outcome is None:
             turn.outcome, usable = self._outcome()
             turn.usable = turn.usable and usable

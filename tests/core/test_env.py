@@ -192,3 +192,18 @@ def test_a_done_turn_without_outcome_scores_outcome_after_the_counts():
     env.step("bad")
     _, reward, terminated, _, info = env.step("final")  # the final answer counts as valid before scoring
     assert terminated and reward == 0.5 and info["metrics"] == {"validity/valid_fraction": 0.5}
+
+
+def test_the_turn_budget_hook_completes_the_last_turn():
+    class Closing(EchoEnv):
+        def _at_turn_budget(self, turn):
+            turn = super()._at_turn_budget(turn)
+            turn.observation += f"\nout of turns; scored {turn.outcome['answer']!r}"
+            return turn
+
+    env = Closing(max_turns=2)
+    env.reset(seed=0, options={"task_id": "t0"})
+    assert env.step("draft:alp")[0] == "noted"
+    observation, reward, terminated, truncated, info = env.step("draft:alpha")
+    assert truncated and not terminated and observation == "noted\nout of turns; scored 'alpha'"
+    assert reward == 1.0 and info["is_success"]

@@ -201,14 +201,13 @@ class SlidesEnv(TextEnv):
         self.artifact_path: Path | None = None
         self._last_deck: Deck | None = None
         self._last_pptx: bytes | None = None
-        self._final: tuple[SlidesOutcome, bool] | None = None
 
     # ------------------------------------------------------------------ episode
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         self.brief = Brief.from_task(task)
         self.slides, self.outline, self.sections_read = [], [], set()
         self.episode += 1
-        self.artifact_path = self._final = None
+        self.artifact_path = None
         if self.mode == "deck":
             return task.prompt, {}
         return self.brief.prompt(include_notes=False), {"tools": TOOL_SCHEMAS}
@@ -217,19 +216,20 @@ class SlidesEnv(TextEnv):
         if self.mode == "deck":
             return self._conclude(parse_deck(action))
         call, error = parse_tool_call(action)
-        turn = Turn(observation=f"error: {error}", action_error=error) if call is None else self._tool(call)
-        if not turn.done and self.max_turns is not None and self.elapsed_steps >= self.max_turns:
-            final = self._conclude(self._deck_so_far())
-            self._final = (final.outcome, final.usable)
-            turn.info.update(final.info)
-            turn.observation += "\n\n" + final.observation
+        return Turn(observation=f"error: {error}", action_error=error) if call is None else self._tool(call)
+
+    def _at_turn_budget(self, turn: Turn) -> Turn:
+        """Tools mode at ``max_turns``: the deck written so far is scored, and the turn's observation ends with
+        the verdict on it (and its info adds the deck's)."""
+        final = self._conclude(self._deck_so_far())
+        turn.outcome, turn.usable = final.outcome, final.usable
+        turn.info.update(final.info)
+        turn.observation += "\n\n" + final.observation
         return turn
 
     def _outcome(self) -> tuple[SlidesOutcome, bool]:
-        if self._final is None:
-            final = self._conclude(self._deck_so_far())
-            self._final = (final.outcome, final.usable)
-        return self._final
+        final = self._conclude(self._deck_so_far())
+        return final.outcome, final.usable
 
     def _reject(self, error: str) -> Turn:
         if self.mode == "deck":
