@@ -2,19 +2,24 @@
 
 An episode: ``reset`` picks a task and returns its prompt; each ``step`` takes the agent's text
 and returns an observation. When the episode ends, the env's :class:`~rewardlab.core.Rubric`
-scores the outcome and ``info`` carries the decomposition. Subclasses implement three hooks:
+scores the outcome and ``info`` carries the decomposition. The core keeps the bookkeeping every
+env shares: the common constructor arguments (:class:`CommonArgs`), steps, actions and valid
+actions, milestones and progress, the turn budget and the scoring. Subclasses implement three hooks:
 
 - ``_start(task) -> (observation, info)``: set up the task.
 - ``_act(action) -> Turn``: apply one action (already coerced to ``str``).
-- ``_outcome() -> (outcome, usable)``: the outcome to score when the turn budget
-  (``max_turns``) cuts a multi-turn episode short.
+- ``_outcome() -> (outcome, usable)``: the outcome to score when a turn ends the episode without
+  one of its own, when the turn budget (``max_turns``) cuts the episode short, or on an
+  infrastructure fault.
 
 The turn budget is an env argument rather than a registered ``max_episode_steps``: the env
 must score the outcome on the last step, and Gymnasium's ``TimeLimit`` wrapper hides its limit
-from the env. At the budget the step returns ``truncated=True`` together with the scored outcome.
+from the env. At the budget the step returns ``truncated=True`` together with the scored outcome
+(``_at_turn_budget`` completes that step's turn).
 
-and may override ``_is_success``, ``milestone_names``, ``sample_action``, ``make_oracle`` and
-``audit_profile`` (the env's own degenerate strategies, see :mod:`rewardlab.audit`).
+Subclasses may also override ``_reject``, ``_at_turn_budget``, ``_is_success``,
+``milestone_names``, ``sample_action``, ``make_oracle`` and ``audit_profile`` (the env's own
+degenerate strategies, see :mod:`rewardlab.audit`).
 """
 
 from __future__ import annotations
@@ -221,7 +226,7 @@ class TextEnv(gym.Env[str, str]):
         """Start an episode. ``options``: ``task_id`` selects a task, ``split`` the split to draw from."""
         super().reset(seed=seed)
         options = dict(options or {})
-        unknown = set(options) - {"task_id", "split"} - set(self._extra_reset_options())
+        unknown = set(options) - {"task_id", "split"}
         if unknown:
             raise ConfigError(f"unknown reset options {sorted(unknown)}; allowed: task_id, split")
         if options.get("task_id") is not None:
@@ -231,17 +236,12 @@ class TextEnv(gym.Env[str, str]):
         self.milestones_reached = []
         self.elapsed_steps = self.actions_taken = self.valid_actions = 0
         self._episode_over = False
-        self._reset_options = options
         observation, extra = self._start(self.task)
         self.last_observation = truncate(observation, self.max_observation_length)
         info: dict[str, Any] = {"task_id": self.task.id, "split": self.task.split, "system_prompt": self.system_prompt}
         info.update(extra)
         info.update(milestones=[], progress=0.0, action_error=None)
         return self.last_observation, info
-
-    def _extra_reset_options(self) -> tuple[str, ...]:
-        """Reset options a subclass accepts besides ``task_id`` and ``split``."""
-        return ()
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         if self._episode_over or self.task is None:

@@ -147,11 +147,7 @@ class BFCLEnv(TextEnv):
         if not isinstance(underscore_names, bool):
             raise ConfigError(f"underscore_names must be True or False, got {underscore_names!r}")
         self.underscore_names = underscore_names
-        super().__init__(
-            tasks=load_tasks(self.categories),
-            rubric=bfcl_rubric(),
-            **common,
-        )
+        super().__init__(tasks=load_tasks(self.categories), rubric=bfcl_rubric(), **common)
         self._specs: dict[str, AnswerSpec] = {}
         self._spec: AnswerSpec | None = None
         self._function_names: frozenset[str] = frozenset()

@@ -135,11 +135,7 @@ class BFCLMultiTurnEnv(TextEnv):
     default_max_turns: ClassVar[int | None] = 200
 
     def __init__(self, **common: Unpack[CommonArgs]):
-        super().__init__(
-            tasks=load_multi_turn_tasks(),
-            rubric=multi_turn_rubric(),
-            **common,
-        )
+        super().__init__(tasks=load_multi_turn_tasks(), rubric=multi_turn_rubric(), **common)
         self.world: APIWorld | None = None
         """The agent's APIs (privileged: the oracle reads it)."""
         self.reference: APIWorld | None = None

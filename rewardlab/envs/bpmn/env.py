@@ -149,17 +149,11 @@ class BPMNEnv(TextEnv):
             raise ConfigError(f"max_attempts must be an int >= 1 (1 = single-shot), got {max_attempts!r}")
         self.max_attempts = max_attempts
         self.strict_format = bool(strict_format)
-        super().__init__(
-            tasks=load_tasks(),
-            rubric=bpmn_rubric(),
-            **common,
-        )
-        self.attempt = 0
+        super().__init__(tasks=load_tasks(), rubric=bpmn_rubric(), **common)
         self.last_outcome: BPMNOutcome | None = None
 
     # ------------------------------------------------------------------ TextEnv hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
-        self.attempt = 0
         self.last_outcome = None
         tries = "one answer" if self.max_attempts == 1 else f"up to {self.max_attempts} answers"
         observation = f"{task.prompt}\n\nYou have {tries}; invalid answers are reported back to you."
@@ -173,7 +167,7 @@ class BPMNEnv(TextEnv):
         return self._attempt("", error)
 
     def _attempt(self, answer: str, rejected: str | None) -> Turn:
-        self.attempt += 1
+        """Score one answer; every step is an attempt, so attempt ``k`` is step ``k`` (``elapsed_steps``)."""
         outcome = BPMNOutcome(answer, reference_xml(self.task), strict_format=self.strict_format)
         self.last_outcome = outcome
         parsed = outcome.parsed
@@ -185,21 +179,23 @@ class BPMNEnv(TextEnv):
         error = rejected or outcome.error
         if outcome.usable and parsed.extracted_from is not None:
             error = f"the XML was extracted from {parsed.extracted_from}; answer with the XML document only"
-        info = {"attempt": self.attempt}
+        attempt = self.elapsed_steps
+        info = {"attempt": attempt}
         if outcome.usable:
             observation = "The model is valid BPMN 2.0 and has been submitted for scoring."
             return Turn(observation, done=True, outcome=outcome, action_error=error, milestones=reached, info=info)
-        if self.attempt >= self.max_attempts:
-            observation = f"Attempt {self.attempt} of {self.max_attempts} is not valid BPMN: {error}. No attempts left."
+        if attempt >= self.max_attempts:
+            observation = f"Attempt {attempt} of {self.max_attempts} is not valid BPMN: {error}. No attempts left."
             return Turn(observation, done=True, outcome=outcome, action_error=error, milestones=reached, info=info)
         return Turn(self._feedback(outcome, error), action_error=error, milestones=reached, info=info)
 
     def _feedback(self, outcome: BPMNOutcome, error: str) -> str:
-        lines = [f"Attempt {self.attempt} of {self.max_attempts} is not valid BPMN: {error}."]
+        attempt = self.elapsed_steps
+        lines = [f"Attempt {attempt} of {self.max_attempts} is not valid BPMN: {error}."]
         if len(outcome.parsed.schema_errors) > 1:
             lines.append("Schema errors:")
             lines.extend(f"- {message}" for message in outcome.parsed.schema_errors)
-        lines.append(f"Send the corrected BPMN 2.0 XML document (attempt {self.attempt + 1} of {self.max_attempts}).")
+        lines.append(f"Send the corrected BPMN 2.0 XML document (attempt {attempt + 1} of {self.max_attempts}).")
         return "\n".join(lines)
 
     def _outcome(self) -> tuple[BPMNOutcome, bool]:

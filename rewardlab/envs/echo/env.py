@@ -88,11 +88,7 @@ class EchoEnv(TextEnv):
     system_prompt: ClassVar[str] = "Repeat the target."
 
     def __init__(self, **common: Unpack[CommonArgs]):
-        super().__init__(
-            tasks=load_tasks(),
-            rubric=echo_rubric(),
-            **common,
-        )
+        super().__init__(tasks=load_tasks(), rubric=echo_rubric(), **common)
         self.answer = ""
         """The last draft or answer."""
         self.target = ""

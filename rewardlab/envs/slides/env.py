@@ -187,11 +187,7 @@ class SlidesEnv(TextEnv):
         self.system_prompt = TOOLS_SYSTEM_PROMPT if mode == "tools" else DECK_SYSTEM_PROMPT
         if mode == "tools" and common.get("max_turns") is None:
             common["max_turns"] = TOOLS_MAX_TURNS
-        super().__init__(
-            tasks=load_tasks(),
-            rubric=self.scorer.rubric(),
-            **common,
-        )
+        super().__init__(tasks=load_tasks(), rubric=self.scorer.rubric(), **common)
         self._renderer = DeckRenderer()  # raises MissingDependencyError now if python-pptx is missing
         self.brief: Brief | None = None
         self.slides: list[Slide] = []

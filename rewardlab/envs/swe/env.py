@@ -222,11 +222,7 @@ class SWEEnv(TextEnv):
             raise ConfigError(f"observation_budget must be an int >= 200, got {observation_budget!r}")
         if not isinstance(max_file_bytes, int) or max_file_bytes < 1:
             raise ConfigError(f"max_file_bytes must be a positive int, got {max_file_bytes!r}")
-        super().__init__(
-            tasks=tasks,
-            rubric=make_rubric(),
-            **common,
-        )
+        super().__init__(tasks=tasks, rubric=make_rubric(), **common)
         self.execution, ready = SandboxedExecution.coerce(sandbox)
         self.sandbox: Sandbox = ready if ready is not None else self.execution.create()
         self._owns_sandbox = ready is None

@@ -155,11 +155,7 @@ class ToolCallEnv(TextEnv):
             tasks = TaskSet(t for t in tasks if t.data["domain"] in set(domains))
         self.domains = tuple(domains or WORLDS)
         self.limits = ParseLimits(max_chars=max_action_chars)
-        super().__init__(
-            tasks=tasks,
-            rubric=make_rubric(),
-            **common,
-        )
+        super().__init__(tasks=tasks, rubric=make_rubric(), **common)
         self.world: World | None = None
         self.outcome: ToolCallOutcome | None = None
         self._pending_effects: list[Mapping[str, Any]] = []
