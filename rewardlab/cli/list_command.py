@@ -1,14 +1,44 @@
-"""``rewardlab list``: env ids with their reward components."""
+"""``rewardlab list``: env ids with their task counts and reward components, written from each env's rubric."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-HELP = "List env ids with their reward component names."
+HELP = "List env ids with their task counts and reward components (formula, default weight and range in --json)."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def env_row(env_id: str, env: Any) -> dict[str, Any]:
+    """What ``rewardlab list`` shows of one made env: its id, task count, component names, the one-line
+    summary the README's Environments table repeats, and each criterion's formula, default weight, range and gate
+    threshold (``None`` when it is no gate)."""
+    from rewardlab.core.specs import component_summary, default_weights
+
+    base = env.unwrapped
+    rubric = base.rubric
+    weights = default_weights(rubric)
+    criteria = [
+        {
+            "name": c.name,
+            "formula": c.formula,
+            "default_weight": weights[c.name],
+            "range": c.range,
+            "gate": rubric.gate_thresholds.get(c.name),
+            "description": c.description,
+        }
+        for c in rubric.criteria
+    ]
+    return {
+        "id": env_id,
+        "tasks": len(base.tasks),
+        "components": list(base.reward_component_names),
+        "summary": component_summary(rubric),
+        "criteria": criteria,
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,14 +52,14 @@ def run(args: argparse.Namespace) -> int:
     for env_id in rewardlab.env_ids():
         env = gym.make(env_id)
         try:
-            rows.append((env_id, list(env.unwrapped.reward_component_names), len(env.unwrapped.tasks)))
+            rows.append(env_row(env_id, env))
         finally:
             env.close()
     if args.json:
-        print(json.dumps([{"id": i, "components": c, "tasks": n} for i, c, n in rows], indent=2))
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
-    width = max(len(r[0]) for r in rows)
-    print(f"{'env id':<{width}}  tasks  components")
-    for env_id, components, n_tasks in rows:
-        print(f"{env_id:<{width}}  {n_tasks:>5}  {', '.join(components)}")
+    width = max(len(row["id"]) for row in rows)
+    print(f"{'env id':<{width}}  tasks  reward components")
+    for row in rows:
+        print(f"{row['id']:<{width}}  {row['tasks']:>5}  {row['summary']}")
     return 0

@@ -49,14 +49,20 @@ def valid_fraction(outcome: ActionCounts) -> float:
 
 
 def validity_criterion(
-    *, scaled_by: Callable[[Any], float] | None = None, description: str = "the share of actions that were valid"
+    *,
+    scaled_by: Callable[[Any], float] | None = None,
+    scale_formula: str = "",
+    description: str = "the share of actions that were valid",
 ) -> Criterion:
     """The ``validity`` component: ``scaled_by(outcome) · valid_fraction(outcome)`` (just the fraction without
-    ``scaled_by``), with the sub-metric ``valid_fraction``."""
+    ``scaled_by``), with the sub-metric ``valid_fraction``; ``scale_formula`` names the scale in the formula."""
 
     def validity(outcome: ActionCounts) -> tuple[float, dict[str, float]]:
         fraction = valid_fraction(outcome)
         value = fraction if scaled_by is None else scaled_by(outcome) * fraction
         return value, {"valid_fraction": fraction}
 
-    return Criterion("validity", validity, description)
+    formula = "valid actions / actions"
+    return Criterion(
+        "validity", validity, description, formula=f"{scale_formula} · {formula}" if scaled_by else formula
+    )

@@ -33,18 +33,35 @@ CriterionResult = float | tuple[float, Mapping[str, float]]
 
 @dataclass(frozen=True)
 class Criterion:
-    """A named reward component.
+    """A named reward component: how it is computed, and how every document states it.
+
+    The component tables of the env docstrings, the README and ``rewardlab list`` are written from
+    these fields (:mod:`rewardlab.core.specs`; ``tests/test_specs.py`` checks that they agree).
 
     Attributes:
         name: The component name, part of the env's public contract.
         fn: ``fn(outcome) -> value`` or ``(value, sub_metrics)``; values outside [0, 1] are
             clipped and non-finite values count as 0.
         description: One line for docs and ``rewardlab list``.
+        formula: The component's formula as its spec table states it (one line, no ``|``).
+        weight: The default weight before normalisation (1 for equal weighting); ``reward_weights``
+            overrides it.
+        range: The values the component takes, as the spec table states them: ``"[0, 1]"`` or ``"{0, 1}"``.
     """
 
     name: str
     fn: Callable[[Any], CriterionResult]
     description: str = ""
+    formula: str = ""
+    weight: float = 1.0
+    range: str = "[0, 1]"
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(float(self.weight)) or self.weight < 0:
+            raise ConfigError(f"the default weight of {self.name!r} must be a finite number >= 0, got {self.weight}")
+        for label, text in (("formula", self.formula), ("range", self.range)):
+            if "|" in text or "\n" in text:
+                raise ConfigError(f"the {label} of {self.name!r} must be one line without '|' (a table cell): {text!r}")
 
 
 @dataclass(frozen=True)
@@ -67,13 +84,16 @@ def _clip01(value: float) -> float:
     return min(1.0, max(0.0, value))
 
 
-def normalize_weights(names: Sequence[str], weights: Mapping[str, float] | None) -> dict[str, float]:
-    """Complete ``weights`` over ``names`` (missing names weigh 1) and scale them to sum to 1.
+def normalize_weights(
+    names: Sequence[str], weights: Mapping[str, float] | None, defaults: Mapping[str, float] | None = None
+) -> dict[str, float]:
+    """Complete ``weights`` over ``names`` (a missing name takes its weight in ``defaults``, else 1) and scale
+    them to sum to 1.
 
     Raises:
         ConfigError: on unknown names, negative or non-finite weights, or an all-zero sum.
     """
-    raw = {name: 1.0 for name in names}
+    raw = {name: float((defaults or {}).get(name, 1.0)) for name in names}
     for name, weight in (weights or {}).items():
         if name not in raw:
             raise ConfigError(
@@ -120,7 +140,8 @@ def normalize_gates(names: Sequence[str], gates: Sequence[str] | Mapping[str, fl
 
 @dataclass(frozen=True)
 class Rubric:
-    """Named criteria, weights (equal by default), an aggregate, gates and an invalid penalty.
+    """Named criteria, weights (each criterion's default weight unless given), an aggregate, gates and an
+    invalid penalty.
 
     Example:
         >>> rubric = Rubric(
@@ -153,7 +174,8 @@ class Rubric:
         if not math.isfinite(float(self.invalid_penalty)):
             raise ConfigError(f"invalid_penalty must be finite, got {self.invalid_penalty}")
         object.__setattr__(self, "criteria", tuple(self.criteria))
-        object.__setattr__(self, "normalized_weights", normalize_weights(names, self.weights))
+        defaults = {c.name: c.weight for c in self.criteria}
+        object.__setattr__(self, "normalized_weights", normalize_weights(names, self.weights, defaults))
         object.__setattr__(self, "gate_thresholds", normalize_gates(names, self.gates))
 
     @property

@@ -1,4 +1,5 @@
-"""Run the ``Example:`` doctests of the core text helpers, the shared criteria and the audit's strategy module."""
+"""Run the ``Example:`` doctests of the core text helpers, the shared criteria, the spec-sheet helpers and the audit's
+strategy and runner modules."""
 
 import doctest
 import importlib
@@ -9,6 +10,7 @@ MODULES = [
     "rewardlab.core.text",
     "rewardlab.core.answers",
     "rewardlab.core.criteria",
+    "rewardlab.core.specs",
     "rewardlab.audit.strategy",
     "rewardlab.audit.runner",
 ]

@@ -103,3 +103,21 @@ def test_pure_helpers():
     weights = normalize_weights(["x", "y"], {"x": 3})
     assert weights == {"x": 0.75, "y": 0.25}
     assert aggregate({"x": 1.0, "y": 0.0}, weights) == 0.75
+
+
+def test_a_criterion_carries_its_default_weight_formula_and_range():
+    heavy = Criterion("a", lambda out: out["a"], formula="a", weight=3.0, range="{0, 1}")
+    rubric = Rubric([heavy, Criterion("b", lambda out: out["b"])])
+    assert rubric.normalized_weights == {"a": 0.75, "b": 0.25}
+    assert rubric.configure(weights={"b": 3}).normalized_weights == {"a": 0.5, "b": 0.5}  # a keeps its default
+    assert (heavy.formula, heavy.range) == ("a", "{0, 1}")
+    assert normalize_weights(["x", "y"], {"y": 2}, {"x": 2}) == {"x": 0.5, "y": 0.5}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"weight": -1.0}, ">= 0"), ({"formula": "a | b"}, "one line"), ({"range": "[0,\n1]"}, "one line")],
+)
+def test_a_bad_criterion_raises_config_error(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        Criterion("a", float, **kwargs)

@@ -1,102 +1,6 @@
 """RewardLab/BFCL-v1: the Berkeley Function Calling Leaderboard as a single-shot text env.
 
-## Description
-
-Each task is one entry of BFCL (read from the installed ``bfcl-eval`` package): a user request
-and the functions on offer. The agent answers with function calls as JSON, or in plain text
-when no function fits. The answer is scored by BFCL's AST checker: the calls are matched
-against BFCL's possible answers, and every kind of error BFCL distinguishes (wrong count,
-wrong function, missing or unexpected parameter, wrong type, wrong value) lowers its own
-reward component.
-
-Categories (``categories=`` selects some; default all): ``simple_python``, ``multiple``,
-``parallel``, ``parallel_multiple``, ``live_simple``, ``live_multiple``, ``live_parallel``,
-``live_parallel_multiple`` (calls are expected) and ``irrelevance``, ``live_irrelevance``
-(no function fits: the right answer calls none). Entries that no answer can pass under BFCL's
-own checker are left out (:func:`~rewardlab.envs.bfcl.checker.satisfiable`; in bfcl-eval data v4:
-``live_simple_106-63-0`` and ``live_simple_112-68-0``, where a parameter has no possible value,
-``live_multiple_862-181-3`` and ``live_multiple_964-207-0``, where the answer needs a parameter
-the function does not document). ``multi_turn_base`` is served by ``RewardLab/BFCLMultiTurn-v1``
-(:mod:`rewardlab.envs.bfcl.multi_turn`).
-
-## Spaces
-
-- Observation: text (:class:`~rewardlab.core.TextSpace`): the conversation, then the functions
-  as BFCL documents them (JSON). ``info["tools"]`` has them as OpenAI function-calling tools.
-- Action: text. The documented format is the whole action being JSON: one call
-  ``{"name": "math.factorial", "arguments": {"number": 5}}`` or a list of calls
-  ``[{...}, {...}]``; or plain text without a call. Calls inside prose, a code fence or
-  ``<tool_call>`` tags are still read, but count against ``format``.
-
-## Rewards
-
-Six components in [0, 1], equal default weights (1/6 each), mean aggregate, no gates; with
-``n*`` expected calls, ``n`` given, ``m = max(n, n*)`` and ``s_i`` the value share of expected
-call ``i`` (0 when no call to its function answers it, else the needed parameters given a right
-value over the needed parameters plus the other parameters given wrongly; a parameter is needed
-when it is required or BFCL's answers do not allow leaving it out); all 1 when ``m = 0``:
-
-| component    | formula                                                       |
-|--------------|---------------------------------------------------------------|
-| `format`     | [bare JSON calls or plain text] · `values` ([·] is 0 for prose, fences, bad JSON, string arguments) |
-| `count`      | min(n, n*) / m                                                |
-| `function`   | expected calls paired with a call to the right function / m   |
-| `parameters` | Σ_i [pair i has no missing, unexpected or left-out parameter] · s_i / m |
-| `types`      | Σ_i [pair i has no wrongly typed value] · s_i / m             |
-| `values`     | Σ_i s_i / m                                                   |
-
-The reward ranges over [0, 1]: 1 for an answer BFCL passes in the documented format, 0 for no
-call (or a call that cannot be read) on a call task, and for any call on an irrelevance task.
-``info["is_success"]`` is BFCL's verdict: for call categories ``ast_checker`` passes on the
-calls read; for irrelevance, no call was read (BFCL's rule: text, or a call that cannot be
-decoded, is a pass). Gate on ``format`` (``gates=["format"]``) to pay ``invalid_penalty``
-for malformed output. ``info["bfcl_errors"]`` lists ``{"kind", "message"}`` for every error
-found (kinds: ``checker.ERROR_KINDS``).
-
-## Reward hacking
-
-What the cheapest outputs earn, and why (``rewardlab audit RewardLab/BFCL-v1`` plays each one;
-strategies in :mod:`rewardlab.envs.bfcl.audit`):
-
-- *Form without content*: the right function with type-correct placeholder values can be
-  copied from the documentation without reading the request. ``format``, ``parameters`` and
-  ``types`` are scaled by the value shares, so it earns ``function`` and ``count`` only (1/3).
-- *Free format credit*: plain text or an empty answer on a call task has ``values = 0``, so its
-  well-formed ``format`` earns nothing.
-- *Padding with optional parameters*: parameters that may be left out count in ``s_i`` only when
-  given wrongly, so giving each its "omitted" value (``""``, a BFCL possible answer) earns nothing.
-- *Hedging with several calls* (every offered function, or variants of one call): every
-  component divides by ``m = max(n, n*)``.
-- *The no-call answer everywhere*: it passes irrelevance tasks, as BFCL rules (its leniency, also
-  for undecodable calls, is kept and reported as an accepted success by the audit), and earns 0
-  on call tasks.
-
-## Starting State
-
-A task drawn from the train split with ``np_random`` (or ``options={"task_id"|"split"}``).
-The split is a stable hash of BFCL's id (about 20% test).
-
-## Episode End
-
-After one step (the answer is scored). Non-text actions end the episode scored as malformed.
-
-## Arguments
-
-- ``categories``: BFCL categories to load (default: all ten above).
-- ``underscore_names``: show and expect function names with ``.`` replaced by ``_``
-  (``math.factorial`` -> ``math_factorial``), as bfcl-eval does for models whose API forbids dots
-  in tool names (OpenAI's does); default False: names as BFCL writes them.
-- ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``render_mode``: see
-  :class:`~rewardlab.core.TextEnv`. (``max_turns`` is accepted for uniformity; it has no
-  effect on a single-shot episode.)
-
-Needs ``pip install 'rewardlab[bfcl]'`` (the ``bfcl-eval`` package), else
-:class:`~rewardlab.errors.MissingDependencyError`.
-
-## Version History
-
-- v0: initial version (bfcl-eval data v4; AST categories and irrelevance).
-- v1: `values` is the share of needed values right; `format`, `parameters` and `types` are scaled by it.
+The spec sheet is :class:`BFCLEnv`'s docstring (``help(env.unwrapped)``).
 """
 
 from __future__ import annotations
@@ -125,7 +29,108 @@ PARSE_LIMITS = ParseLimits(max_chars=200_000, max_depth=32, max_calls=16)
 
 
 class BFCLEnv(TextEnv):
-    """BFCL function-calling tasks scored by BFCL's AST checker; see the module docstring."""
+    """RewardLab/BFCL-v1: the Berkeley Function Calling Leaderboard as a single-shot text env.
+
+    ## Description
+
+    Each task is one entry of BFCL (read from the installed ``bfcl-eval`` package): a user request
+    and the functions on offer. The agent answers with function calls as JSON, or in plain text
+    when no function fits. The answer is scored by BFCL's AST checker: the calls are matched
+    against BFCL's possible answers, and every kind of error BFCL distinguishes (wrong count,
+    wrong function, missing or unexpected parameter, wrong type, wrong value) lowers its own
+    reward component.
+
+    Categories (``categories=`` selects some; default all): ``simple_python``, ``multiple``,
+    ``parallel``, ``parallel_multiple``, ``live_simple``, ``live_multiple``, ``live_parallel``,
+    ``live_parallel_multiple`` (calls are expected) and ``irrelevance``, ``live_irrelevance``
+    (no function fits: the right answer calls none). Entries that no answer can pass under BFCL's
+    own checker are left out (:func:`~rewardlab.envs.bfcl.checker.satisfiable`; in bfcl-eval data v4:
+    ``live_simple_106-63-0`` and ``live_simple_112-68-0``, where a parameter has no possible value,
+    ``live_multiple_862-181-3`` and ``live_multiple_964-207-0``, where the answer needs a parameter
+    the function does not document). ``multi_turn_base`` is served by ``RewardLab/BFCLMultiTurn-v1``
+    (:mod:`rewardlab.envs.bfcl.multi_turn`).
+
+    A task is drawn from the train split with ``np_random`` (or ``options={"task_id"|"split"}``);
+    the split is a stable hash of BFCL's id (about 20% test). The observation is the conversation,
+    then the functions as BFCL documents them (JSON); ``info["tools"]`` has them as OpenAI
+    function-calling tools.
+
+    ## Action format
+
+    Text. The documented format is the whole action being JSON: one call
+    ``{"name": "math.factorial", "arguments": {"number": 5}}`` or a list of calls
+    ``[{...}, {...}]``; or plain text without a call. Calls inside prose, a code fence or
+    ``<tool_call>`` tags are still read, but count against ``format``.
+
+    ## Components
+
+    Equal default weights, mean aggregate, no gates; with ``n*`` expected calls, ``n`` given,
+    ``m = max(n, n*)`` and ``s_i`` the value share of expected call ``i`` (0 when no call to its
+    function answers it, else the needed parameters given a right value over the needed parameters
+    plus the other parameters given wrongly; a parameter is needed when it is required or BFCL's
+    answers do not allow leaving it out); all 1 when ``m = 0``. Formulas: :mod:`rewardlab.envs.bfcl.rubric`.
+
+    | name         | formula                                                      | default weight | range  |
+    |--------------|--------------------------------------------------------------|----------------|--------|
+    | `format`     | [bare JSON calls or plain text] · values                     | 1/6            | [0, 1] |
+    | `count`      | min(n, n*) / m                                               | 1/6            | [0, 1] |
+    | `function`   | expected calls paired with a call to the right function / m  | 1/6            | [0, 1] |
+    | `parameters` | Σ_i [no missing, unexpected or left-out parameter] · s_i / m | 1/6            | [0, 1] |
+    | `types`      | Σ_i [no wrongly typed value] · s_i / m                       | 1/6            | [0, 1] |
+    | `values`     | Σ_i s_i / m                                                  | 1/6            | [0, 1] |
+
+    ``[bare JSON calls or plain text]`` is 0 for prose, fences, bad JSON and string arguments. The
+    reward ranges over [0, 1]: 1 for an answer BFCL passes in the documented format, 0 for no call
+    (or a call that cannot be read) on a call task, and for any call on an irrelevance task.
+    ``info["is_success"]`` is BFCL's verdict: for call categories ``ast_checker`` passes on the
+    calls read; for irrelevance, no call was read (BFCL's rule: text, or a call that cannot be
+    decoded, is a pass). Gate on ``format`` (``gates=["format"]``) to pay ``invalid_penalty``
+    for malformed output. ``info["bfcl_errors"]`` lists ``{"kind", "message"}`` for every error
+    found (kinds: ``checker.ERROR_KINDS``).
+
+    ## Milestones
+
+    None: the episode is a single answer (``progress`` stays 0).
+
+    ## Episode end
+
+    After one step (the answer is scored). Non-text actions end the episode scored as malformed.
+
+    ## Arguments
+
+    - ``categories``: BFCL categories to load (default: all ten above).
+    - ``underscore_names``: show and expect function names with ``.`` replaced by ``_``
+      (``math.factorial`` -> ``math_factorial``), as bfcl-eval does for models whose API forbids dots
+      in tool names (OpenAI's does); default False: names as BFCL writes them.
+    - The common ones, :class:`~rewardlab.core.CommonArgs` (``max_turns`` has no effect on a
+      single-shot episode).
+
+    Needs ``pip install 'rewardlab[bfcl]'`` (the ``bfcl-eval`` package), else
+    :class:`~rewardlab.errors.MissingDependencyError`.
+
+    ## Known hack classes defended
+
+    What the cheapest outputs earn, and why (``rewardlab audit RewardLab/BFCL-v1`` plays each one;
+    strategies in :mod:`rewardlab.envs.bfcl.audit`):
+
+    - *Form without content*: the right function with type-correct placeholder values can be
+      copied from the documentation without reading the request. ``format``, ``parameters`` and
+      ``types`` are scaled by the value shares, so it earns ``function`` and ``count`` only (1/3).
+    - *Free format credit*: plain text or an empty answer on a call task has ``values = 0``, so its
+      well-formed ``format`` earns nothing.
+    - *Padding with optional parameters*: parameters that may be left out count in ``s_i`` only when
+      given wrongly, so giving each its "omitted" value (``""``, a BFCL possible answer) earns nothing.
+    - *Hedging with several calls* (every offered function, or variants of one call): every
+      component divides by ``m = max(n, n*)``.
+    - *The no-call answer everywhere*: it passes irrelevance tasks, as BFCL rules (its leniency, also
+      for undecodable calls, is kept and reported as an accepted success by the audit), and earns 0
+      on call tasks.
+
+    ## Version history
+
+    - v0: initial version (bfcl-eval data v4; AST categories and irrelevance).
+    - v1: `values` is the share of needed values right; `format`, `parameters` and `types` are scaled by it.
+    """
 
     system_prompt: ClassVar[str] = (
         "You are an expert in composing function calls. You are given a request and a set of "

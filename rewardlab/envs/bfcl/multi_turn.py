@@ -1,94 +1,6 @@
 """RewardLab/BFCLMultiTurn-v1: BFCL's ``multi_turn_base`` conversations against its simulated APIs.
 
-## Description
-
-Each task is one BFCL multi-turn entry: a user makes 1-7 requests in turn to an assistant that
-can use stateful simulated APIs shipped with ``bfcl-eval`` (a file system, a trading bot, a
-travel-booking system, a vehicle, messaging, Twitter-like posting, tickets, a math API). The
-calls run in-process on a fresh instance of each API loaded with the task's initial state (see
-:mod:`rewardlab.envs.bfcl.worlds`; nothing the agent writes is evaluated as code).
-
-After each user turn the env runs BFCL's checks against a second, ground-truth world that
-executes BFCL's reference calls for that turn: the agent made at least one call in the turn,
-every API's public state equals the ground truth's, and every reference result is among the
-results the agent obtained so far (BFCL's ``multi_turn_checker``).
-
-## Spaces
-
-- Observation: text. At reset the first user request and the functions (BFCL's JSON); after a
-  call step, the results as JSON ``[{"name", "result"}]``; after a text reply, the next request.
-  ``info["tools"]`` has the functions as OpenAI tools; ``info["turn"]`` the user turn (0-based).
-- Action: JSON calls as in BFCL-v1 (one object or a list, run in order), or plain text, which
-  ends the assistant's turn and moves to the next user request.
-
-## Rewards
-
-Five components in [0, 1], equal default weights (1/5), mean aggregate. With ``T`` the turns
-whose reference makes calls (unplayed turns count as failed), per user turn ``t`` the reference's
-calls ``R_t``, the agent's calls ``A_t`` and ``N_t`` the agent's calls matched one-to-one to a
-reference call with the same function and the same result, and ``U`` the turns whose reference
-makes no call in which the agent changed the state anyway::
-
-    execution = Σ_t |N_t| / Σ_t max(|A_t|, |R_t|)                 (every turn, played or not)
-    state     = turns whose state credit holds / (T + U)
-    response  = turns whose reference (function, result) pairs the agent obtained,
-                with a call made in the turn / T
-    turns     = turns passing all of BFCL's checks / T
-    format    = (actions that are bare JSON calls or plain text / actions) · content,
-                content = (execution + state + response + turns) / 4
-
-A turn's state credit holds when the agent's state equals the reference's after the turn and
-the turn's work shows in it: where the reference changes the state, the agent's calls of the
-turn changed it too; on a read-only turn, the turn earns its response credit. The reward ranges
-over [0, 1]: 1 for the oracle, 0 for "Done." on every turn.
-
-``is_success`` is BFCL's verdict: every turn played and passed (BFCL's checks: a call made,
-the state, and every reference *result* among the agent's results so far). Milestones:
-``turn_<k>`` when turn ``k`` passes; ``progress`` = passed turns / T. ``info["metrics"]`` adds
-``execution/failed_calls`` (calls that raised or named an unknown function), ``state/matches``
-(turns ending in BFCL's state, however reached) and ``format/strict_actions``.
-
-## Reward hacking
-
-What the cheapest trajectories earn (``rewardlab audit RewardLab/BFCLMultiTurn-v1``; strategies
-in :mod:`rewardlab.envs.bfcl.audit`):
-
-- *Doing nothing* ("Done." every turn): no call needed by the reference is made (``execution``
-  0); a read-only turn's matching state, or a state back where it was (a booking the agent never
-  made, cancelled), is not the agent's doing and earns no ``state``; ``format`` is scaled by the
-  content, so it earns nothing either.
-- *Calling everything* (every offered function, or every argument-free read, each turn): calls
-  the reference does not make count in ``execution``'s denominator; changes that are not the
-  target's fail ``state``; results like ``"None"`` (every ``mkdir``, ``touch`` or ``echo``) earn
-  ``response`` only from the function the reference called.
-- *Repeating the previous turn's calls*: results obtained earlier earn ``response`` only with a
-  call made in the turn, and only repeat calls whose function and result are the reference's
-  count in ``execution``.
-- *Placeholder arguments on the right functions*: they fail or change the wrong thing, so they
-  earn neither ``execution`` (another result) nor ``state``.
-- *Acting where nothing should be done* (a turn whose reference makes no call): its calls cost
-  ``execution`` and a change there counts against ``state``.
-
-## Starting State
-
-A task from the train split (or ``options={"task_id"|"split"}``); split by a stable hash of
-the id (about 20% test). Each episode builds fresh API instances from the task's initial state.
-
-## Episode End
-
-After the reply that ends the last user turn. BFCL's limit of 20 steps per user turn ends the
-episode too (BFCL's "force-terminated": the entry fails). ``max_turns`` (default 200 steps)
-truncates; the turns not played count as failed.
-
-## Arguments
-
-``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
-``render_mode``: see :class:`~rewardlab.core.TextEnv`. Needs ``pip install 'rewardlab[bfcl]'``.
-
-## Version History
-
-- v0: initial version (bfcl-eval data v4, ``multi_turn_base``).
-- v1: execution, state and response credit only for the turn's own needed calls and changes; format scaled by content.
+The spec sheet is :class:`BFCLMultiTurnEnv`'s docstring (``help(env.unwrapped)``).
 """
 
 from __future__ import annotations
@@ -124,7 +36,105 @@ MAX_REPLY_CHARS = 20_000
 
 
 class BFCLMultiTurnEnv(TextEnv):
-    """BFCL multi-turn conversations with stateful simulated APIs; see the module docstring."""
+    """RewardLab/BFCLMultiTurn-v1: BFCL's ``multi_turn_base`` conversations against its simulated APIs.
+
+    ## Description
+
+    Each task is one BFCL multi-turn entry: a user makes 1-7 requests in turn to an assistant that
+    can use stateful simulated APIs shipped with ``bfcl-eval`` (a file system, a trading bot, a
+    travel-booking system, a vehicle, messaging, Twitter-like posting, tickets, a math API). The
+    calls run in-process on a fresh instance of each API loaded with the task's initial state (see
+    :mod:`rewardlab.envs.bfcl.worlds`; nothing the agent writes is evaluated as code).
+
+    After each user turn the env runs BFCL's checks against a second, ground-truth world that
+    executes BFCL's reference calls for that turn: the agent made at least one call in the turn,
+    every API's public state equals the ground truth's, and every reference result is among the
+    results the agent obtained so far (BFCL's ``multi_turn_checker``).
+
+    A task comes from the train split (or ``options={"task_id"|"split"}``), split by a stable hash
+    of the id (about 20% test). The observation at reset is the first user request and the functions
+    (BFCL's JSON); after a call step, the results as JSON ``[{"name", "result"}]``; after a text
+    reply, the next request. ``info["tools"]`` has the functions as OpenAI tools; ``info["turn"]``
+    the user turn (0-based).
+
+    ## Action format
+
+    JSON calls as in BFCL-v1 (one object or a list, run in order), or plain text, which ends the
+    assistant's turn and moves to the next user request. A reply that is empty, over 20,000
+    characters or unreadable still ends the turn, flagged as an ``action_error``.
+
+    ## Components
+
+    Equal default weights, mean aggregate. With ``T`` the turns whose reference makes calls
+    (unplayed turns count as failed), per user turn ``t`` the reference's calls ``R_t``, the agent's
+    calls ``A_t`` and ``N_t`` the agent's calls matched one-to-one to a reference call with the same
+    function and the same result (``#`` a count), and ``U`` the turns whose reference makes no call
+    in which the agent changed the state anyway (formulas: :mod:`rewardlab.envs.bfcl.rubric`):
+
+    | name        | formula                                                            | default weight | range  |
+    |-------------|--------------------------------------------------------------------|----------------|--------|
+    | `format`    | strict actions / actions · mean(execution, state, response, turns) | 1/5            | [0, 1] |
+    | `execution` | Σ_t #N_t / Σ_t max(#A_t, #R_t)                                     | 1/5            | [0, 1] |
+    | `state`     | turns whose state credit holds / (T + U)                           | 1/5            | [0, 1] |
+    | `response`  | turns whose reference results the agent obtained / T               | 1/5            | [0, 1] |
+    | `turns`     | turns passing every BFCL check / T                                 | 1/5            | [0, 1] |
+
+    ``execution`` sums over every turn, played or not; *strict actions* are bare JSON calls or
+    plain text (the core counts the actions). A turn's state credit holds when the agent's state
+    equals the reference's after the turn and the turn's work shows in it: where the reference
+    changes the state, the agent's calls of the turn changed it too; on a read-only turn, the turn
+    earns its response credit. ``response`` needs the reference's (function, result) pairs obtained,
+    with a call made in the turn. The reward ranges over [0, 1]: 1 for the oracle, 0 for "Done." on
+    every turn.
+
+    ``is_success`` is BFCL's verdict: every turn played and passed (BFCL's checks: a call made,
+    the state, and every reference *result* among the agent's results so far). ``info["metrics"]``
+    adds ``execution/failed_calls`` (calls that raised or named an unknown function),
+    ``state/matches`` (turns ending in BFCL's state, however reached) and ``format/strict_actions``.
+
+    ## Milestones
+
+    ``turn_<k>`` when turn ``k`` (one whose reference makes calls) passes; ``progress`` = passed
+    turns / ``T``.
+
+    ## Episode end
+
+    After the reply that ends the last user turn. BFCL's limit of 20 steps per user turn ends the
+    episode too (BFCL's "force-terminated": the entry fails). ``max_turns`` (default 200 steps)
+    truncates; the turns not played count as failed.
+
+    ## Arguments
+
+    No arguments of its own; the common ones (:class:`~rewardlab.core.CommonArgs`). Needs
+    ``pip install 'rewardlab[bfcl]'``.
+
+    ## Known hack classes defended
+
+    What the cheapest trajectories earn (``rewardlab audit RewardLab/BFCLMultiTurn-v1``; strategies
+    in :mod:`rewardlab.envs.bfcl.audit`):
+
+    - *Doing nothing* ("Done." every turn): no call needed by the reference is made (``execution``
+      0); a read-only turn's matching state, or a state back where it was (a booking the agent never
+      made, cancelled), is not the agent's doing and earns no ``state``; ``format`` is scaled by the
+      content, so it earns nothing either.
+    - *Calling everything* (every offered function, or every argument-free read, each turn): calls
+      the reference does not make count in ``execution``'s denominator; changes that are not the
+      target's fail ``state``; results like ``"None"`` (every ``mkdir``, ``touch`` or ``echo``) earn
+      ``response`` only from the function the reference called.
+    - *Repeating the previous turn's calls*: results obtained earlier earn ``response`` only with a
+      call made in the turn, and only repeat calls whose function and result are the reference's
+      count in ``execution``.
+    - *Placeholder arguments on the right functions*: they fail or change the wrong thing, so they
+      earn neither ``execution`` (another result) nor ``state``.
+    - *Acting where nothing should be done* (a turn whose reference makes no call): its calls cost
+      ``execution`` and a change there counts against ``state``.
+
+    ## Version history
+
+    - v0: initial version (bfcl-eval data v4, ``multi_turn_base``).
+    - v1: execution, state and response credit only for the turn's own needed calls and changes; format scaled by
+      content.
+    """
 
     system_prompt: ClassVar[str] = (
         "You are an assistant that fulfils each user request by calling functions. To call, reply "

@@ -109,12 +109,37 @@ def bfcl_rubric() -> Rubric:
     """The default BFCL-v1 rubric: six equally weighted components, mean aggregate, no gates."""
     return Rubric(
         [
-            Criterion("format", format_score, "bare JSON calls or a plain-text answer, times values"),
-            Criterion("count", count_score, "min(n, n*) / max(n, n*): the number of calls"),
-            Criterion("function", function_score, "expected calls answered by a call to the right function"),
-            Criterion("parameters", parameters_score, "no missing or unexpected parameter, times value share"),
-            Criterion("types", types_score, "every value has the documented type, times the value share"),
-            Criterion("values", values_score, "the share of needed values among BFCL's possible answers"),
+            Criterion(
+                "format",
+                format_score,
+                "bare JSON calls or a plain-text answer, times values",
+                formula="[bare JSON calls or plain text] · values",
+            ),
+            Criterion("count", count_score, "min(n, n*) / max(n, n*): the number of calls", formula="min(n, n*) / m"),
+            Criterion(
+                "function",
+                function_score,
+                "expected calls answered by a call to the right function",
+                formula="expected calls paired with a call to the right function / m",
+            ),
+            Criterion(
+                "parameters",
+                parameters_score,
+                "no missing or unexpected parameter, times value share",
+                formula="Σ_i [no missing, unexpected or left-out parameter] · s_i / m",
+            ),
+            Criterion(
+                "types",
+                types_score,
+                "every value has the documented type, times the value share",
+                formula="Σ_i [no wrongly typed value] · s_i / m",
+            ),
+            Criterion(
+                "values",
+                values_score,
+                "the share of needed values among BFCL's possible answers",
+                formula="Σ_i s_i / m",
+            ),
         ]
     )
 
@@ -259,10 +284,32 @@ def multi_turn_rubric() -> Rubric:
     """The BFCLMultiTurn-v1 rubric (formulas in that env's docstring); equal weights, mean."""
     return Rubric(
         [
-            Criterion("format", multi_turn_format_score, "documented-format share of actions, times the content"),
-            Criterion("execution", execution_score, "calls that did what a ground-truth call of the turn did"),
-            Criterion("state", state_score, "turns ending in the state, with the turn's work done"),
-            Criterion("response", response_score, "turns whose expected results the agent's calls obtained"),
-            Criterion("turns", turns_score, "turns passing every BFCL check"),
+            Criterion(
+                "format",
+                multi_turn_format_score,
+                "documented-format share of actions, times the content",
+                formula="strict actions / actions · mean(execution, state, response, turns)",
+            ),
+            Criterion(
+                "execution",
+                execution_score,
+                "calls that did what a ground-truth call of the turn did",
+                formula="Σ_t #N_t / Σ_t max(#A_t, #R_t)",
+            ),
+            Criterion(
+                "state",
+                state_score,
+                "turns ending in the state, with the turn's work done",
+                formula="turns whose state credit holds / (T + U)",
+            ),
+            Criterion(
+                "response",
+                response_score,
+                "turns whose expected results the agent's calls obtained",
+                formula="turns whose reference results the agent obtained / T",
+            ),
+            Criterion(
+                "turns", turns_score, "turns passing every BFCL check", formula="turns passing every BFCL check / T"
+            ),
         ]
     )

@@ -1,108 +1,6 @@
 """RewardLab/BPMN-v1: from a process description to a BPMN 2.0 model, with validator feedback.
 
-## Description
-
-The agent reads a natural-language description of a business process and answers with one
-BPMN 2.0 XML document. If the answer is not valid BPMN (not well-formed XML, not a BPMN
-``definitions`` root, not valid against the OMG BPMN 2.0 XSD, without flow nodes or with more
-than 500 flow nodes or 2,000 flows), the next
-observation reports what the validator found and the agent may repair it, up to
-``max_attempts`` answers. The decomposed reward follows the quality perspectives of the BPMN
-reward-design study: validity as a gate, then syntactic, pragmatic and semantic quality.
-
-## Spaces
-
-- Observation: :class:`~rewardlab.core.TextSpace` — the task prompt, then validator reports.
-- Action: :class:`~rewardlab.core.TextSpace` — the answer, a bare XML document. An answer wrapped
-  in a markdown code fence or prose, or with comments, processing instructions or a DOCTYPE
-  around its root, is read (``validity/bare_answer`` = 0; a DOCTYPE is refused) but, with
-  ``strict_format`` (the default), is not usable: validity < 1, so the gate zeroes the rest and the
-  agent is told to answer with the XML alone. ``strict_format=False`` scores the extracted model.
-
-## Rewards
-
-Paid once, when the episode ends; each component is in [0, 1] and, by default, weighs 1/4
-(equal weighting), aggregated by the weighted mean. Formulas: :mod:`rewardlab.envs.bpmn.rubric`
-and :mod:`rewardlab.envs.bpmn.semantic`.
-
-=============  ==============================================================  =======  =====
-component      definition                                                      weight   range
-=============  ==============================================================  =======  =====
-``validity``   (well-formed + BPMN root + XSD-valid + scorable size + bare) / 5; 1/4      [0, 1]
-               (``bare`` counts with ``strict_format``, else / 4);
-               a gate: below 1 the others are 0 and the reward is
-               ``invalid_penalty`` (default 0)
-``syntactic``  mean of 24 modelling rules (``syntactic/<rule>``) × semantic     1/4      [0, 1]
-``pragmatic``  mean of 14 understandability metrics (``pragmatic/<metric>``)    1/4      [0, 1]
-               × semantic
-``semantic``   node-matching F1 × mean(routed succession F1, behavioural        1/4      [0, 1]
-               profile similarity per relation class, coverage of the element
-               kinds present) vs. the reference (``semantic/<metric>``)
-=============  ==============================================================  =======  =====
-
-With the defaults a usable answer earns ``R = 1/4 · (1 + semantic · (1 + mean(rules) +
-mean(metrics)))`` ∈ [1/4, 1]; anything else earns ``invalid_penalty``. ``info["metrics"]`` holds
-62 sub-metrics (5 validity, 24 syntactic and 14 pragmatic, unscaled, 19 semantic).
-``info["is_success"]``: valid, ``semantic ≥ 0.9`` and ``mean(rules) ≥ min(0.9, the reference's)``.
-Process signals: milestones ``well_formed``, ``bpmn_root``, ``schema_valid`` (the best answer so
-far); ``progress`` is the fraction reached.
-
-## Reward hacking
-
-What each cheap answer earns, and why (``rewardlab audit RewardLab/BPMN-v1`` plays them all,
-:mod:`rewardlab.envs.bpmn.audit`):
-
-- *A constant or another task's model* (``minimal_model``, ``other_task_oracle``,
-  ``constant_answer``): the rules and understandability metrics need no reference, so they are
-  scaled by semantic fidelity; a tidy model of the wrong process earns about validity's 1/4.
-- *The right labels without the control flow* (``quoted_chain``, ``chain_with_gateways``,
-  ``disconnected_names``, ``parallel_everything``, and ``decorated_chain``, which adds the
-  prompt's pools, lanes and message flows to farm coverage; also a chain of the reference's own
-  elements and types): node F1 multiplies a control-flow score in which successions carry the kinds of
-  the gateways they pass, every relation class of the behavioural profile (order, loop, parallel,
-  exclusive, different pools, different lanes, cycles) weighs the same however rare, and element
-  kinds that neither model has lend no coverage; a linear chain of the reference's elements lands
-  at least 0.25 below the oracle on every task with non-linear control flow.
-- *Hedged or stuffed labels* (``label_stuffing``, ``hedged_labels``): nodes match one-to-one, and
-  a label that also names another element of the reference (whole canonical tokens, as
-  :mod:`rewardlab.core.answers` reads hedges) has label similarity 0 to every node but the
-  one it names, so "Approve loan or Reject loan" matches neither.
-- *Prose smuggled next to the model* (``markup_before_root``): with ``strict_format`` only the
-  ``definitions`` element, after at most one byte-order mark, an XML declaration (version,
-  encoding, standalone) and XML whitespace, is a bare answer; comments, processing instructions,
-  malformed declarations, invisible characters or prose around it fail validity (a DOCTYPE is
-  refused in any mode).
-- *Hostile input*: size caps before parsing, no DTDs or entities, libxml2 depth limits, node and
-  flow caps before any graph metric (:mod:`rewardlab.envs.bpmn.parse`, :mod:`rewardlab.envs.bpmn.model`).
-
-## Starting State
-
-A task drawn from the train split with the env's ``np_random`` (or chosen with
-``options={"task_id": ...}`` / ``options={"split": "test"}``): 62 tasks, 41 generated of
-difficulty 1–5 (sequences to pools with message flows) and the 21 OMG BPMN MIWG reference
-models; 47 train, 15 test.
-
-## Episode End
-
-Terminated after a usable (valid) answer, or after ``max_attempts`` answers (the last one is
-scored). With ``max_turns`` below ``max_attempts`` the episode is truncated and the last answer
-is scored. Non-text actions count as empty answers.
-
-## Arguments
-
-- ``max_attempts`` (int, default 3): answers allowed; 1 makes the env single-shot.
-- ``strict_format`` (bool, default True): anything around the ``definitions`` element but an XML
-  declaration and whitespace (prose, a code fence, comments, processing instructions) counts
-  against validity.
-- ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
-  ``render_mode``: see :class:`~rewardlab.core.TextEnv`.
-
-## Version History
-
-- v0: initial release.
-- v1: syntactic and pragmatic scaled by semantic; semantic = node F1 × control flow (routed
-  successions, per-class behavioural profile with pools and lanes, coverage of present kinds);
-  ``strict_format`` accepts only an XML declaration and whitespace around the root.
+The spec sheet is :class:`BPMNEnv`'s docstring (``help(env.unwrapped)``).
 """
 
 from __future__ import annotations
@@ -130,7 +28,114 @@ _SAMPLE_OBJECTS = ("order", "invoice", "request", "claim", "document", "payment"
 
 
 class BPMNEnv(TextEnv):
-    """Text → BPMN 2.0 XML with multi-turn repair; see the module docstring for the spec sheet."""
+    """RewardLab/BPMN-v1: from a process description to a BPMN 2.0 model, with validator feedback.
+
+    ## Description
+
+    The agent reads a natural-language description of a business process and answers with one
+    BPMN 2.0 XML document. If the answer is not valid BPMN (not well-formed XML, not a BPMN
+    ``definitions`` root, not valid against the OMG BPMN 2.0 XSD, without flow nodes or with more
+    than 500 flow nodes or 2,000 flows), the next observation reports what the validator found and
+    the agent may repair it, up to ``max_attempts`` answers. The decomposed reward follows the
+    quality perspectives of the BPMN reward-design study: validity as a gate, then syntactic,
+    pragmatic and semantic quality.
+
+    62 tasks, 41 generated of difficulty 1–5 (sequences to pools with message flows) and the 21 OMG
+    BPMN MIWG reference models; 47 train, 15 test. A task is drawn from the train split with the
+    env's ``np_random`` (or chosen with ``options={"task_id": ...}`` / ``options={"split": "test"}``).
+    The observation is the task prompt, then the validator's reports; ``info["attempt"]`` counts the
+    answers so far.
+
+    ## Action format
+
+    The answer, a bare XML document (:class:`~rewardlab.core.TextSpace`). An answer wrapped in a
+    markdown code fence or prose, or with comments, processing instructions or a DOCTYPE around its
+    root, is read (``validity/bare_answer`` = 0; a DOCTYPE is refused) but, with ``strict_format``
+    (the default), is not usable: validity < 1, so the gate zeroes the rest and the agent is told to
+    answer with the XML alone. ``strict_format=False`` scores the extracted model. A non-text action
+    counts as an empty answer.
+
+    ## Components
+
+    Paid once, when the episode ends; equal default weights, weighted mean, ``validity`` a gate at 1:
+    below it the other components are 0 and the reward is ``invalid_penalty`` (default 0). Formulas:
+    :mod:`rewardlab.envs.bpmn.rubric` and :mod:`rewardlab.envs.bpmn.semantic`.
+
+    | name              | formula                                                        | default weight | range  |
+    |-------------------|----------------------------------------------------------------|----------------|--------|
+    | `validity` (gate) | mean(well-formed, BPMN root, XSD-valid, scorable, bare answer) | 1/4            | [0, 1] |
+    | `syntactic`       | mean(24 modelling rules) · semantic                            | 1/4            | [0, 1] |
+    | `pragmatic`       | mean(14 understandability metrics) · semantic                  | 1/4            | [0, 1] |
+    | `semantic`        | node F1 · mean(succession F1, profile similarity, coverage)    | 1/4            | [0, 1] |
+
+    ``validity`` counts ``bare answer`` (nothing around the ``definitions`` element) only with
+    ``strict_format``, else it is the mean of the other four; *scorable* means 1 to 500 flow nodes
+    and at most 2,000 flows of each kind. ``syntactic`` and ``pragmatic`` are the modelling rules
+    (``syntactic/<rule>``) and understandability metrics (``pragmatic/<metric>``) scaled by
+    ``semantic``; ``semantic`` compares with the reference: node-matching F1 times the mean of routed
+    succession F1, behavioural-profile similarity per relation class and coverage of the element
+    kinds present (``semantic/<metric>``).
+
+    With the defaults a usable answer earns ``R = 1/4 · (1 + semantic · (1 + mean(rules) +
+    mean(metrics)))`` ∈ [1/4, 1]; anything else earns ``invalid_penalty``. ``info["metrics"]`` holds
+    62 sub-metrics (5 validity, 24 syntactic and 14 pragmatic, unscaled, 19 semantic).
+    ``info["is_success"]``: valid, ``semantic ≥ 0.9`` and ``mean(rules) ≥ min(0.9, the reference's)``.
+
+    ## Milestones
+
+    ``well_formed``, ``bpmn_root`` and ``schema_valid``, reached by the best answer so far;
+    ``progress`` is the fraction reached.
+
+    ## Episode end
+
+    Terminated after a usable (valid) answer, or after ``max_attempts`` answers (the last one is
+    scored). With ``max_turns`` below ``max_attempts`` the episode is truncated and the last answer
+    is scored.
+
+    ## Arguments
+
+    - ``max_attempts`` (int, default 3): answers allowed; 1 makes the env single-shot.
+    - ``strict_format`` (bool, default True): anything around the ``definitions`` element but an XML
+      declaration and whitespace (prose, a code fence, comments, processing instructions) counts
+      against validity.
+    - The common ones, :class:`~rewardlab.core.CommonArgs`: ``reward_weights``, ``aggregate``,
+      ``gates``, ``invalid_penalty``, ``max_turns``, ``render_mode``.
+
+    ## Known hack classes defended
+
+    What each cheap answer earns, and why (``rewardlab audit RewardLab/BPMN-v1`` plays them all,
+    :mod:`rewardlab.envs.bpmn.audit`):
+
+    - *A constant or another task's model* (``minimal_model``, ``other_task_oracle``,
+      ``constant_answer``): the rules and understandability metrics need no reference, so they are
+      scaled by semantic fidelity; a tidy model of the wrong process earns about validity's 1/4.
+    - *The right labels without the control flow* (``quoted_chain``, ``chain_with_gateways``,
+      ``disconnected_names``, ``parallel_everything``, and ``decorated_chain``, which adds the
+      prompt's pools, lanes and message flows to farm coverage; also a chain of the reference's own
+      elements and types): node F1 multiplies a control-flow score in which successions carry the
+      kinds of the gateways they pass, every relation class of the behavioural profile (order, loop,
+      parallel, exclusive, different pools, different lanes, cycles) weighs the same however rare,
+      and element kinds that neither model has lend no coverage; a linear chain of the reference's
+      elements lands at least 0.25 below the oracle on every task with non-linear control flow.
+    - *Hedged or stuffed labels* (``label_stuffing``, ``hedged_labels``): nodes match one-to-one, and
+      a label that also names another element of the reference (whole canonical tokens, as
+      :mod:`rewardlab.core.answers` reads hedges) has label similarity 0 to every node but the
+      one it names, so "Approve loan or Reject loan" matches neither.
+    - *Prose smuggled next to the model* (``markup_before_root``): with ``strict_format`` only the
+      ``definitions`` element, after at most one byte-order mark, an XML declaration (version,
+      encoding, standalone) and XML whitespace, is a bare answer; comments, processing instructions,
+      malformed declarations, invisible characters or prose around it fail validity (a DOCTYPE is
+      refused in any mode).
+    - *Hostile input*: size caps before parsing, no DTDs or entities, libxml2 depth limits, node and
+      flow caps before any graph metric (:mod:`rewardlab.envs.bpmn.parse`, :mod:`rewardlab.envs.bpmn.model`).
+
+    ## Version history
+
+    - v0: initial release.
+    - v1: syntactic and pragmatic scaled by semantic; semantic = node F1 × control flow (routed
+      successions, per-class behavioural profile with pools and lanes, coverage of present kinds);
+      ``strict_format`` accepts only an XML declaration and whitespace around the root.
+    """
 
     system_prompt: ClassVar[str] = (
         "You are an expert business process modeller. Answer with a single BPMN 2.0 XML document "

@@ -185,10 +185,30 @@ def bpmn_rubric() -> Rubric:
     """The default rubric: equal weights, mean aggregate, validity gate at 1."""
     return Rubric(
         [
-            Criterion("validity", validity, "well-formed XML, BPMN root, valid against the BPMN 2.0 XSD (gate)"),
-            Criterion("syntactic", syntactic, "mean of 24 BPMN modelling rules, times semantic"),
-            Criterion("pragmatic", pragmatic, "mean of 14 understandability metrics, times semantic"),
-            Criterion("semantic", semantic, "node F1 times control-flow similarity (successions, relations, coverage)"),
+            Criterion(
+                "validity",
+                validity,
+                "well-formed XML, BPMN root, valid against the BPMN 2.0 XSD (gate)",
+                formula="mean(well-formed, BPMN root, XSD-valid, scorable, bare answer)",
+            ),
+            Criterion(
+                "syntactic",
+                syntactic,
+                "mean of 24 BPMN modelling rules, times semantic",
+                formula="mean(24 modelling rules) · semantic",
+            ),
+            Criterion(
+                "pragmatic",
+                pragmatic,
+                "mean of 14 understandability metrics, times semantic",
+                formula="mean(14 understandability metrics) · semantic",
+            ),
+            Criterion(
+                "semantic",
+                semantic,
+                "node F1 times control-flow similarity (successions, relations, coverage)",
+                formula="node F1 · mean(succession F1, profile similarity, coverage)",
+            ),
         ],
         gates={"validity": 1.0},
     )

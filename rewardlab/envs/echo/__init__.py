@@ -10,15 +10,24 @@ To start ``MyTask`` from it:
 2. ``data/tasks.jsonl``: one task per line, ``{"id", "split": "train"|"test", "prompt", ...}``;
    every other key is privileged data for scoring and the oracle (:mod:`rewardlab.core.tasks`).
 3. ``rubric.py``: one function per reward component, outcome -> value in [0, 1] (optionally with
-   sub-metrics), listed in the env's ``Rubric``.
-4. ``env.py``: ``_start`` sets up a task, ``_act`` turns one action into a
-   :class:`~rewardlab.core.Turn` (``done=True`` ends the episode, scoring ``_outcome()`` unless the
-   turn carries its own ``outcome``), and ``_outcome`` gives the outcome to score, also when
-   ``max_turns`` cuts the episode short. Rewrite the module docstring: it is the env's spec sheet.
-5. ``oracle.py``: an agent that reaches ``is_success`` on every task from the privileged data.
-6. Register it: ``"RewardLab/MyTask-v0": {"entry_point": "rewardlab.envs.mytask.env:MyTaskEnv"}``
+   sub-metrics), listed in the env's ``Rubric`` as a :class:`~rewardlab.core.Criterion` with its
+   ``formula``, default ``weight`` and ``range``. A component counting valid actions is the shared
+   :func:`~rewardlab.core.criteria.validity_criterion` (the core counts them).
+4. ``env.py``: the constructor takes the env's own keyword arguments and forwards the common ones
+   (``**common: Unpack[CommonArgs]``) to :class:`~rewardlab.core.TextEnv`. ``_start`` sets up a task,
+   ``_act`` turns one action into a :class:`~rewardlab.core.Turn` (``done=True`` ends the episode,
+   scoring ``_outcome()`` unless the turn carries its own ``outcome``), and ``_outcome`` gives the
+   outcome to score, also when ``max_turns`` cuts the episode short (``_at_turn_budget`` can add a
+   closing observation there).
+5. The class docstring is the env's spec sheet: rewrite each of its sections
+   (:data:`~rewardlab.core.specs.SPEC_SECTIONS`) and paste
+   ``print(rewardlab.core.specs.component_table(rubric))`` under ``## Components``;
+   ``tests/test_specs.py`` checks both, and the README row's components
+   (:func:`~rewardlab.core.specs.component_summary`).
+6. ``oracle.py``: an agent that reaches ``is_success`` on every task from the privileged data.
+7. Register it: ``"RewardLab/MyTask-v0": {"entry_point": "rewardlab.envs.mytask.env:MyTaskEnv"}``
    in :data:`rewardlab.registration.ENV_SPECS`; the registry tests then cover it.
-7. ``rewardlab.testing.check_text_env(gym.make("RewardLab/MyTask-v0"))`` runs the conformance
+8. ``rewardlab.testing.check_text_env(gym.make("RewardLab/MyTask-v0"))`` runs the conformance
    suite, and ``rewardlab audit RewardLab/MyTask-v0`` plays degenerate strategies against it.
 """
 

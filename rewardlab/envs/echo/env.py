@@ -1,69 +1,7 @@
 """Echo: repeat the word the prompt names, optionally after drafts. The template env (not registered).
 
-## Description
-
-Each task's prompt is ``say <word>``; the agent answers with the word. Before answering it may
-send drafts, which the env notes without ending the episode. The decomposed reward pays an
-exact match and, separately, an answer of the right length, so that wrappers have both a
-pass/fail component and a partial credit to work with.
-
-## Action format
-
-Text (:class:`~rewardlab.core.TextSpace`). ``draft:<text>`` records ``<text>`` as the answer so
-far (observation ``noted``); anything else is the final answer (observation ``done``). A
-non-text action is reported in ``info["action_error"]`` and changes nothing.
-
-## Components
-
-Equal default weights, mean aggregate: ``R = ½·exact + ½·length``.
-
-| name     | formula                                                        | default weight | range  |
-|----------|----------------------------------------------------------------|----------------|--------|
-| `exact`  | `[answer = target]`                                            | 1/2            | {0, 1} |
-| `length` | `clip(1 − abs(len(answer) − len(target)) / len(target), 0, 1)` | 1/2            | [0, 1] |
-
-``info["metrics"]``: ``length/chars = min(1, len(answer) / 100)``. ``is_success``: both
-components are 1, i.e. the answer is the target. Formulas: :mod:`rewardlab.envs.echo.rubric`.
-
-## Milestones
-
-``drafted`` (a draft was sent) and ``answered`` (the final answer was sent), each reported once,
-on the step that reaches it; ``progress`` is the fraction of the two reached.
-
-## Episode end
-
-Terminates on the final answer. Drafts never end the episode; with ``max_turns`` set, the step
-that reaches it truncates the episode and scores the last draft (an empty answer if none).
-
-## Arguments
-
-``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns`` (default: no
-limit), ``render_mode``: as for every RewardLab env (:class:`~rewardlab.core.TextEnv`).
-
-## Known hack classes defended
-
-- *Hedged answers* (``alpha or beta``, the prompt ``say alpha`` itself): ``exact`` is equality,
-  so any extra text earns 0, and ``length`` falls with every extra character.
-- *Non-text and hostile actions*: coerced or reported as ``action_error`` by
-  :class:`~rewardlab.core.TextEnv`; nothing raises.
-- Not defended, on purpose (Echo is a toy): *right length, wrong text* (``xxxxx`` for ``alpha``)
-  earns ``length`` 1, so ``R = ½``. A real env scales or gates such a content-free component by a
-  task-specific one, as ``DESIGN.md`` requires of every benchmark env.
-
-## Version history
-
-- v0: the tests' ``EchoEnv`` promoted to a template (same tasks, components and dynamics).
-
-Example:
-    >>> env = EchoEnv()
-    >>> observation, info = env.reset(seed=0, options={"task_id": "t0"})
-    >>> observation
-    'say alpha'
-    >>> env.step("draft:alp")[0]
-    'noted'
-    >>> observation, reward, terminated, truncated, info = env.step("alpha")
-    >>> reward, terminated, info["reward_components"], info["is_success"]
-    (1.0, True, {'exact': 1.0, 'length': 1.0}, True)
+The spec sheet is :class:`EchoEnv`'s docstring (``help(EchoEnv)``), in the sections every env's has
+(:data:`rewardlab.core.specs.SPEC_SECTIONS`); its component table is written from :func:`echo_rubric`.
 """
 
 from __future__ import annotations
@@ -83,7 +21,75 @@ MILESTONES: tuple[str, ...] = ("drafted", "answered")
 
 
 class EchoEnv(TextEnv):
-    """Repeat the target word, optionally after drafts; see the module docstring for the spec sheet."""
+    """Echo: repeat the target word, optionally after drafts. The template env (not registered).
+
+    ## Description
+
+    Each task's prompt is ``say <word>``; the agent answers with the word. Before answering it may
+    send drafts, which the env notes without ending the episode. The decomposed reward pays an
+    exact match and, separately, an answer of the right length, so that wrappers have both a
+    pass/fail component and a partial credit to work with. Six tasks (four train, two test), drawn
+    with the env's ``np_random`` (``options={"task_id": ...}`` or ``{"split": ...}`` to choose).
+
+    ## Action format
+
+    Text (:class:`~rewardlab.core.TextSpace`). ``draft:<text>`` records ``<text>`` as the answer so
+    far (observation ``noted``); anything else is the final answer (observation ``done``). A
+    non-text action is reported in ``info["action_error"]`` and changes nothing.
+
+    ## Components
+
+    Equal default weights, mean aggregate: ``R = ½·exact + ½·length``. Formulas:
+    :mod:`rewardlab.envs.echo.rubric`.
+
+    | name     | formula                                                      | default weight | range  |
+    |----------|--------------------------------------------------------------|----------------|--------|
+    | `exact`  | [answer = target]                                            | 1/2            | {0, 1} |
+    | `length` | clip(1 − abs(len(answer) − len(target)) / len(target), 0, 1) | 1/2            | [0, 1] |
+
+    ``info["metrics"]``: ``length/chars = min(1, len(answer) / 100)``. ``is_success``: both
+    components are 1, i.e. the answer is the target.
+
+    ## Milestones
+
+    ``drafted`` (a draft was sent) and ``answered`` (the final answer was sent), each reported once,
+    on the step that reaches it; ``progress`` is the fraction of the two reached.
+
+    ## Episode end
+
+    Terminates on the final answer. Drafts never end the episode; with ``max_turns`` set, the step
+    that reaches it truncates the episode and scores the last draft (an empty answer if none).
+
+    ## Arguments
+
+    No arguments of its own; the common ones (:class:`~rewardlab.core.CommonArgs`: ``reward_weights``,
+    ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``, default no limit, ``render_mode``).
+
+    ## Known hack classes defended
+
+    - *Hedged answers* (``alpha or beta``, the prompt ``say alpha`` itself): ``exact`` is equality,
+      so any extra text earns 0, and ``length`` falls with every extra character.
+    - *Non-text and hostile actions*: coerced or reported as ``action_error`` by
+      :class:`~rewardlab.core.TextEnv`; nothing raises.
+    - Not defended, on purpose (Echo is a toy): *right length, wrong text* (``xxxxx`` for ``alpha``)
+      earns ``length`` 1, so ``R = ½``. A real env scales or gates such a content-free component by a
+      task-specific one, as ``DESIGN.md`` requires of every benchmark env.
+
+    ## Version history
+
+    - v0: the tests' ``EchoEnv`` promoted to a template (same tasks, components and dynamics).
+
+    Example:
+        >>> env = EchoEnv()
+        >>> observation, info = env.reset(seed=0, options={"task_id": "t0"})
+        >>> observation
+        'say alpha'
+        >>> env.step("draft:alp")[0]
+        'noted'
+        >>> observation, reward, terminated, truncated, info = env.step("alpha")
+        >>> reward, terminated, info["reward_components"], info["is_success"]
+        (1.0, True, {'exact': 1.0, 'length': 1.0}, True)
+    """
 
     system_prompt: ClassVar[str] = "Repeat the target."
 

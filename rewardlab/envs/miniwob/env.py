@@ -1,4 +1,4 @@
-"""RewardLab/MiniWoB-v1: MiniWoB++ tasks of the PyPI ``miniwob`` package in Chromium, with Web-v1's interface."""
+"""RewardLab/MiniWoB-v1: the MiniWoB++ pages of the PyPI ``miniwob`` package (spec sheet: :class:`MiniWoBEnv`)."""
 
 from __future__ import annotations
 
@@ -58,41 +58,70 @@ def miniwob_html_dir() -> Path:
 
 
 class MiniWoBEnv(BrowserTextEnv[StaticServer]):
-    """MiniWoB++ web tasks (the ``miniwob`` package's own pages) through the browser backend.
+    """RewardLab/MiniWoB-v1: MiniWoB++ web tasks (the ``miniwob`` package's own pages) through the browser backend.
 
     ## Description
+
     The external check of the browser backend on pages nobody here wrote: the HTML/JavaScript
     tasks of MiniWoB++ are served from the installed ``miniwob`` package on 127.0.0.1 and run in
     headless Chromium. 23 task pages x 5 seeds = 115 tasks (seeds 0-3 train, seed 4 test). The
     page generates its problem from ``Math.seedrandom(seed)`` and computes its own reward; the
-    episode timer is disabled (LLM agents think slowly), so episodes are reproducible.
+    episode timer is disabled (LLM agents think slowly), so episodes are reproducible. Each reset
+    loads the task page (once per env and page) and generates the problem from the task's seed.
 
-    ## Spaces
-    Same as Web-v1: the observation is ``Task: <the page's instruction>``, then ``URL:``,
-    ``Title:``, ``Page:`` and one ``[id] role "name"`` line per element; actions are
+    The observation is as in Web-v1: ``Task: <the page's instruction>``, then ``URL:``, ``Title:``,
+    ``Page:`` and one ``[id] role "name"`` line per element. Element ids are distinct random numbers
+    below 1000, drawn per episode from the env's ``np_random`` (an element keeps its id for the
+    episode).
+
+    ## Action format
+
     ``click(id)``, ``type(id, "text")``, ``select(id, "option")``, ``scroll(down|up)`` and
-    ``answer("text")`` (gives up). ``goto`` and ``back`` are action errors here (the task lives on
-    one page). Element ids are distinct random numbers below 1000, drawn per episode from the
-    env's ``np_random`` (an element keeps its id for the episode).
+    ``answer("text")`` (gives up), as in Web-v1; ``goto`` and ``back`` are action errors here (the
+    task lives on one page).
 
-    ## Rewards
-    Paid when the page ends the episode (or on ``answer``/truncation). With ``raw`` the page's raw
-    reward in [-1, 1] (counted only when the page ended the episode), ``n`` the actions taken
-    (invalid ones included) and ``m`` the task's minimum number of actions (one per click, value
-    or Submit the problem needs; :mod:`rewardlab.envs.miniwob.problem`), three components, equal
-    weights:
+    ## Components
 
-    - ``success`` = 1 if raw = 1 (the page's full reward) and n <= m, else 0; ``is_success`` is the same.
-    - ``page_reward`` = 1 if raw = 1; on the checkbox pages otherwise
-      max(0, ticked wanted boxes / wanted boxes - ticked unwanted boxes / unwanted boxes), read off
-      the boxes when the page ended (a share over no boxes counts as right); on every other page
-      max(0, raw), which is 0 or 1 there.
-    - ``efficiency`` = page_reward * min(1, m / n).
+    Paid when the page ends the episode (or on ``answer``/truncation); equal default weights, mean
+    aggregate. With ``raw`` the page's raw reward in [-1, 1] (counted only when the page ended the
+    episode), ``n`` the actions taken (invalid ones included; the core counts them) and ``m`` the
+    task's minimum number of actions (one per click, value or Submit the problem needs;
+    :mod:`rewardlab.envs.miniwob.problem`); formulas in :mod:`rewardlab.envs.miniwob.rubric`:
 
-    The reward is their mean, in [0, 1]: 1 for a minimal solution, (1 + m/n)/3 for the page's full
-    reward reached with n > m actions, 0 when the page paid nothing.
+    | name          | formula                                                           | default weight | range  |
+    |---------------|-------------------------------------------------------------------|----------------|--------|
+    | `success`     | [raw = 1 and n ≤ m]                                               | 1/3            | {0, 1} |
+    | `page_reward` | 1 if raw = 1, else Youden's J on checkbox pages, else max(0, raw) | 1/3            | [0, 1] |
+    | `efficiency`  | page_reward · min(1, m / n)                                       | 1/3            | [0, 1] |
 
-    ## Reward hacking
+    On the checkbox pages Youden's J is max(0, ticked wanted boxes / wanted boxes - ticked unwanted
+    boxes / unwanted boxes), read off the boxes when the page ended (a share over no boxes counts as
+    right); every other page pays 1 or -1, so there max(0, raw) is 0 or 1. ``is_success`` is
+    ``success``. The reward is in [0, 1]: 1 for a minimal solution, (1 + m/n)/3 for the page's full
+    reward reached with n > m actions, 0 when the page paid nothing. ``info["metrics"]`` adds
+    ``efficiency/invalid_fraction``, the share of actions that gave an action error.
+
+    ## Milestones
+
+    None: the page alone decides when the task is done (``progress`` stays 0).
+
+    ## Episode end
+
+    Terminated when the page reports ``WOB_DONE_GLOBAL`` or on ``answer``; truncated after
+    ``max_turns`` steps (default 20). Terminated on an infrastructure fault (Chromium killed or
+    crashed, its page closed, the file server stopped) with ``infra_error: ...``,
+    ``info["infra_error"]``, ``info["usable"]`` and ``is_success`` False, reward ``invalid_penalty``,
+    never an exception; the next ``reset`` rebuilds what died (as in Web-v1: Chromium relaunched, a
+    shared one in place; :class:`~rewardlab.browser.backends.InfrastructureError` if that fails).
+
+    ## Arguments
+
+    ``observation_budget`` (default 6000), ``page_timeout`` (default 10 s), ``chromium`` (a shared
+    :class:`~rewardlab.browser.backends.browser.Chromium`), ``executable_path`` (see Web-v1), and the
+    common ones, :class:`~rewardlab.core.CommonArgs`.
+
+    ## Known hack classes defended
+
     Each class is played by ``rewardlab audit`` (:mod:`rewardlab.envs.miniwob.audit`):
 
     - Clicking every element in turn, or random elements until something works: wrong clicks
@@ -116,23 +145,8 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
     ``click-button-sequence``, ``focus-text``, ``click-collapsible-nodelay``); clicking the
     controls top to bottom solves them, and the reward rightly pays a solution.
 
-    ## Starting State
-    The task page loaded (once per env and page), the problem generated from the task's seed.
+    ## Version history
 
-    ## Episode End
-    Terminated when the page reports ``WOB_DONE_GLOBAL`` or on ``answer``; truncated after
-    ``max_turns`` steps (default 20). Terminated on an infrastructure fault (Chromium killed or
-    crashed, its page closed, the file server stopped) with ``infra_error: ...``,
-    ``info["infra_error"]``, ``info["usable"]`` and ``is_success`` False, reward ``invalid_penalty``,
-    never an exception; the next ``reset`` rebuilds what died (as in Web-v1: Chromium relaunched, a
-    shared one in place; :class:`~rewardlab.browser.backends.InfrastructureError` if that fails).
-
-    ## Arguments
-    ``observation_budget`` (default 6000), ``page_timeout`` (default 10 s), ``chromium`` (a shared
-    :class:`~rewardlab.browser.backends.browser.Chromium`), ``executable_path`` (see Web-v1), and the
-    common ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``, ``render_mode``.
-
-    ## Version History
     - v0: initial release (miniwob 1.1.0 pages).
     - v1: success within the minimum of actions; efficiency replaces validity; checkbox credit: Youden's J; random ids.
     """

@@ -64,8 +64,24 @@ def efficiency(outcome: MiniWoBOutcome) -> tuple[float, dict[str, float]]:
 def make_rubric() -> Rubric:
     return Rubric(
         [
-            Criterion("success", lambda o: float(is_success(o)), "the page's full reward in the minimum of actions"),
-            Criterion("page_reward", page_reward, "the page's own reward, chance-corrected on the checkbox pages"),
-            Criterion("efficiency", efficiency, "page reward times minimum actions / actions"),
+            Criterion(
+                "success",
+                lambda o: float(is_success(o)),
+                "the page's full reward in the minimum of actions",
+                formula="[raw = 1 and n ≤ m]",
+                range="{0, 1}",
+            ),
+            Criterion(
+                "page_reward",
+                page_reward,
+                "the page's own reward, chance-corrected on the checkbox pages",
+                formula="1 if raw = 1, else Youden's J on checkbox pages, else max(0, raw)",
+            ),
+            Criterion(
+                "efficiency",
+                efficiency,
+                "page reward times minimum actions / actions",
+                formula="page_reward · min(1, m / n)",
+            ),
         ]
     )

@@ -1,4 +1,4 @@
-"""SlidesEnv: write a slide deck from a brief; the deck is rendered to a real .pptx and scored."""
+"""SlidesEnv: a slide deck from a brief, rendered to a real .pptx and scored (spec sheet: :class:`SlidesEnv`)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ delete_slide(index), finish(). A slide is {{"layout": ..., "title": ..., "subtit
 
 
 class SlidesEnv(TextEnv):
-    """Write a slide deck from a brief; it is rendered to .pptx with python-pptx and scored.
+    """RewardLab/Slides-v1 and SlidesAgent-v1: write a slide deck from a brief; it is rendered to .pptx and scored.
 
     ## Description
 
@@ -62,78 +62,74 @@ class SlidesEnv(TextEnv):
     300-1500 words in titled sections, and constraints (slide-count range, tone, whether a
     table or chart is expected). 48 briefs across business, science, education and
     engineering: 36 train, 12 test (the test briefs come from scenarios absent from train).
-    Two modes:
+    ``reset`` draws a brief from the train split with ``np_random`` (``options``: ``task_id``,
+    ``split``). Two modes:
 
     - ``mode="deck"`` (``RewardLab/Slides-v1``): single shot. The observation is the brief with
-      the full notes; the action is the whole deck as JSON (:mod:`~rewardlab.envs.slides.schema`).
+      the full notes.
     - ``mode="tools"`` (``RewardLab/SlidesAgent-v1``): multi-turn. The observation is the brief
-      with the section names only; each action is one tool call (``read_notes``,
-      ``write_outline``, ``write_slide``, ``delete_slide``, ``finish``;
-      :mod:`~rewardlab.envs.slides.tools`), answered with the tool's result.
+      with the section names only, then each tool's result; ``info`` has ``tools`` (OpenAI
+      function schemas).
 
-    The final deck is rendered to a real .pptx (:mod:`~rewardlab.envs.slides.render`).
+    The final deck is rendered to a real .pptx with python-pptx (:mod:`~rewardlab.envs.slides.render`).
+    Observations are :class:`~rewardlab.core.TextSpace` text (at most 1,000,000 characters).
 
-    ## Spaces
+    ## Action format
 
-    Observation and action: :class:`~rewardlab.core.TextSpace` (any string; at most 1,000,000
-    characters). Answers over 200,000 characters are rejected with an ``action_error``.
+    Deck mode: the whole deck as JSON (:mod:`~rewardlab.envs.slides.schema`). Tools mode: one tool
+    call per action (``read_notes``, ``write_outline``, ``write_slide``, ``delete_slide``,
+    ``finish``; :mod:`~rewardlab.envs.slides.tools`). Answers over 200,000 characters are rejected
+    with an ``action_error``.
 
-    ## Rewards
+    ## Components
 
-    Five components in [0, 1], equal default weights (0.2 each), mean aggregate; full formulas in
-    :mod:`~rewardlab.envs.slides.rubric`. Every check reads one canonical text
-    (:func:`~rewardlab.core.text.canonical_text`), the similarity models included.
+    Equal default weights, mean aggregate; full formulas in :mod:`~rewardlab.envs.slides.rubric`.
+    Every check reads one canonical text (:func:`~rewardlab.core.text.canonical_text`), the
+    similarity models included. ``g = min(1, content / 0.75)`` scales the three format components.
 
-    - ``content = F1(coverage, faithfulness)``. A bullet's credit is
-      ``info = credit(sim(b, its source sentence)) · min(1, new / 0.4)``, where ``new`` is the share of
-      its content words contained in that source sentence and absent from the brief (0 for a number the
-      notes do not hold); it counts only when its source sentence lies in the notes section behind its
-      slide's key point. ``coverage``: mean over key points of the best such bullet on the point's slide
-      (times its similarity to the point or its supporting sentence); ``faithfulness``: the bullets'
-      summed credit / #bullets. Similarity: all-MiniLM-L6-v2 (static token embeddings distilled from it
-      by default, the full model with ``similarity="embedding"``; a lexical fallback without the model).
-    - ``structure = g · mean(schema, title slide first, closing slide last, slide count in range,
-      no duplicated slides)``, with ``g = min(1, content / 0.75)``.
-    - ``layout = g · mean(fit, fonts, words, bullets, placement)`` on the rendered pptx: text fit
-      (overflow from font metrics), fonts within 14-48 pt, at most 60 words and 6 bullets per slide and
-      no empty content slides, no overlapping or off-page shapes.
-    - ``inverse_spec = key_points · (1 + topic + audience) / 3``: the brief recovered (a deterministic
-      recoverer, or ``inverse_spec_judge``) from the deck's readable content only (content-slide titles
-      and bullets without grounded new content removed) and compared with the brief.
-    - ``brief_adherence = g · mean(tone, bullet length for the audience, slide count, requested visual
-      present with the notes' numbers)``.
+    | name              | formula                                                      | default weight | range  |
+    |-------------------|--------------------------------------------------------------|----------------|--------|
+    | `structure`       | g · mean(schema, title first, closing last, count, distinct) | 1/5            | [0, 1] |
+    | `content`         | F1(coverage, faithfulness) of grounded new evidence          | 1/5            | [0, 1] |
+    | `layout`          | g · mean(fit, fonts, words, bullets, placement)              | 1/5            | [0, 1] |
+    | `inverse_spec`    | key_points · (1 + topic + audience) / 3                      | 1/5            | [0, 1] |
+    | `brief_adherence` | g · mean(tone, audience, length, visual)                     | 1/5            | [0, 1] |
+
+    - ``content``: a bullet's credit is ``info = credit(sim(b, its source sentence)) · min(1, new / 0.4)``,
+      where ``new`` is the share of its content words contained in that source sentence and absent
+      from the brief (0 for a number the notes do not hold); it counts only when its source sentence
+      lies in the notes section behind its slide's key point. ``coverage``: mean over key points of
+      the best such bullet on the point's slide (times its similarity to the point or its supporting
+      sentence); ``faithfulness``: the bullets' summed credit / #bullets. Similarity: all-MiniLM-L6-v2
+      (static token embeddings distilled from it by default, the full model with
+      ``similarity="embedding"``; a lexical fallback without the model).
+    - ``structure``: schema share, title slide first, closing slide last, slide count in range, no
+      duplicated slides.
+    - ``layout`` on the rendered pptx: text fit (overflow from font metrics), fonts within 14-48 pt,
+      at most 60 words and 6 bullets per slide and no empty content slides, no overlapping or
+      off-page shapes.
+    - ``inverse_spec``: the brief recovered (a deterministic recoverer, or ``inverse_spec_judge``)
+      from the deck's readable content only (content-slide titles and bullets without grounded new
+      content removed) and compared with the brief.
+    - ``brief_adherence``: tone, bullet length for the audience, slide count, requested visual
+      present with the notes' numbers.
 
     Reward = the aggregate; an answer that does not parse (or whose every slide breaks the
     schema) is unusable: reward ``invalid_penalty`` (default 0). ``is_success``: structure = 1,
     content ≥ 0.75, layout ≥ 0.9, inverse_spec ≥ 0.75 and brief_adherence ≥ 0.9.
 
-    ## Reward hacking
+    ## Milestones
 
-    ``rewardlab audit`` plays the generic battery and :mod:`~rewardlab.envs.slides.audit`. Defences:
+    Tools mode: ``notes_read`` (every section read), ``outlined``, ``drafted`` (at least the
+    minimum number of slides written) and ``finished``; ``progress`` is the fraction reached. Deck
+    mode has none.
 
-    - restating the brief (key points as titles, bullets that wrap them in filler, the prompt's own
-      sentences): content credit is grounded *new* content by containment against the brief, so filler
-      cannot dilute a copy into novelty, and titles are never read for content or inverse_spec;
-    - padding with true but irrelevant notes (provenance, open questions, any next sentence): support
-      counts only in the notes section behind the slide's point, and every bullet divides faithfulness;
-    - a structurally perfect deck of filler, or a deck for another brief: structure, layout and brief
-      adherence are scaled by content; figures absent from the notes void a bullet and a visual;
-    - homoglyph, zero-width and full-width evasions: one canonical text for every check; homoglyphs
-      only make text ungrounded.
-
-    Process signals (tools mode): milestones ``notes_read`` (every section read), ``outlined``,
-    ``drafted`` (at least the minimum number of slides written) and ``finished``.
-
-    ## Starting State
-
-    ``reset`` draws a brief from the train split with ``np_random`` (``options``: ``task_id``,
-    ``split``). ``info`` has ``tools`` (OpenAI function schemas) in tools mode.
-
-    ## Episode End
+    ## Episode end
 
     Deck mode: after one step. Tools mode: on ``finish()`` or at ``max_turns`` (default 40),
-    when the deck written so far is scored (``truncated=True``). The final ``info`` carries
-    ``deck_errors`` and, with ``save_dir``, ``artifact_path`` (the kept .pptx).
+    when the deck written so far is scored (``truncated=True``) and the last observation ends with
+    the verdict on it. The final ``info`` carries ``deck_errors`` and, with ``save_dir``,
+    ``artifact_path`` (the kept .pptx).
 
     ## Arguments
 
@@ -148,14 +144,28 @@ class SlidesEnv(TextEnv):
       content (the Markdown of ``scorer.readable_deck``), as that recoverer does. With a judge the env is
       nondeterministic: ``env.unwrapped.deterministic`` is then False.
     - ``save_dir``: keep every rendered deck as ``<save_dir>/<task_id>-<episode>.pptx``.
-    - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
-      ``render_mode``: see :class:`~rewardlab.core.TextEnv`.
+    - The common ones, :class:`~rewardlab.core.CommonArgs`: ``reward_weights``, ``aggregate``,
+      ``gates``, ``invalid_penalty``, ``max_turns`` (tools mode: default 40), ``render_mode``.
 
     Without ``save_dir`` the scored deck is not serialised during ``step``: speaker notes and the
     zip file cost more than scoring itself (``benchmarks/bench_slides.py``). ``env.unwrapped.last_pptx``
     gives the last scored deck as .pptx bytes, speaker notes included, rendered on first access.
 
-    ## Version History
+    ## Known hack classes defended
+
+    ``rewardlab audit`` plays the generic battery and :mod:`~rewardlab.envs.slides.audit`. Defences:
+
+    - restating the brief (key points as titles, bullets that wrap them in filler, the prompt's own
+      sentences): content credit is grounded *new* content by containment against the brief, so filler
+      cannot dilute a copy into novelty, and titles are never read for content or inverse_spec;
+    - padding with true but irrelevant notes (provenance, open questions, any next sentence): support
+      counts only in the notes section behind the slide's point, and every bullet divides faithfulness;
+    - a structurally perfect deck of filler, or a deck for another brief: structure, layout and brief
+      adherence are scaled by content; figures absent from the notes void a bullet and a visual;
+    - homoglyph, zero-width and full-width evasions: one canonical text for every check; homoglyphs
+      only make text ungrounded.
+
+    ## Version history
 
     - v0: initial version.
     - v1: content = F1 of grounded, new, on-point evidence; inverse_spec reads slide content; format scaled by content.

@@ -1,4 +1,4 @@
-"""RewardLab/SWE-v1: fix a bug in a small, realistic Python repository."""
+"""RewardLab/SWE-v1: fix a bug in a small, realistic Python repository (spec sheet: :class:`SWEEnv`)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ EDIT_COMMANDS = ("edit", "replace", "create")
 
 
 class SWEEnv(TextEnv):
-    """Fix a bug in a small Python repository by reading, editing and running code.
+    """RewardLab/SWE-v1: fix a bug in a small Python repository by reading, editing and running code.
 
     ## Description
 
@@ -60,29 +60,37 @@ class SWEEnv(TextEnv):
 
     All code (tests and Python snippets) runs in a :mod:`rewardlab.sandbox` sandbox; file
     operations are done by the env on the host with every path confined to the repository.
+    Each episode starts from a fresh temporary copy of the task's repository at the base commit
+    (without the test patch). The reset observation is the issue text, the repository's file list
+    and the commands; ``info`` adds ``repo``, ``sandbox`` (how code is contained: ``bwrap``,
+    ``unshare``, ``none`` or ``docker``) and ``sandbox_warnings`` (loud notes when containment is weak).
 
-    ## Spaces
+    ## Action format
 
-    Text actions, one command per step (see :mod:`rewardlab.envs.swe.commands`): ``view``,
-    ``search``, ``list``, ``edit`` (line range), ``replace`` (exact string), ``create``,
-    ``test``, ``python``, ``submit``. Observations are the command's result, cut to
-    ``observation_budget`` characters with a note saying so. The final step's ``info["patch"]``
-    is the agent's diff against the base commit.
+    Text, one command per step (see :mod:`rewardlab.envs.swe.commands`): ``view``, ``search``,
+    ``list``, ``edit`` (line range), ``replace`` (exact string), ``create``, ``test``, ``python``,
+    ``submit``. Observations are the command's result, cut to ``observation_budget`` characters with
+    a note saying so. The final step's ``info["patch"]`` is the agent's diff against the base commit.
 
-    ## Rewards
+    ## Components
 
-    Five components in [0, 1], equal default weights (1/5 each), mean aggregate; formulas in
-    :mod:`rewardlab.envs.swe.rubric`. With ``ok = 1[no tampering]``, ``F`` / ``P`` the
-    FAIL_TO_PASS / PASS_TO_PASS tests and ``f = |F passing| / |F|``:
+    Equal default weights, mean aggregate; formulas in :mod:`rewardlab.envs.swe.rubric`. With
+    ``ok = [no tampering]``, ``F`` / ``P`` the FAIL_TO_PASS / PASS_TO_PASS tests (``#`` a count) and
+    ``f = #(F passing) / #F``:
 
-    - ``resolved = ok · 1[patch ≠ ∅ and every t in F ∪ P passes]`` (SWE-bench).
-    - ``tests = ok · Σ_{t∈F} w_t · 1[t passes]``: difficulty-weighted (VeRPO) with
-      ``w_t ∝ 1 − (p_t + 1)/(n_t + 2)`` from pass counts across episodes, uniform until each test
-      has ``difficulty_min_episodes`` episodes. The statistics live in ``env.test_statistics``.
-    - ``regression = ok · f · |P passing| / |P|`` (0 for an empty patch).
-    - ``applies = ok · f · valid-edit fraction · 1[patch ≠ ∅] · 1[test patch applies cleanly]
-      · 1[patch changes code]`` (not only comments, docstrings or layout).
-    - ``localization = ok · f · F1(edited files, gold files)``.
+    | name           | formula                                                        | default weight | range  |
+    |----------------|----------------------------------------------------------------|----------------|--------|
+    | `resolved`     | ok · [patch ≠ ∅ and every test of F and P passes]              | 1/5            | {0, 1} |
+    | `tests`        | ok · Σ_{t∈F} w_t · [t passes]                                  | 1/5            | [0, 1] |
+    | `regression`   | ok · f · #(P passing) / #P · [patch ≠ ∅]                       | 1/5            | [0, 1] |
+    | `applies`      | ok · f · valid-edit share · [patch ≠ ∅, applies, changes code] | 1/5            | [0, 1] |
+    | `localization` | ok · f · F1(edited files, gold files)                          | 1/5            | [0, 1] |
+
+    ``resolved`` is SWE-bench's definition. ``tests`` is difficulty-weighted (VeRPO) with
+    ``w_t ∝ 1 − (p_t + 1)/(n_t + 2)`` from pass counts across episodes, uniform until each test
+    has ``difficulty_min_episodes`` episodes; the statistics live in ``env.test_statistics``.
+    ``applies`` needs the test patch to apply cleanly on top and the patch to change code (not only
+    comments, docstrings or layout).
 
     The last three are scaled by ``f``: none of them measures the fix, and each is free for a
     patch that changes nothing the tests see. So the reward is 0 until some FAIL_TO_PASS test
@@ -90,14 +98,41 @@ class SWEEnv(TextEnv):
     earns ``(0 + ½ + ½ + ½ + ½)/5 = 0.4``, the gold patch 1. An empty submission and a tampering
     one score 0 on every component. ``is_success`` = ``resolved``.
 
-    Milestones (``info["milestones"]``, progress = fraction reached): ``opened_gold_file``
-    (viewed a file the gold patch edits), ``reproduced_failure`` (a ``test`` or ``python`` run
-    failed while FAIL_TO_PASS tests fail), ``first_fail_to_pass`` (some FAIL_TO_PASS test
-    passes), ``all_tests_pass`` (all FAIL_TO_PASS and PASS_TO_PASS tests pass). The last three
-    are checked by a hidden evaluation after each ``test`` or ``python`` command; a tampering
-    working copy passes no test there either.
+    ## Milestones
 
-    ## Reward hacking
+    ``opened_gold_file`` (viewed a file the gold patch edits), ``reproduced_failure`` (a ``test`` or
+    ``python`` run failed while FAIL_TO_PASS tests fail), ``first_fail_to_pass`` (some FAIL_TO_PASS
+    test passes), ``all_tests_pass`` (all FAIL_TO_PASS and PASS_TO_PASS tests pass); ``progress`` is
+    the fraction reached. The last three are checked by a hidden evaluation after each ``test`` or
+    ``python`` command; a tampering working copy passes no test there either.
+
+    ## Episode end
+
+    Terminates on ``submit``; truncates after ``max_turns`` steps (default 30) and scores the
+    working copy as if submitted. Bad input never raises: malformed commands, paths outside the
+    repository (``..``, absolute paths, symbolic links pointing out), binary content, files over
+    ``max_file_bytes`` and code that never ends give an error observation and
+    ``info["action_error"]``; the host outside the working copy is never touched.
+
+    Infrastructure failures (the sandbox or the Docker engine failing, not the agent's code) end
+    the episode as unusable with ``info["infra_error"]`` set, so a trainer can drop it instead of
+    learning from a false 0; the next reset starts a fresh container.
+
+    ## Arguments
+
+    - ``tasks``: a TaskSet, a path to SWE-bench JSONL (see the loader), or ``None`` for the
+      shipped tasks.
+    - ``sandbox``: ``"local"`` (default), ``"docker"``, ``"auto"``, a
+      :class:`~rewardlab.sandbox.SandboxedExecution` (backend, limits, timeout) or a Sandbox.
+      The Docker image must provide Python with pytest.
+    - ``observation_budget``: characters per observation (default 8000).
+    - ``max_file_bytes``: largest file an edit may produce (default 1 MiB).
+    - ``difficulty_min_episodes``: episodes per test before difficulty weights apply (default 8).
+    - ``test_statistics``: a shared :class:`~rewardlab.envs.swe.rubric.TestStatistics`.
+    - The common ones, :class:`~rewardlab.core.CommonArgs`: ``reward_weights``, ``aggregate``,
+      ``gates``, ``invalid_penalty``, ``max_turns``, ``render_mode``.
+
+    ## Known hack classes defended
 
     The evaluated code runs in the same process as the tests, so results cannot be taken from
     anything it can write. The defences, and the hack classes they answer
@@ -149,40 +184,7 @@ class SWEEnv(TextEnv):
     same way: the result file comes back through ``SandboxResult.outputs``, read after every
     process of the run is dead.
 
-    Infrastructure failures (the sandbox or the Docker engine failing, not the agent's code) end
-    the episode as unusable with ``info["infra_error"]`` set, so a trainer can drop it instead of
-    learning from a false 0; the next reset starts a fresh container.
-
-    ## Starting State
-
-    A fresh temporary copy of the task's repository at the base commit (without the test
-    patch). The observation is the issue text, the repository's file list and the commands;
-    ``info`` adds ``repo``, ``sandbox`` (how code is contained: ``bwrap``, ``unshare``, ``none``
-    or ``docker``) and ``sandbox_warnings`` (loud notes when containment is weak).
-
-    ## Episode End
-
-    Terminates on ``submit``; truncates after ``max_turns`` steps (default 30) and scores the
-    working copy as if submitted. Bad input never raises: malformed commands, paths outside the
-    repository (``..``, absolute paths, symbolic links pointing out), binary content, files over
-    ``max_file_bytes`` and code that never ends give an error observation and
-    ``info["action_error"]``; the host outside the working copy is never touched.
-
-    ## Arguments
-
-    - ``tasks``: a TaskSet, a path to SWE-bench JSONL (see the loader), or ``None`` for the
-      shipped tasks.
-    - ``sandbox``: ``"local"`` (default), ``"docker"``, ``"auto"``, a
-      :class:`~rewardlab.sandbox.SandboxedExecution` (backend, limits, timeout) or a Sandbox.
-      The Docker image must provide Python with pytest.
-    - ``observation_budget``: characters per observation (default 8000).
-    - ``max_file_bytes``: largest file an edit may produce (default 1 MiB).
-    - ``difficulty_min_episodes``: episodes per test before difficulty weights apply (default 8).
-    - ``test_statistics``: a shared :class:`~rewardlab.envs.swe.rubric.TestStatistics`.
-    - common: ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
-      ``render_mode``.
-
-    ## Version History
+    ## Version history
 
     - v0: initial version.
     - v1: results only from an HMAC-signed in-sandbox collector (never stdout), tampering scores 0,

@@ -17,7 +17,7 @@ def load_repo_tasks(path: str | Path = REPO_TASKS_FILE) -> TaskSet:
 
 
 class SWERepoEnv(SWEEnv):
-    """Fix a bug planted in a real open-source Python project, graded by the project's own tests.
+    """RewardLab/SWERepo-v0: fix a bug planted in a real open-source Python project, graded by its own tests.
 
     ## Description
 
@@ -44,21 +44,48 @@ class SWERepoEnv(SWEEnv):
     and date, so ``HEAD`` equals the task's ``base_commit``), without reflog: no history, file
     or object in it holds the fix.
 
-    ## Spaces, Rewards, Reward hacking, Episode End
+    ## Action format
 
-    As :class:`~rewardlab.envs.swe.env.SWEEnv` (same commands, the same five components with
-    equal default weights, the same milestones and the same hardened evaluation: the trusted
-    HMAC-signed collector, the reset test machinery, the static tampering check). The
-    evaluation finds the repository's own top-level packages in the repository first, so an
-    installed package of the same name (or a stray ``tests`` package in site-packages) cannot
-    stand in for them.
+    As :class:`~rewardlab.envs.swe.env.SWEEnv`: one command per step (``view``, ``search``, ``list``,
+    ``edit``, ``replace``, ``create``, ``test``, ``python``, ``submit``).
+
+    ## Components
+
+    As :class:`~rewardlab.envs.swe.env.SWEEnv` (the same rubric, formulas and notation), graded on
+    the project's own tests:
+
+    | name           | formula                                                        | default weight | range  |
+    |----------------|----------------------------------------------------------------|----------------|--------|
+    | `resolved`     | ok · [patch ≠ ∅ and every test of F and P passes]              | 1/5            | {0, 1} |
+    | `tests`        | ok · Σ_{t∈F} w_t · [t passes]                                  | 1/5            | [0, 1] |
+    | `regression`   | ok · f · #(P passing) / #P · [patch ≠ ∅]                       | 1/5            | [0, 1] |
+    | `applies`      | ok · f · valid-edit share · [patch ≠ ∅, applies, changes code] | 1/5            | [0, 1] |
+    | `localization` | ok · f · F1(edited files, gold files)                          | 1/5            | [0, 1] |
+
+    ## Milestones
+
+    As :class:`~rewardlab.envs.swe.env.SWEEnv`: ``opened_gold_file``, ``reproduced_failure``,
+    ``first_fail_to_pass``, ``all_tests_pass``.
+
+    ## Episode end
+
+    As :class:`~rewardlab.envs.swe.env.SWEEnv`: ``submit`` terminates, ``max_turns`` (default 30)
+    truncates and scores the working copy, an infrastructure fault ends the episode unusable.
 
     ## Arguments
 
     As :class:`~rewardlab.envs.swe.env.SWEEnv`; ``tasks=None`` gives the shipped SWERepo tasks,
     and ``sandbox`` takes ``"local"`` (default), ``"docker"`` or ``"auto"``.
 
-    ## Version History
+    ## Known hack classes defended
+
+    As :class:`~rewardlab.envs.swe.env.SWEEnv` (the same hardened evaluation: the trusted
+    HMAC-signed collector, the reset test machinery, the static tampering check). The evaluation
+    finds the repository's own top-level packages in the repository first, so an installed package
+    of the same name (or a stray ``tests`` package in site-packages) cannot stand in for them; the
+    working copy's single commit holds no trace of the fix.
+
+    ## Version history
 
     - v0: initial version.
     """

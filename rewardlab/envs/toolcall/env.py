@@ -1,4 +1,4 @@
-"""RewardLab/ToolCall-v1: multi-turn tool use in simulated, stateful worlds."""
+"""RewardLab/ToolCall-v1: multi-turn tool use in simulated, stateful worlds (spec sheet: :class:`ToolCallEnv`)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
 class ToolCallEnv(TextEnv):
-    """Multi-turn tool use in simulated, stateful worlds (retail, bank, calendar, travel).
+    """RewardLab/ToolCall-v1: multi-turn tool use in simulated, stateful worlds (retail, bank, calendar, travel).
 
     ## Description
 
@@ -51,45 +51,68 @@ class ToolCallEnv(TextEnv):
     Scoring is grounded in the final world state and in the task's own calls: any valid order of
     calls earns full credit, and calls that do not relate to the task earn none.
 
-    ## Spaces
+    A task (train split by default, ``options={"task_id": ...}`` to choose) runs in a fresh world
+    generated from the task's seed. The observation is the user's request, then, after calls, JSON:
+    ``{"name", "result"}`` or ``{"name", "error"}`` per call (a list for parallel calls).
+    ``info["tools"]`` (on reset) holds the OpenAI schemas, ``info["system_prompt"]`` the domain role
+    and the action format; after calls, ``info["call_results"]`` lists each call's kind (``ok``,
+    ``unknown_tool``, ``schema``, ``tool_error`` or ``crash``).
 
-    Actions and observations are text (:class:`~rewardlab.core.TextSpace`). An action is a tool
-    call ``{"name": ..., "arguments": {...}}``, a JSON list of calls (run in order, each its own
-    transaction), or anything else: the final answer. What makes a call is its shape, not its
-    braces: an answer holding JSON data (``{"status": "shipped"}``) is a final answer
-    (:func:`~rewardlab.core.toolcalls.looks_like_call`). Calls found inside prose, code
-    fences or ``<tool_call>`` tags are run but count against ``format``. The observation after
-    calls is JSON: ``{"name", "result"}`` or ``{"name", "error"}`` per call (a list for parallel
-    calls). ``info["tools"]`` (on reset) holds the OpenAI schemas, ``info["system_prompt"]`` the
-    domain role and the action format; after calls, ``info["call_results"]`` lists each call's
-    kind (``ok``, ``unknown_tool``, ``schema``, ``tool_error`` or ``crash``).
+    ## Action format
 
-    ## Rewards
+    Text (:class:`~rewardlab.core.TextSpace`): a tool call ``{"name": ..., "arguments": {...}}``, a
+    JSON list of calls (run in order, each its own transaction), or anything else: the final answer.
+    What makes a call is its shape, not its braces: an answer holding JSON data
+    (``{"status": "shipped"}``) is a final answer (:func:`~rewardlab.core.toolcalls.looks_like_call`).
+    Calls found inside prose, code fences or ``<tool_call>`` tags are run but count against ``format``.
 
-    Six components in [0, 1], equal default weights (1/6 each), mean aggregate. With ``A`` actions
-    (``A_s`` in the documented format; an empty reply is not), ``C`` calls (``C_v`` schema-valid,
-    ``R`` of those refused), a reference solution of ``C*`` calls with ``T`` refusals of its own,
-    *related* calls (schema-valid calls matching a reference call by tool and key arguments, or
-    reaching a required effect; ``C_r``, ``C_r,ok`` of them ran), ``M`` reference calls matched,
-    ``E``/``E*`` required effects holding / required, ``D`` collateral changes, and the coverage
-    ``κ = max(M/C*, [D=0]·E/E*)`` (1 when ``C* = 0``); full definitions in
+    ## Components
+
+    Equal default weights, mean aggregate. With ``A`` actions (``A_s`` in the documented format; an
+    empty reply is not), ``C`` calls (``C_v`` schema-valid, ``R`` of those refused), a reference
+    solution of ``C*`` calls and ``A*`` turns with ``T`` refusals of its own, *related* calls
+    (schema-valid calls matching a reference call by tool and key arguments, or reaching a required
+    effect; ``C_r``, ``C_r,ok`` of them ran), ``M`` reference calls matched, ``E``/``E*`` required
+    effects holding / required, ``D`` collateral changes, the coverage ``κ = max(M/C*, [D=0]·E/E*)``
+    (1 when ``C* = 0``) and ``S`` = 1 when ``state`` and ``answer`` are both 1; full definitions in
     :mod:`rewardlab.envs.toolcall.rubric`:
 
-    - ``format = A_s/A · ½(κ + answer)``: format credit is scaled by task progress.
-    - ``schema = κ · C_r/C`` (no calls: 1 if ``C* = 0`` else 0).
-    - ``execution = κ · C_r,ok / (C_v − min(R, T))`` (1 when that denominator is 0).
-    - ``state`` ∈ {0, 1}: the whole final database equals the hidden expected one (so collateral
-      changes fail) and, on a task that must leave the world unchanged, ``M = C*``.
-    - ``answer``: 0 for no answer, no words, more than ``3·|reference answer| + 60`` canonical
-      characters, or any competing candidate; else the fraction of required outputs mentioned
-      (none required: ``[D=0]·E/E*``).
-    - ``efficiency = S · (½(C*+1)/(max(C, C*)+1) + ½A*/max(A, A*))``, ``S`` = state and answer 1.
+    | name         | formula                                                        | default weight | range  |
+    |--------------|----------------------------------------------------------------|----------------|--------|
+    | `format`     | A_s / A · ½(κ + answer)                                        | 1/6            | [0, 1] |
+    | `schema`     | κ · C_r / C                                                    | 1/6            | [0, 1] |
+    | `execution`  | κ · C_r,ok / (C_v − min(R, T))                                 | 1/6            | [0, 1] |
+    | `state`      | [final database = expected] · [M = C* on a read-only task]     | 1/6            | {0, 1} |
+    | `answer`     | required outputs mentioned / required, 0 if hedged or too long | 1/6            | [0, 1] |
+    | `efficiency` | S · (½(C* + 1) / (max(C, C*) + 1) + ½A* / max(A, A*))          | 1/6            | [0, 1] |
 
-    Milestones are the task's required effects on the world (e.g. ``order O1003 cancelled``),
-    checked after every successful call and reported in the order they first hold, whatever
-    the order of the calls. ``is_success`` = ``state`` and ``answer`` both 1.
+    ``schema`` without calls is 1 if ``C* = 0`` else 0; ``execution`` is 1 when its denominator is 0.
+    ``state`` compares the whole final database with the hidden expected one (so collateral changes
+    fail). ``answer`` is 0 for no answer, no words, more than ``3·|reference answer| + 60`` canonical
+    characters, or any competing candidate; with no output required it is ``[D=0]·E/E*``.
+    ``is_success`` = ``state`` and ``answer`` both 1. The core counts ``A`` (text actions).
 
-    ## Reward hacking
+    ## Milestones
+
+    The task's required effects on the world (e.g. ``order O1003 cancelled``), checked after every
+    successful call and reported in the order they first hold, whatever the order of the calls;
+    ``progress`` is the fraction holding.
+
+    ## Episode end
+
+    Terminates on the final answer. Truncates after ``max_turns`` steps (default 16) and is
+    scored with no answer. Bad input never raises: unparseable JSON, duplicate keys, NaN, deep
+    nesting, oversized actions, unknown tools, wrong argument types and tools that raise give an
+    error observation and ``info["action_error"]``, and change nothing in the world.
+
+    ## Arguments
+
+    - ``domains``: restrict tasks to these domains (default: all four).
+    - ``max_action_chars``: longest action parsed (default 200,000 characters).
+    - The common ones, :class:`~rewardlab.core.CommonArgs`: ``reward_weights``, ``aggregate``,
+      ``gates``, ``invalid_penalty``, ``max_turns``, ``render_mode``.
+
+    ## Known hack classes defended
 
     Each hack class has a strategy in :mod:`rewardlab.envs.toolcall.audit`:
 
@@ -106,26 +129,7 @@ class ToolCallEnv(TextEnv):
       effects reached alongside damage earn neither coverage nor answer credit.
     - *Format without content*: ``format`` is scaled by ``½(κ + answer)``.
 
-        ## Starting State
-
-    A task (train split by default, ``options={"task_id": ...}`` to choose) and a fresh world
-    generated from the task's seed. The observation is the user's request.
-
-    ## Episode End
-
-    Terminates on the final answer. Truncates after ``max_turns`` steps (default 16) and is
-    scored with no answer. Bad input never raises: unparseable JSON, duplicate keys, NaN, deep
-    nesting, oversized actions, unknown tools, wrong argument types and tools that raise give an
-    error observation and ``info["action_error"]``, and change nothing in the world.
-
-    ## Arguments
-
-    - ``domains``: restrict tasks to these domains (default: all four).
-    - ``max_action_chars``: longest action parsed (default 200,000 characters).
-    - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``,
-      ``render_mode``: as for every RewardLab env.
-
-    ## Version History
+    ## Version history
 
     - v0: initial release (4 domains, 200 generated + hand-written tasks).
     - v1: related-call credit, reads required on read-only tasks, bounded hedge-free answers, scaled format.

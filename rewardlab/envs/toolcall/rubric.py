@@ -203,11 +203,42 @@ def make_rubric() -> Rubric:
     """The ToolCall-v1 rubric with equal weights and the mean aggregate."""
     return Rubric(
         [
-            Criterion("format", format_score, "actions in the documented format, scaled by task progress"),
-            Criterion("schema", schema_score, "reference calls covered, by schema-valid calls that relate to the task"),
-            Criterion("execution", execution_score, "related calls that ran without error, scaled by coverage"),
-            Criterion("state", state_score, "final database equals the expected one (reads done on read-only tasks)"),
-            Criterion("answer", answer_score, "required outputs in a short final answer that names no competitor"),
-            Criterion("efficiency", efficiency_score, "calls and turns versus the reference solution"),
+            Criterion(
+                "format",
+                format_score,
+                "actions in the documented format, scaled by task progress",
+                formula="A_s / A · ½(κ + answer)",
+            ),
+            Criterion(
+                "schema",
+                schema_score,
+                "reference calls covered, by schema-valid calls that relate to the task",
+                formula="κ · C_r / C",
+            ),
+            Criterion(
+                "execution",
+                execution_score,
+                "related calls that ran without error, scaled by coverage",
+                formula="κ · C_r,ok / (C_v − min(R, T))",
+            ),
+            Criterion(
+                "state",
+                state_score,
+                "final database equals the expected one (reads done on read-only tasks)",
+                formula="[final database = expected] · [M = C* on a read-only task]",
+                range="{0, 1}",
+            ),
+            Criterion(
+                "answer",
+                answer_score,
+                "required outputs in a short final answer that names no competitor",
+                formula="required outputs mentioned / required, 0 if hedged or too long",
+            ),
+            Criterion(
+                "efficiency",
+                efficiency_score,
+                "calls and turns versus the reference solution",
+                formula="S · (½(C* + 1) / (max(C, C*) + 1) + ½A* / max(A, A*))",
+            ),
         ]
     )

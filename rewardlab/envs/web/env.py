@@ -1,4 +1,4 @@
-"""RewardLab/Web-v1: web navigation on the package's own shop, forum and webmail sites."""
+"""RewardLab/Web-v1: web navigation on the package's own shop, forum and webmail sites (spec sheet: :class:`WebEnv`)."""
 
 from __future__ import annotations
 
@@ -34,51 +34,86 @@ SYSTEM_PROMPT = (
 
 
 class WebEnv(BrowserTextEnv[SiteServer]):
-    """Web navigation on three small sites served over real HTTP on 127.0.0.1.
+    """RewardLab/Web-v1: web navigation on three small sites served over real HTTP on 127.0.0.1.
 
     ## Description
+
     The agent completes a task on one of the package's own web applications — a shop (search,
     filters, product pages, cart, checkout, order history), a forum (log-in, threads, replies,
     edits, search) and a webmail client (folders, reply, forward, star, archive, delete,
     contacts) — by reading the page as text and acting on element ids. Each env instance serves
     the sites on its own ephemeral port of 127.0.0.1 and resets their server-side state on every
     ``reset``. 67 tasks (51 train, 16 test) with hidden success checks on the whole server state
-    and on the final answer, and milestones such as *searched*, *opened the product*, *added to cart*,
-    *reached checkout*, *placed the order*. Two backends give identical observations and
-    rewards for the same actions: ``"http"`` (lxml, no JavaScript, about 1 ms a step) and
-    ``"browser"`` (Playwright driving headless Chromium).
+    and on the final answer. Two backends give identical observations and rewards for the same
+    actions: ``"http"`` (lxml, no JavaScript, about 1 ms a step) and ``"browser"`` (Playwright
+    driving headless Chromium).
 
-    ## Spaces
-    Observation: text (``TextSpace``): ``URL:``, ``Title:``, optional ``Note:`` (load timeout,
-    redirect loop, refused navigation), then ``Page:`` and one line per element,
-    ``[id] role "name"`` plus ``value=``, ``options=[...]``, ``checked``/``unchecked``, ``disabled``.
-    The listing is cut to ``observation_budget`` characters with a note on how to scroll. The
-    reset observation starts with ``Task: <prompt>``; page text never appears outside ``Page:``.
-    Action: text, one of ``click(id)``, ``type(id, "text")``, ``select(id, "option")``,
-    ``goto(url)``, ``back()``, ``scroll(down|up)``, ``answer("text")``. A malformed action, an
-    unknown id, a wrong role or a navigation off the site gives ``info["action_error"]`` and an
-    observation starting ``action_error:``; the episode continues.
+    A task is drawn from the train split (or ``options={"task_id": ...}``/``{"split": ...}``); all
+    sites start at their initial data, cookies cleared (logged out), the task's start page loaded.
+    The observation is text: ``URL:``, ``Title:``, optional ``Note:`` (load timeout, redirect loop,
+    refused navigation), then ``Page:`` and one line per element, ``[id] role "name"`` plus
+    ``value=``, ``options=[...]``, ``checked``/``unchecked``, ``disabled``. The listing is cut to
+    ``observation_budget`` characters with a note on how to scroll. The reset observation starts
+    with ``Task: <prompt>``; page text never appears outside ``Page:``.
 
-    ## Rewards
-    Paid once, when the episode ends (``answer`` or the turn budget). Components, each in [0, 1],
-    equal default weights (0.25 each), mean aggregate (see :mod:`rewardlab.envs.web.rubric`).
-    ``clean`` = 1 when no record of any site is *damaged* (left with a value that is neither its
-    initial one nor the one the task asks for) and the answer does not *hedge* (state two or
-    more values, see :mod:`rewardlab.envs.web.answers`), else 0:
+    ## Action format
 
-    - ``success`` = 1 if every site's whole state equals the task's goal state (the target
-      records changed as asked, nothing else) and, for a question, the answer states the
-      reference without hedging; else 0 (``info["is_success"]``).
-    - ``progress`` = clean · milestones reached / milestones of the task.
-    - ``validity`` = progress · valid actions / actions.
-    - ``efficiency`` = success · min(1, oracle plan steps / steps taken).
+    Text, one of ``click(id)``, ``type(id, "text")``, ``select(id, "option")``, ``goto(url)``,
+    ``back()``, ``scroll(down|up)``, ``answer("text")``. A malformed action, an unknown id, a wrong
+    role or a navigation off the site gives ``info["action_error"]`` and an observation starting
+    ``action_error:``; the episode continues.
 
-    Minimum 0 (nothing reached, any damage, or a hedged answer), maximum 1 (the oracle).
-    ``info["progress"]`` reports the milestone fraction on every step; ``info["milestones"]``
-    the milestones newly reached; ``info["metrics"]["progress/clean"]`` whether nothing was damaged
-    and the answer did not hedge.
+    ## Components
 
-    ## Reward hacking
+    Paid once, when the episode ends (``answer`` or the turn budget); equal default weights, mean
+    aggregate (:mod:`rewardlab.envs.web.rubric`). ``clean`` = 1 when no record of any site is
+    *damaged* (left with a value that is neither its initial one nor the one the task asks for) and
+    the answer does not *hedge* (state two or more values, see :mod:`rewardlab.envs.web.answers`),
+    else 0; the core counts the actions and valid actions (:mod:`rewardlab.core.criteria`).
+
+    | name         | formula                                                        | default weight | range  |
+    |--------------|----------------------------------------------------------------|----------------|--------|
+    | `success`    | [every site in its goal state, and the answer right, unhedged] | 1/4            | {0, 1} |
+    | `progress`   | clean · milestones reached / milestones                        | 1/4            | [0, 1] |
+    | `validity`   | progress · valid actions / actions                             | 1/4            | [0, 1] |
+    | `efficiency` | success · min(1, oracle steps / steps)                         | 1/4            | [0, 1] |
+
+    ``success`` needs every site's whole state equal to the task's goal state (the target records
+    changed as asked, nothing else) and, for a question, the answer stating the reference without
+    hedging (``info["is_success"]``); *oracle steps* are the steps of the task's plan. Minimum 0
+    (nothing reached, any damage, or a hedged answer), maximum 1 (the oracle).
+    ``info["metrics"]["progress/clean"]`` says whether nothing was damaged and the answer did not hedge.
+
+    ## Milestones
+
+    The task's own, such as *searched*, *opened the product*, *added to cart*, *reached checkout*,
+    *placed the order* (a URL reached by a click, or a check of the server state);
+    ``info["milestones"]`` has those newly reached, ``info["progress"]`` the fraction reached.
+
+    ## Episode end
+
+    Terminated by ``answer("...")``. Truncated after ``max_turns`` steps (default 30), scored on
+    the state reached (an answer task then fails). Terminated on an infrastructure fault — Chromium
+    killed or crashed, its page closed, the site server stopped — with observation
+    ``infra_error: ...``, ``info["infra_error"]``, ``info["usable"]`` and ``is_success`` False and
+    reward ``invalid_penalty`` (never an exception, never a score an agent earned). The next
+    ``reset`` rebuilds what died: the server on a new port, Chromium relaunched (a shared
+    ``chromium`` in place, so every env on it recovers); it raises
+    :class:`~rewardlab.browser.backends.InfrastructureError` only when that fails too.
+
+    ## Arguments
+
+    - ``backend``: ``"http"`` (default) or ``"browser"``.
+    - ``observation_budget``: characters of page listing per observation (default 6000).
+    - ``page_timeout``: seconds a page may take to load before the observation says so (default 5).
+    - ``chromium``: a shared :class:`~rewardlab.browser.backends.browser.Chromium` (browser backend).
+    - ``executable_path``: the Chromium binary; default ``$REWARDLAB_CHROMIUM``, then ``/usr/bin/chromium``,
+      then Playwright's own download.
+    - The common ones, :class:`~rewardlab.core.CommonArgs`: ``reward_weights``, ``aggregate``,
+      ``gates``, ``invalid_penalty``, ``max_turns``, ``render_mode``.
+
+    ## Known hack classes defended
+
     The degenerate strategies of :mod:`rewardlab.envs.web.audit` play each class below:
 
     - *Hedged answers* (every number and name on the page): an answer fails when it holds a
@@ -96,31 +131,8 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       canonical normalisation (the prompts ask for exactly that text), not merely contain it.
     - *Free format credit*: validity is scaled by progress, so valid but useless actions earn 0.
 
-    ## Starting State
-    A task drawn from the train split (or ``options={"task_id": ...}``/``{"split": ...}``); all
-    sites at their initial data; cookies cleared (logged out); the task's start page loaded.
+    ## Version history
 
-    ## Episode End
-    Terminated by ``answer("...")``. Truncated after ``max_turns`` steps (default 30), scored on
-    the state reached (an answer task then fails). Terminated on an infrastructure fault — Chromium
-    killed or crashed, its page closed, the site server stopped — with observation
-    ``infra_error: ...``, ``info["infra_error"]``, ``info["usable"]`` and ``is_success`` False and
-    reward ``invalid_penalty`` (never an exception, never a score an agent earned). The next
-    ``reset`` rebuilds what died: the server on a new port, Chromium relaunched (a shared
-    ``chromium`` in place, so every env on it recovers); it raises
-    :class:`~rewardlab.browser.backends.InfrastructureError` only when that fails too.
-
-    ## Arguments
-    - ``backend``: ``"http"`` (default) or ``"browser"``.
-    - ``observation_budget``: characters of page listing per observation (default 6000).
-    - ``page_timeout``: seconds a page may take to load before the observation says so (default 5).
-    - ``chromium``: a shared :class:`~rewardlab.browser.backends.browser.Chromium` (browser backend).
-    - ``executable_path``: the Chromium binary; default ``$REWARDLAB_CHROMIUM``, then ``/usr/bin/chromium``,
-      then Playwright's own download.
-    - ``reward_weights``, ``aggregate``, ``gates``, ``invalid_penalty``, ``max_turns``, ``render_mode``:
-      see :class:`~rewardlab.core.TextEnv`.
-
-    ## Version History
     - v0: initial release.
     - v1: success compares whole site states (no collateral changes, exact texts, real form values),
       hedged answers fail, URL milestones need a click, damage voids progress, validity scaled by progress.

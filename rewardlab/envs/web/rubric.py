@@ -61,12 +61,29 @@ def make_rubric() -> Rubric:
     """The four components with equal weights and the mean aggregate."""
     return Rubric(
         [
-            Criterion("success", success, "every site ends in the goal state and the answer does not hedge"),
-            Criterion("progress", progress, "no damage times the fraction of the task's milestones reached"),
+            Criterion(
+                "success",
+                success,
+                "every site ends in the goal state and the answer does not hedge",
+                formula="[every site in its goal state, and the answer right, unhedged]",
+                range="{0, 1}",
+            ),
+            Criterion(
+                "progress",
+                progress,
+                "no damage times the fraction of the task's milestones reached",
+                formula="clean · milestones reached / milestones",
+            ),
             validity_criterion(
                 scaled_by=lambda outcome: progress(outcome)[0],
+                scale_formula="progress",
                 description="progress times the fraction of actions that were valid",
             ),
-            Criterion("efficiency", efficiency, "success times min(1, oracle steps / steps)"),
+            Criterion(
+                "efficiency",
+                efficiency,
+                "success times min(1, oracle steps / steps)",
+                formula="success · min(1, oracle steps / steps)",
+            ),
         ]
     )
