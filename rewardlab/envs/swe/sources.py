@@ -211,6 +211,8 @@ def drop_addopts(path: str, text: str) -> str:
     if "/" in path or name not in {"pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"}:
         return text
     pattern = _TOML_ADDOPTS if name == "pyproject.toml" else _INI_ADDOPTS
-    terminated = text + "\n"
+    terminated = text if text.endswith("\n") else text + "\n"  # a setting on the last line ends there too
     stripped = pattern.sub("", terminated)
-    return text if stripped == terminated else stripped
+    if stripped == terminated:
+        return text
+    return stripped if text.endswith("\n") else stripped.removesuffix("\n")

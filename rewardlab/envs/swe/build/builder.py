@@ -36,6 +36,7 @@ import gzip
 import hashlib
 import json
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -306,7 +307,7 @@ def leaks_fix(statement: str, gold: str) -> bool:
     """Whether ``statement`` names a file the gold patch changes or quotes one of its added lines
     (longer than 12 characters)."""
     for file_patch in parse_patch(gold):
-        if file_patch.path in statement:
+        if re.search(rf"(?<![\w./-]){re.escape(file_patch.path)}(?!\w)", statement):  # not inside tests/test_x.py
             return True
         added = (text.strip() for hunk in file_patch.hunks for tag, text in hunk.lines if tag == "+")
         if any(len(line) > 12 and line in statement for line in added):
