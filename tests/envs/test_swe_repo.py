@@ -329,3 +329,12 @@ def test_export_predictions_from_recorded_oracle_episodes(tmp_path):
     with pytest.raises(ConfigError, match="no recorded patch"):
         predictions_from([{"task_id": "x", "info": {}}], model="m")
     assert predictions_from([{"task_id": "x", "info": {"patch": "", "infra_error": "engine died"}}], model="m") == []
+
+
+def test_run_output_is_the_same_for_identical_runs():
+    from rewardlab.envs.swe.testrun import stable_output
+
+    first = "self = <x.Handler object at 0x7fa2026c9590>\n1 failed in 0.31s"
+    second = "self = <x.Handler object at 0x7f90ed2a7890>\n1 failed in 0.52s"
+    assert stable_output(first) == stable_output(second) == "self = <x.Handler object at 0x…>\n1 failed"
+    assert stable_output("assert 0x10 == 16") == "assert 0x10 == 16"  # short hex literals stay

@@ -33,7 +33,7 @@ from rewardlab.envs.swe.tampering import (
     top_level_packages,
 )
 from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
-from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, strip_timing
+from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, stable_output
 from rewardlab.envs.swe.workspace import Workspace, WorkspaceError
 from rewardlab.errors import ConfigError
 from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxError, SandboxResult
@@ -403,9 +403,9 @@ class SWEEnv(TextEnv):
     def _after_run(self, result: SandboxResult) -> Turn:
         parts = [f"exit code: {result.exit_code}"]
         if result.stdout:
-            parts.append(strip_timing(result.stdout).rstrip())
+            parts.append(stable_output(result.stdout).rstrip())
         if result.stderr:
-            parts.append("[stderr]\n" + strip_timing(result.stderr).rstrip())
+            parts.append("[stderr]\n" + stable_output(result.stderr).rstrip())
         error = None
         if result.killed_reason:
             limit = f" after {self.execution.timeout:g} s" if result.timed_out else ""

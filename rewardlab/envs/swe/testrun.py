@@ -40,6 +40,7 @@ from rewardlab.sandbox import Limits, Sandbox, SandboxError, SandboxResult
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": ""}
 COLLECTOR = Path(__file__).with_name("collector.py")
 _TIMING = re.compile(r" in \d+(?:\.\d+)?s\b")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b")
 
 
 def pytest_command(test_ids: Sequence[str] = (), *, python: str | None = None) -> list[str]:
@@ -47,9 +48,10 @@ def pytest_command(test_ids: Sequence[str] = (), *, python: str | None = None) -
     return [python or sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *test_ids]
 
 
-def strip_timing(output: str) -> str:
-    """Remove pytest's wall-clock durations so that identical runs print identical text."""
-    return _TIMING.sub("", output)
+def stable_output(output: str) -> str:
+    """``output`` without what differs between identical runs: pytest's wall-clock durations are
+    removed and memory addresses (``0x7f...`` in object reprs) become ``0x…``."""
+    return _ADDRESS.sub("0x…", _TIMING.sub("", output))
 
 
 @functools.cache
