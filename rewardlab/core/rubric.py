@@ -161,6 +161,8 @@ class Rubric:
     invalid_penalty: float = 0.0
     normalized_weights: dict[str, float] = field(init=False)
     gate_thresholds: dict[str, float] = field(init=False)
+    _evaluation_order: tuple[Criterion, ...] = field(init=False, repr=False, compare=False)
+    _gate_order: tuple[tuple[str, float], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         names = [c.name for c in self.criteria]
@@ -176,7 +178,13 @@ class Rubric:
         object.__setattr__(self, "criteria", tuple(self.criteria))
         defaults = {c.name: c.weight for c in self.criteria}
         object.__setattr__(self, "normalized_weights", normalize_weights(names, self.weights, defaults))
-        object.__setattr__(self, "gate_thresholds", normalize_gates(names, self.gates))
+        gates = normalize_gates(names, self.gates)
+        object.__setattr__(self, "gate_thresholds", gates)
+        object.__setattr__(
+            self, "_gate_order", tuple((c.name, gates[c.name]) for c in self.criteria if c.name in gates)
+        )
+        gates_first = sorted(self.criteria, key=lambda c: c.name not in gates)
+        object.__setattr__(self, "_evaluation_order", tuple(gates_first))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -200,26 +208,58 @@ class Rubric:
             invalid_penalty=self.invalid_penalty if invalid_penalty is None else invalid_penalty,
         )
 
+    def failed_gate(self, components: Mapping[str, float]) -> str | None:
+        """The first gate, in declaration order, whose component is below its threshold; ``None`` when all pass."""
+        for name, threshold in self._gate_order:
+            if components[name] < threshold:
+                return name
+        return None
+
+    def combine(self, components: Mapping[str, float]) -> tuple[float, str | None]:
+        """``(reward, failed gate)`` of component values already computed: ``invalid_penalty`` and the gate
+        when a gate fails, else the aggregate under this rubric's weights (formulas: the module docstring).
+
+        :meth:`score` uses it after computing the components; wrappers that recombine an episode's
+        ``info["reward_components"]`` (:class:`~rewardlab.wrappers.ReweightRubric`,
+        :class:`~rewardlab.wrappers.DynamicRubric`) call it on a :meth:`configure`'d copy.
+
+        Example:
+            >>> rubric = Rubric([Criterion("a", float), Criterion("b", float)], gates={"a": 0.5}, invalid_penalty=-1)
+            >>> rubric.combine({"a": 1.0, "b": 0.5}), rubric.combine({"a": 0.25, "b": 1.0})
+            ((0.75, None), (-1.0, 'a'))
+        """
+        gate = self.failed_gate(components)
+        if gate is not None:
+            return float(self.invalid_penalty), gate
+        return aggregate(components, self.normalized_weights, self.aggregate), None
+
     def score(self, outcome: Any, *, usable: bool = True) -> RubricResult:
-        """Score an outcome. ``usable=False`` marks output the env could not use at all."""
-        components: dict[str, float] = {}
+        """Score an outcome. ``usable=False`` marks output the env could not use at all.
+
+        Gates are computed first; once one fails, the other components are 0 and not computed. The
+        components then go through :meth:`combine`; ``score`` is their aggregate even when a gate failed.
+        """
+        values: dict[str, float] = {}
         metrics: dict[str, float] = {}
-        gate_failed = None
-        ordered = sorted(self.criteria, key=lambda c: c.name not in self.gate_thresholds)
-        for criterion in ordered:
-            if gate_failed is not None and criterion.name not in self.gate_thresholds:
-                components[criterion.name] = 0.0
+        gated = False
+        for criterion in self._evaluation_order:
+            name = criterion.name
+            threshold = self.gate_thresholds.get(name)
+            if gated and threshold is None:
+                values[name] = 0.0
                 continue
             value, sub_metrics = _evaluate(criterion, outcome)
-            components[criterion.name] = value
-            metrics.update({f"{criterion.name}/{k}": _clip01(v) for k, v in sub_metrics.items()})
-            threshold = self.gate_thresholds.get(criterion.name)
-            if threshold is not None and value < threshold and gate_failed is None:
-                gate_failed = criterion.name
-        components = {name: components[name] for name in self.names}
-        score = aggregate(components, self.normalized_weights, self.aggregate)
+            values[name] = value
+            for key, metric in sub_metrics.items():
+                metrics[f"{name}/{key}"] = _clip01(metric)
+            if threshold is not None and value < threshold:
+                gated = True
+        components = {c.name: values[c.name] for c in self.criteria}
+        reward, gate_failed = self.combine(components)
+        score = reward if gate_failed is None else aggregate(components, self.normalized_weights, self.aggregate)
         usable = usable and gate_failed is None
-        reward = score if usable else float(self.invalid_penalty)
+        if not usable:
+            reward = float(self.invalid_penalty)
         return RubricResult(reward, score, components, dict(self.normalized_weights), metrics, usable, gate_failed)
 
 

@@ -9,9 +9,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rewardlab.core.rubric import aggregate
+from rewardlab.baselines.advantages import component_matrix, group_centred_std, group_index
 from rewardlab.errors import ConfigError
-from rewardlab.wrappers.advantages import component_matrix, group_centred_std, group_index
 from rewardlab.wrappers.reweight import component_names, env_rubric, refuse_second_outcome_wrapper, replace_outcome
 
 
@@ -90,6 +89,8 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
 
     Attributes:
         weights: The current weights. history: ``(task_id, components)`` of recent episodes.
+        rubric: The env's rubric with the current weights, the mean and no gates: what recombines the components
+            (:meth:`rewardlab.core.Rubric.combine`).
 
     Example:
         >>> from rewardlab.envs.echo import EchoEnv
@@ -116,16 +117,18 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
         self.floor = float(floor)
         self.window = window
         self.names = names
-        self.weights: dict[str, float] = {name: 1.0 / len(names) for name in names}
+        base = env_rubric(env)
+        self.env_invalid_penalty = float(base.invalid_penalty)
+        self.rubric = base.configure(weights={name: 1.0 / len(names) for name in names}, aggregate="mean", gates={})
+        self.weights: dict[str, float] = self.rubric.normalized_weights
         self.history: deque[tuple[Hashable, dict[str, float]]] = deque(maxlen=window)
         self._task_stats: dict[Hashable, list] = {}  # task id -> [episodes, sums, sums of squares]
         self._variance_totals = [0.0] * len(names)  # Σ over tasks with >= 2 episodes of their variances
         self._groups = 0
-        self.env_invalid_penalty = float(getattr(env_rubric(env), "invalid_penalty", 0.0))
 
     def outcome_reward(self, components: Mapping[str, float]) -> tuple[float, str | None]:
-        """``(R_new, None)`` under the current weights."""
-        return aggregate(components, self.weights, "mean"), None
+        """``(R_new, None)`` under the current weights: :meth:`rubric.combine <rewardlab.core.Rubric.combine>`."""
+        return self.rubric.combine(components)
 
     def _add(self, task_id: Hashable, components: Mapping[str, float], sign: int) -> None:
         """Add (``sign=1``) or remove (``sign=-1``) one episode: update its task's count, sums and
@@ -160,7 +163,8 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
         return weights_from_variances(self.names, [t / self._groups for t in self._variance_totals], self.floor)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        observation, reward, terminated, truncated, info = self.env.step(action)
+        observation, env_step_reward, terminated, truncated, info = self.env.step(action)
+        reward = float(env_step_reward)
         components = info.get("reward_components")
         if components is not None:
             weights = self.weights
@@ -171,5 +175,6 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
             task_id = info.get("task_id")
             self.history.append((task_id, dict(components)))
             self._add(task_id, components, sign=1)
-            self.weights = self._recompute()
+            self.rubric = self.rubric.configure(weights=self._recompute())
+            self.weights = self.rubric.normalized_weights
         return observation, reward, terminated, truncated, info

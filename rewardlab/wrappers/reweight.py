@@ -8,7 +8,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from rewardlab.core.rubric import AGGREGATES, Aggregate, aggregate, normalize_gates, normalize_weights
+from rewardlab.core.rubric import AGGREGATES, Aggregate, Rubric, normalize_gates
 from rewardlab.errors import ConfigError, did_you_mean
 
 PRESETS: tuple[str, ...] = ("equal", "targeted:<component>", "geometric", "min", "gated", "gated:<component>")
@@ -27,12 +27,15 @@ def component_names(env: gym.Env) -> tuple[str, ...]:
     return names
 
 
-def env_rubric(env: gym.Env) -> Any:
-    """The env's public ``rubric`` attribute, or None."""
+def env_rubric(env: gym.Env) -> Rubric:
+    """The env's public ``rubric`` (a :class:`~rewardlab.core.Rubric`), or a ConfigError for an env without one."""
     try:
-        return env.get_wrapper_attr("rubric")
+        rubric = env.get_wrapper_attr("rubric")
     except AttributeError:
-        return None
+        rubric = None
+    if not isinstance(rubric, Rubric):
+        raise ConfigError(f"{type(env.unwrapped).__name__} has no rubric; wrap a RewardLab env")
+    return rubric
 
 
 def refuse_second_outcome_wrapper(env: gym.Env, name: str) -> None:
@@ -73,7 +76,8 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
     """Recompute the outcome reward from ``info["reward_components"]`` with other weights or another aggregate.
 
     On the final step, with the env's components ``c_k`` and this wrapper's normalised weights
-    ``w_k`` (:func:`rewardlab.core.rubric.aggregate`)::
+    ``w_k``, the env's rubric recombines them under the wrapper's settings
+    (:meth:`rewardlab.core.Rubric.combine` of :attr:`rubric`)::
 
         R_new = aggregate(c, w, method)            or invalid_penalty when one of the wrapper's gates fails
         r'    = r - info["score"] + R_new          (what wrappers below added to r is kept)
@@ -84,8 +88,8 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
     Only one wrapper that replaces the outcome reward (this or DynamicRubric) may be in a stack.
 
     Schemes (``scheme``):
-        - ``{component: weight}``: these weights (missing components weigh 1) and ``aggregate``
-          (default ``"mean"``).
+        - ``{component: weight}``: these weights (a missing component keeps its default weight, 1 in
+          every shipped env) and ``aggregate`` (default ``"mean"``).
         - ``"equal"``: ``w_k = 1/K``, mean. The BPMN reward study's best default.
         - ``"targeted:<component>"``: ``target_weight`` (default 0.5) on the target, the rest
           ``(1 - target_weight) / (K - 1)`` each, mean (all of it on the target when K = 1).
@@ -111,6 +115,7 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
 
     Attributes:
         weights: The normalised weights in use. aggregate: the aggregate. gates: ``{component: threshold}``.
+        rubric: The env's rubric configured with them (and ``invalid_penalty``): what recombines the components.
 
     Example:
         >>> from rewardlab.envs.echo import EchoEnv
@@ -153,15 +158,19 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
             )
         if fixed_aggregate is not None and aggregate is not None and aggregate != fixed_aggregate:
             raise ConfigError(f"preset {scheme!r} fixes aggregate={fixed_aggregate!r}; got aggregate={aggregate!r}")
-        self.weights: dict[str, float] = normalize_weights(names, raw)
-        self.aggregate: Aggregate = fixed_aggregate or aggregate or "mean"
-        self.gates: dict[str, float] = gates
-        self.env_invalid_penalty = float(getattr(env_rubric(env), "invalid_penalty", 0.0))
+        base = env_rubric(env)
+        self.env_invalid_penalty = float(base.invalid_penalty)
         if invalid_penalty is None:
             invalid_penalty = self.env_invalid_penalty
         if not math.isfinite(float(invalid_penalty)):
             raise ConfigError(f"invalid_penalty must be finite, got {invalid_penalty!r}")
         self.invalid_penalty = float(invalid_penalty)
+        self.aggregate: Aggregate = fixed_aggregate or aggregate or "mean"
+        self.gates: dict[str, float] = gates
+        self.rubric = base.configure(
+            weights=raw, aggregate=self.aggregate, gates=gates, invalid_penalty=self.invalid_penalty
+        )
+        self.weights: dict[str, float] = self.rubric.normalized_weights
 
     def _resolve(
         self, scheme: str | Mapping[str, float], names: Sequence[str], target_weight: float, gate_threshold: float
@@ -189,7 +198,7 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
         if kind == "gated" and component:
             return equal, None, normalize_gates(names, {component: gate_threshold})
         if scheme == "gated":
-            gates = dict(getattr(env_rubric(self.env), "gate_thresholds", {}) or {})
+            gates = dict(env_rubric(self.env).gate_thresholds)
             if not gates:
                 raise ConfigError(
                     "preset 'gated' uses the env's own gates and this env has none; use 'gated:<component>'"
@@ -202,14 +211,13 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
         )
 
     def outcome_reward(self, components: Mapping[str, float]) -> tuple[float, str | None]:
-        """``(R_new, failed gate or None)`` for one episode's components."""
-        for name, threshold in self.gates.items():
-            if components[name] < threshold:
-                return self.invalid_penalty, name
-        return aggregate(components, self.weights, self.aggregate), None
+        """``(R_new, failed gate or None)`` for one episode's components: :meth:`rubric.combine
+        <rewardlab.core.Rubric.combine>`."""
+        return self.rubric.combine(components)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        observation, reward, terminated, truncated, info = self.env.step(action)
+        observation, env_step_reward, terminated, truncated, info = self.env.step(action)
+        reward = float(env_step_reward)
         components = info.get("reward_components")
         if components is not None:
             reward, new, env_reward, gate_failed = replace_outcome(

@@ -121,3 +121,21 @@ def test_a_criterion_carries_its_default_weight_formula_and_range():
 def test_a_bad_criterion_raises_config_error(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         Criterion("a", float, **kwargs)
+
+
+def test_combine_is_the_rubrics_own_aggregation_and_gating():
+    rubric = make_rubric(gates={"a": 0.6}, invalid_penalty=-1.0, weights={"b": 2})
+    assert rubric.combine({"valid": 1.0, "a": 0.7, "b": 0.25}) == (
+        pytest.approx(0.25 * 1.0 + 0.25 * 0.7 + 0.5 * 0.25),
+        None,
+    )
+    assert rubric.combine({"valid": 1.0, "a": 0.5, "b": 0.25}) == (-1.0, "a")
+    for outcome in (OUT, {**OUT, "a": 0.7}):
+        result = rubric.score(outcome)
+        assert rubric.combine(result.components) == (result.reward, result.gate_failed)
+
+
+def test_the_first_failing_gate_in_declaration_order_is_reported():
+    rubric = make_rubric(gates=["b", "valid"])
+    assert rubric.failed_gate({"valid": 0.0, "a": 1.0, "b": 0.0}) == "valid"
+    assert rubric.score({"valid": 0.0, "a": 1.0, "b": 0.0}).gate_failed == "valid"

@@ -104,3 +104,19 @@ def test_running_sums_match_the_batch_function_over_the_window():
         env.step("submit")
         groups, rows = zip(*env.history, strict=True)
         assert env.weights == pytest.approx(discrimination_weights(rows, groups, floor=0.02))
+
+
+def test_the_env_rubric_with_the_current_weights_recombines_the_components():
+    env = DynamicRubric(StairsEnv(gates=["format"]), floor=0.05)
+    assert env.rubric.gate_thresholds == {} and env.rubric.aggregate == "mean"
+    for n_up in [5, 1, 3]:
+        env.reset(seed=0, options={"task_id": "s5"})
+        for _ in range(n_up):
+            env.step("up")
+        env.step("submit")
+    assert env.rubric.normalized_weights == env.weights
+    components = {"reached": 1.0, "closeness": 0.5, "format": 0.0}  # no gate of its own: format 0 is just 0
+    assert env.outcome_reward(components) == (
+        pytest.approx(env.weights["reached"] + 0.5 * env.weights["closeness"]),
+        None,
+    )

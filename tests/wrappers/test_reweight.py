@@ -99,3 +99,11 @@ def test_a_non_rewardlab_env_is_refused():
 
     with pytest.raises(ConfigError, match="reward_component_names"):
         ReweightRubric(gym.make("CartPole-v1"))
+
+
+def test_the_env_rubric_recombines_the_components():
+    base = StairsEnv()
+    env = ReweightRubric(base, "gated:closeness", invalid_penalty=-1.0)
+    assert env.rubric.names == base.rubric.names and env.rubric is not base.rubric
+    assert env.rubric.gate_thresholds == {"closeness": 1.0} and base.rubric.gate_thresholds == {}
+    assert env.outcome_reward(COMPONENTS) == env.rubric.combine(COMPONENTS) == (-1.0, "closeness")
