@@ -80,7 +80,7 @@ COMMON_ARGS: tuple[str, ...] = tuple(CommonArgs.__annotations__)
 """The names of :class:`CommonArgs`, in declaration order."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
     """What a subclass's ``_act`` returns for one action.
 
@@ -247,7 +247,8 @@ class TextEnv(gym.Env[str, str]):
         if self._episode_over or self.task is None:
             raise ResetNeeded("call reset() before step(), and again after an episode ends")
         self.elapsed_steps += 1
-        text, error = coerce_action(action)
+        # ASCII text is already what coerce_action would return; the common case skips the call
+        text, error = (action, None) if isinstance(action, str) and action.isascii() else coerce_action(action)
         if error is None:
             self.actions_taken += 1
             turn = self._act(text)
@@ -261,27 +262,36 @@ class TextEnv(gym.Env[str, str]):
         elif turn.done and turn.outcome is None:
             turn.outcome, usable = self._outcome()
             turn.usable = turn.usable and usable
-        info: dict[str, Any] = {"task_id": self.task.id, **turn.info}
-        info["milestones"] = self._record_milestones(turn.milestones)
-        info["progress"] = self._progress(turn.progress)
-        info["action_error"] = turn.action_error
-        reward = 0.0
-        if turn.done or truncated:
-            self._episode_over = True
-            result = self.rubric.score(turn.outcome, usable=turn.usable)
-            reward = result.reward
-            info.update(
-                reward_components=result.components,
-                reward_weights=result.weights,
-                metrics=result.metrics,
-                score=result.score,
-                usable=result.usable,
-                is_success=turn.infra_error is None and bool(self._is_success(turn.outcome, result)),
-            )
-            if turn.infra_error is not None:
-                info["infra_error"] = turn.infra_error
-        self.last_observation = truncate(turn.observation, self.max_observation_length)
-        return self.last_observation, float(reward), bool(turn.done), bool(truncated), info
+        info: dict[str, Any] = {
+            "task_id": self.task.id,
+            **turn.info,
+            "milestones": self._record_milestones(turn.milestones),
+            "progress": self._progress(turn.progress),
+            "action_error": turn.action_error,
+        }
+        reward = self._score(turn, info) if turn.done or truncated else 0.0
+        observation = turn.observation
+        if len(observation) > self.max_observation_length:  # the common case skips the call
+            observation = truncate(observation, self.max_observation_length)
+        self.last_observation = observation
+        return observation, reward, bool(turn.done), truncated, info
+
+    def _score(self, turn: Turn, info: dict[str, Any]) -> float:
+        """End the episode: score the turn's outcome with the rubric, add the decomposition to ``info`` and
+        return the reward."""
+        self._episode_over = True
+        result = self.rubric.score(turn.outcome, usable=turn.usable)
+        info.update(
+            reward_components=result.components,
+            reward_weights=result.weights,
+            metrics=result.metrics,
+            score=result.score,
+            usable=result.usable,
+            is_success=turn.infra_error is None and bool(self._is_success(turn.outcome, result)),
+        )
+        if turn.infra_error is not None:
+            info["infra_error"] = turn.infra_error
+        return float(result.reward)
 
     def infra_failure(self, message: str) -> Turn:
         """The turn that ends an episode on an infrastructure fault: the current outcome is scored as
@@ -297,17 +307,22 @@ class TextEnv(gym.Env[str, str]):
         return Turn(observation=f"action_error: {error}", action_error=error)
 
     def _record_milestones(self, reached: Iterable[str]) -> list[str]:
-        new = [m for m in dict.fromkeys(reached) if m not in self.milestones_reached]
+        """The milestones of ``reached`` not reached before, in order, once each; they join ``milestones_reached``."""
+        new: list[str] = []
+        for name in reached:
+            if name not in new and name not in self.milestones_reached:
+                new.append(name)
         self.milestones_reached.extend(new)
         return new
 
     def _progress(self, progress: float | None) -> float:
+        """The turn's own progress clipped to [0, 1], else the share of :meth:`milestone_names` reached."""
         if progress is not None:
             return float(min(1.0, max(0.0, progress)))
         names = self.milestone_names()
         if not names:
             return 0.0
-        return len(set(self.milestones_reached) & set(names)) / len(names)
+        return len(set(names).intersection(self.milestones_reached)) / len(names)
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

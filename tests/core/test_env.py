@@ -207,3 +207,13 @@ def test_the_turn_budget_hook_completes_the_last_turn():
     observation, reward, terminated, truncated, info = env.step("draft:alpha")
     assert truncated and not terminated and observation == "noted\nout of turns; scored 'alpha'"
     assert reward == 1.0 and info["is_success"]
+
+
+def test_text_reaches_the_env_coerced_whether_ascii_or_not(echo_env):
+    from rewardlab.core import coerce_action
+
+    echo_env.reset(seed=0, options={"task_id": "t0"})
+    for action in ("draft:naïve \ud800", "draft:plain"):  # a lone surrogate is replaced; ASCII passes as it is
+        echo_env.step(action)
+        assert echo_env.answer == coerce_action(action)[0].removeprefix("draft:")
+    assert "\ud800" not in coerce_action("naïve \ud800")[0] and echo_env.answer == "plain"
