@@ -159,6 +159,9 @@ class TextEnv(gym.Env[str, str]):
         self.action_space = TextSpace(DEFAULT_MAX_TEXT_LENGTH)
         self.task: Task | None = None
         self.milestones_reached: list[str] = []
+        self._milestone_names: frozenset[str] = frozenset()
+        self._milestone_count = self._milestone_hits = 0
+        self._milestone_progress = 0.0
         self.last_observation = ""
         self.elapsed_steps = 0
         self.actions_taken = 0
@@ -203,7 +206,8 @@ class TextEnv(gym.Env[str, str]):
         return result.usable and all(v >= 1.0 for v in result.components.values())
 
     def milestone_names(self) -> tuple[str, ...]:
-        """Milestones of the current task, in their natural order."""
+        """Milestones of the current task, in their natural order; read once per episode, after
+        ``_start`` (so they must not change during an episode)."""
         return ()
 
     def sample_action(self, rng: np.random.Generator) -> str:
@@ -237,6 +241,9 @@ class TextEnv(gym.Env[str, str]):
         self.elapsed_steps = self.actions_taken = self.valid_actions = 0
         self._episode_over = False
         observation, extra = self._start(self.task)
+        names = self.milestone_names()  # constant for the episode: read once
+        self._milestone_names, self._milestone_count, self._milestone_hits = frozenset(names), len(names), 0
+        self._milestone_progress = 0.0
         self.last_observation = truncate(observation, self.max_observation_length)
         info: dict[str, Any] = {"task_id": self.task.id, "split": self.task.split, "system_prompt": self.system_prompt}
         info.update(extra)
@@ -312,6 +319,9 @@ class TextEnv(gym.Env[str, str]):
         for name in reached:
             if name not in new and name not in self.milestones_reached:
                 new.append(name)
+                if name in self._milestone_names:  # progress = share of milestone_names() reached
+                    self._milestone_hits += 1
+                    self._milestone_progress = self._milestone_hits / self._milestone_count
         self.milestones_reached.extend(new)
         return new
 
@@ -319,10 +329,7 @@ class TextEnv(gym.Env[str, str]):
         """The turn's own progress clipped to [0, 1], else the share of :meth:`milestone_names` reached."""
         if progress is not None:
             return float(min(1.0, max(0.0, progress)))
-        names = self.milestone_names()
-        if not names:
-            return 0.0
-        return len(set(names).intersection(self.milestones_reached)) / len(names)
+        return self._milestone_progress
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
