@@ -4,7 +4,8 @@ Two ways to use a Ray cluster (``ray.init()`` first; ``pip install 'rewardlab[di
 
 1. **Policy in the trainer.** :func:`make_remote_envs` returns env proxies, each backed by its
    own actor holding one env (behind :class:`~rewardlab.wrappers.ChatHistory`). They drop into
-   :func:`rewardlab.baselines.rollout.collect_episodes` (and ``GRPOConfig(ray_rollouts=True)`` or ``PPOConfig(ray_rollouts=True)``):
+   :func:`rewardlab.baselines.rollout.collect_episodes` (and ``GRPOConfig(ray_rollouts=True)`` or
+   ``PPOConfig(ray_rollouts=True)``):
    the trainer batches generation on its device, then every actor steps its env at the same
    time (:func:`rewardlab.baselines.rollout.call_all` submits all calls before awaiting any).
    Envs whose step is slow (a browser, a sandboxed test run) then cost one step's time per turn,

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from rewardlab.cli import main
 from rewardlab.browser.backends.browser import find_chromium
+from rewardlab.cli import main
 from rewardlab.evaluation import EpisodeResult
 from rewardlab.leaderboard import (
     load_run,
