@@ -141,9 +141,10 @@ class LocalSandbox:
         limits: Default :class:`Limits` of each run.
         isolation: ``"auto"`` (strongest available), or require ``"bwrap"``, ``"unshare"`` or ``"none"``.
         read_only_paths: Extra host paths made visible read-only under bubblewrap.
-        hidden_paths: Paths inside the visible ones that are covered by an empty tmpfs under
-            bubblewrap. By default the ``rewardlab`` package itself, so that a pip-installed
-            RewardLab does not show its tasks' reference solutions to sandboxed code.
+        hidden_paths: Paths inside the visible ones that are covered under bubblewrap (a directory
+            by an empty tmpfs, a file by an empty file). By default the ``rewardlab`` package itself,
+            so that a pip-installed RewardLab does not show its tasks' reference solutions to
+            sandboxed code.
         run_as: The uid (and gid) to run as when the host process is root (default ``nobody``);
             ``None`` keeps root, which disables the process limit.
 
@@ -297,8 +298,11 @@ class LocalSandbox:
             args += ["--ro-bind", path, path]
         visible = [*self._python_paths, *self.read_only_paths]
         for path in self.hidden_paths:
-            if os.path.isdir(path) and any(path == v or path.startswith(v + "/") for v in visible):
-                args += ["--tmpfs", path]
+            if any(path == v or path.startswith(v + "/") for v in visible):
+                if os.path.isdir(path):
+                    args += ["--tmpfs", path]
+                elif os.path.isfile(path):  # a single-module package: an empty file in its place
+                    args += ["--ro-bind", "/dev/null", path]
         args += ["--bind", str(workdir), WORKSPACE, "--chdir", WORKSPACE, "--remount-ro", "/"]
         if self.uid is not None:
             args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]

@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 import subprocess
+import sys
 import tarfile
 from collections import Counter
 from pathlib import Path
@@ -338,3 +339,28 @@ def test_run_output_is_the_same_for_identical_runs():
     second = "self = <x.Handler object at 0x7f90ed2a7890>\n1 failed in 0.52s"
     assert stable_output(first) == stable_output(second) == "self = <x.Handler object at 0x…>\n1 failed"
     assert stable_output("assert 0x10 == 16") == "assert 0x10 == 16"  # short hex literals stay
+
+
+def test_an_installed_copy_of_a_project_is_hidden_from_the_local_sandbox(tmp_path):
+    """A user's venv may hold a pinned project (cachetools comes with google-auth): its source is hidden."""
+    pytest.importorskip("six")  # installed here; it stands in for a pinned project
+    from rewardlab.envs.swe.repo_env import installed_copies
+    from rewardlab.sandbox import LocalSandbox, isolation_modes
+
+    if "bwrap" not in isolation_modes():
+        pytest.skip("hiding paths needs bubblewrap")
+    paths = installed_copies((Project("six", "1", "0" * 64, source=("six.py",)),))
+    assert len(paths) == 1 and paths[0].endswith("six.py")
+    script = ["-c", "import six; print('visible' if hasattr(six, 'moves') else 'hidden')"]
+    shown = LocalSandbox(isolation="bwrap").run([sys.executable, *script], workdir=tmp_path, timeout=30)
+    hidden = LocalSandbox(isolation="bwrap", hidden_paths=list(paths)).run(
+        [sys.executable, *script], workdir=tmp_path, timeout=30
+    )
+    assert "visible" in shown.stdout, shown
+    assert "visible" not in hidden.stdout and ("hidden" in hidden.stdout or "ModuleNotFoundError" in hidden.stderr)
+    env = SWERepoEnv()
+    try:
+        env.reset(options={"task_id": one_task_per_project()[0]})
+        assert set(installed_copies()) <= set(env.unwrapped.sandbox.hidden_paths)
+    finally:
+        env.close()

@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 from pathlib import Path
+from typing import Any
 
-from rewardlab.core.tasks import TaskSet
+from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.envs.swe.env import SWEEnv
 from rewardlab.envs.swe.loader import load_swebench_jsonl
+from rewardlab.envs.swe.sources import PROJECTS, Project
+from rewardlab.sandbox import LocalSandbox
 
 REPO_TASKS_FILE = Path(__file__).parent / "data" / "repo_tasks.jsonl.gz"
+
+
+@functools.cache
+def installed_copies(projects: tuple[Project, ...] = tuple(PROJECTS.values())) -> tuple[str, ...]:
+    """Where this interpreter (the one the local sandbox runs code with) finds ``projects`` installed:
+    their top-level package directories and modules, the original source an agent must not read.
+    A user's environment often has some of them (``cachetools`` comes with ``google-auth``)."""
+    found = []
+    for project in projects:
+        for name in project.source:
+            module = name.removesuffix(".py")
+            spec = importlib.util.find_spec(module) if module.isidentifier() else None
+            if spec is None or spec.origin is None:
+                continue
+            origin = Path(spec.origin)
+            found.append(str(origin.parent if origin.name == "__init__.py" else origin))
+    return tuple(found)
 
 
 def load_repo_tasks(path: str | Path = REPO_TASKS_FILE) -> TaskSet:
@@ -38,7 +60,10 @@ class SWERepoEnv(SWEEnv):
 
     The sdists are fetched with pip and verified by sha256 the first time a task of the project
     is reset (``rewardlab swe fetch`` does it ahead of time; the README's set-up runs it) and
-    cached in ``$REWARDLAB_CACHE/swe-sdists``, outside anything a sandbox exposes.
+    cached in ``$REWARDLAB_CACHE/swe-sdists``, outside anything a sandbox exposes. If the
+    interpreter that runs the local sandbox's code has one of the projects installed (a user's
+    environment often has ``cachetools``), that copy is hidden from the sandbox too
+    (:func:`installed_copies`); the Docker image has none of them.
 
     The working copy is a git repository with exactly one commit, the buggy state (fixed author
     and date, so ``HEAD`` equals the task's ``base_commit``), without reflog: no history, file
@@ -91,6 +116,13 @@ class SWERepoEnv(SWEEnv):
     """
 
     git_history = True
+
+    def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
+        """As SWE-v1's, after hiding any installed copy of the pinned projects from the local sandbox."""
+        if self._owns_sandbox and isinstance(self.sandbox, LocalSandbox):
+            hidden = self.sandbox.hidden_paths
+            hidden.extend(path for path in installed_copies() if path not in hidden)
+        return super()._start(task)
 
     @classmethod
     def default_tasks(cls) -> TaskSet:
