@@ -12,20 +12,13 @@ from pathlib import Path
 import pytest
 
 import rewardlab.envs.bpmn.oracle
+from tests.fresh_interpreter import modules_loaded_by
 
 
 def imports_cleanly(*modules: str) -> subprocess.CompletedProcess:
     """Import ``modules`` in order in a fresh interpreter."""
     code = "import importlib\n" + "".join(f"importlib.import_module({name!r})\n" for name in modules)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-
-
-def modules_loaded_by(code: str) -> set[str]:
-    """The ``rewardlab`` modules in ``sys.modules`` after running ``code`` in a fresh interpreter."""
-    report = "\nimport sys\nprint('\\n'.join(name for name in sys.modules if name.startswith('rewardlab')))"
-    result = subprocess.run([sys.executable, "-c", code + report], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    return set(result.stdout.split())
 
 
 @pytest.mark.parametrize(

