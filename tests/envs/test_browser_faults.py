@@ -94,13 +94,14 @@ def web_http(**kwargs) -> WebEnv:
     return WebEnv(backend="http", **kwargs)
 
 
-@pytest.mark.parametrize(
-    ("make_env", "task_id"),
-    [
-        pytest.param(web_browser, WEB_TASK, id="web", marks=NEEDS_CHROMIUM),
-        pytest.param(MiniWoBEnv, MINIWOB_TASK, id="miniwob", marks=NEEDS_CHROMIUM),
-    ],
-)
+BROWSER_ENVS = [
+    pytest.param(web_browser, WEB_TASK, id="web", marks=NEEDS_CHROMIUM),
+    pytest.param(MiniWoBEnv, MINIWOB_TASK, id="miniwob", marks=NEEDS_CHROMIUM),
+]
+"""The envs that drive Chromium, each with a task to play."""
+
+
+@pytest.mark.parametrize(("make_env", "task_id"), BROWSER_ENVS)
 def test_killed_chromium_ends_the_episode_as_an_infra_error_and_reset_relaunches_it(make_env, task_id):
     before = process_resources()
     existing = browser_pids()
@@ -121,13 +122,7 @@ def test_killed_chromium_ends_the_episode_as_an_infra_error_and_reset_relaunches
     assert_back_to(before, timeout=10)
 
 
-@pytest.mark.parametrize(
-    ("make_env", "task_id"),
-    [
-        pytest.param(web_browser, WEB_TASK, id="web", marks=NEEDS_CHROMIUM),
-        pytest.param(MiniWoBEnv, MINIWOB_TASK, id="miniwob", marks=NEEDS_CHROMIUM),
-    ],
-)
+@pytest.mark.parametrize(("make_env", "task_id"), BROWSER_ENVS)
 def test_a_crashed_page_ends_the_episode_as_an_infra_error_and_reset_reopens_it(make_env, task_id):
     before = process_resources()
     existing = browser_pids()
