@@ -39,6 +39,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import importlib
+import importlib.machinery
 import json
 import os
 import sys
@@ -238,8 +239,6 @@ class RepositoryPackages:
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if path is not None or name not in self.names:
             return None
-        import importlib.machinery
-
         return importlib.machinery.PathFinder.find_spec(name, [self.root])
 
 
