@@ -30,6 +30,12 @@ ENV_SPECS: dict[str, dict[str, Any]] = {
 }
 
 
+CLIENT_SPECS: dict[str, dict[str, Any]] = {
+    "RewardLab/Remote-v0": {"entry_point": "rewardlab.remote:RemoteEnv"},
+}
+"""Ids that are not envs of their own: ``Remote-v0`` is a client of a served env (``url``, ``env_id``)."""
+
+
 RETIRED_IDS: dict[str, str] = {
     env_id.removesuffix("-v1") + "-v0": env_id for env_id in ENV_SPECS if env_id.endswith("-v1")
 }
@@ -37,8 +43,9 @@ RETIRED_IDS: dict[str, str] = {
 
 
 def register_envs() -> None:
-    """Register every id in :data:`ENV_SPECS` and :data:`RETIRED_IDS` (idempotent)."""
-    for env_id, kwargs in [*ENV_SPECS.items(), *((old, ENV_SPECS[new]) for old, new in RETIRED_IDS.items())]:
+    """Register every id in :data:`ENV_SPECS`, :data:`CLIENT_SPECS` and :data:`RETIRED_IDS` (idempotent)."""
+    retired = ((old, ENV_SPECS[new]) for old, new in RETIRED_IDS.items())
+    for env_id, kwargs in [*ENV_SPECS.items(), *CLIENT_SPECS.items(), *retired]:
         if env_id not in gym.registry:
             gym.register(id=env_id, **kwargs)
 

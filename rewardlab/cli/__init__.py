@@ -13,7 +13,19 @@ import importlib
 import sys
 from types import ModuleType
 
-COMMANDS: tuple[str, ...] = ("list", "play", "eval", "audit", "bench", "leaderboard", "demo", "train", "sandbox", "swe")
+COMMANDS: tuple[str, ...] = (
+    "list",
+    "play",
+    "eval",
+    "audit",
+    "bench",
+    "leaderboard",
+    "demo",
+    "train",
+    "sandbox",
+    "swe",
+    "serve",
+)
 
 COMMAND_DEST = "rewardlab command"
 """Namespace attribute holding the chosen sub-command; not an identifier, so no ``--flag`` maps to it."""

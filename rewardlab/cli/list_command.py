@@ -16,28 +16,15 @@ def env_row(env_id: str, env: Any) -> dict[str, Any]:
     """What ``rewardlab list`` shows of one made env: its id, task count, component names, the one-line
     summary the README's Environments table repeats, and each criterion's formula, default weight, range and gate
     threshold (``None`` when it is no gate)."""
-    from rewardlab.core.specs import component_summary, default_weights
+    from rewardlab.core.specs import component_summary, criterion_rows
 
     base = env.unwrapped
-    rubric = base.rubric
-    weights = default_weights(rubric)
-    criteria = [
-        {
-            "name": c.name,
-            "formula": c.formula,
-            "default_weight": weights[c.name],
-            "range": c.range,
-            "gate": rubric.gate_thresholds.get(c.name),
-            "description": c.description,
-        }
-        for c in rubric.criteria
-    ]
     return {
         "id": env_id,
         "tasks": len(base.tasks),
         "components": list(base.reward_component_names),
-        "summary": component_summary(rubric),
-        "criteria": criteria,
+        "summary": component_summary(base.rubric),
+        "criteria": criterion_rows(base.rubric),
     }
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import inspect
 import re
 from fractions import Fraction
+from typing import Any
 
 from rewardlab.core.rubric import Rubric, normalize_weights
 
@@ -65,6 +66,24 @@ def default_weights(rubric: Rubric) -> dict[str, float]:
     """Each criterion's :attr:`~rewardlab.core.Criterion.weight`, normalised over the rubric: the weights of an
     env made without ``reward_weights``."""
     return normalize_weights([c.name for c in rubric.criteria], None, {c.name: c.weight for c in rubric.criteria})
+
+
+def criterion_rows(rubric: Rubric) -> list[dict[str, Any]]:
+    """Each criterion as data: ``name``, ``formula``, ``default_weight`` (normalised), ``range``, ``gate``
+    (its threshold, ``None`` when it is no gate) and ``description``; ``rewardlab list --json`` and the
+    server's ``/metadata`` show these."""
+    weights = default_weights(rubric)
+    return [
+        {
+            "name": c.name,
+            "formula": c.formula,
+            "default_weight": weights[c.name],
+            "range": c.range,
+            "gate": rubric.gate_thresholds.get(c.name),
+            "description": c.description,
+        }
+        for c in rubric.criteria
+    ]
 
 
 def component_table(rubric: Rubric) -> str:

@@ -1,0 +1,44 @@
+"""``rewardlab serve``: serve envs over OpenEnv's WebSocket protocol (see :mod:`rewardlab.serve`)."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "Serve envs over OpenEnv's WebSocket protocol (/ws, /health, /schema, /metadata), one env per session."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("env_ids", nargs="*", metavar="ENV_ID", help="env ids to serve (default: every env)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback; others need --token)")
+    parser.add_argument("--port", type=int, default=8000, help="port (0: any free port, printed at start)")
+    parser.add_argument("--max-sessions", type=int, default=256, help="open sessions at most (default 256)")
+    parser.add_argument(
+        "--idle-timeout", type=float, default=600.0, help="seconds without a message before a session is closed"
+    )
+    parser.add_argument("--token", default=None, help="required on every connection (Authorization: Bearer T)")
+    parser.add_argument(
+        "--max-frame-bytes", type=int, default=1 << 20, help="largest client message read (default 1 MiB)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import rewardlab
+    from rewardlab.errors import did_you_mean
+    from rewardlab.serve import ServeConfig, serve
+
+    known = rewardlab.env_ids()
+    env_ids = tuple(args.env_ids) or tuple(known)
+    unknown = [env_id for env_id in env_ids if env_id not in known]
+    if unknown:
+        print(f"unknown env id {unknown[0]!r}{did_you_mean(unknown[0], known)}; `rewardlab list` shows them")
+        return 2
+    config = ServeConfig(
+        env_ids,
+        max_sessions=args.max_sessions,
+        idle_timeout=args.idle_timeout,
+        token=args.token,
+        max_frame_bytes=args.max_frame_bytes,
+    )
+    print(f"serving {', '.join(env_ids)} on ws://{args.host}:{args.port}/ws", flush=True)
+    serve(config, host=args.host, port=args.port, log_level="info")
+    return 0

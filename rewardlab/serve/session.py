@@ -1,0 +1,173 @@
+"""One client session of ``rewardlab serve``: one env, on one thread of its own.
+
+Every env call (make, reset, step, close) runs on the session's single worker thread, off the
+event loop: a slow step (a test run, a page load) stalls no other session, and envs that must stay
+on the thread that made them (Playwright's sync API) always do.
+
+Errors are sorted by whose they are:
+
+* the client's (an unknown env id or task id, a misspelt env argument, a step before reset):
+  :class:`~rewardlab.serve.protocol.ProtocolError` with ``VALIDATION_ERROR``; the session goes on;
+* the infrastructure's (any other exception from inside the env: a browser crash, a sandbox
+  engine error): an observation with ``infra_error`` set, ``reward`` ``None`` and ``done`` true,
+  and the session ends (:attr:`Session.ended`), so a trainer drops the rollout instead of
+  learning from a false 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import gymnasium as gym
+
+from rewardlab.errors import ConfigError, ResetNeeded, UnknownTaskError, did_you_mean
+from rewardlab.serve.protocol import ErrorCode, Message, ProtocolError, observation_frame
+
+__all__ = ["Session"]
+
+T = TypeVar("T")
+LOG = logging.getLogger("rewardlab.serve")
+
+CLIENT_ERRORS: tuple[type[BaseException], ...] = (ConfigError, UnknownTaskError, TypeError, gym.error.Error)
+"""Exceptions from ``gym.make`` or ``reset`` that mean the client asked for something that does not exist."""
+
+
+def describe(exc: BaseException) -> str:
+    """``"ExceptionType: message"``, the message cut to 500 characters."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text[:500]}" if text else type(exc).__name__
+
+
+class Session:
+    """One env behind one WebSocket connection.
+
+    Args:
+        env_ids: The env ids this server serves; a reset may name one (``env_id``), or leave it
+            out when there is exactly one.
+    """
+
+    def __init__(self, env_ids: Sequence[str]):
+        self.env_ids = tuple(env_ids)
+        self.id = uuid.uuid4().hex
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"rewardlab-session-{self.id[:8]}")
+        self.env: gym.Env | None = None
+        self.env_id: str | None = None
+        self.env_kwargs: dict[str, Any] = {}
+        self.episode_id: str | None = None
+        self.task_id: str | None = None
+        self.step_count = 0
+        self.in_episode = False
+        self.ended = False
+
+    async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, lambda: fn(*args, **kwargs))
+
+    async def handle(self, message: Message) -> dict[str, Any]:
+        """The reply frame to one ``reset``, ``step`` or ``state`` message."""
+        if message.type == "reset":
+            return await self.reset(message.data)
+        if message.type == "step":
+            return await self.step(message.data["action"])
+        return self.state()
+
+    def _chosen_env(self, data: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        env_id = data.get("env_id")
+        if env_id is None:
+            if len(self.env_ids) != 1:
+                raise ProtocolError(
+                    ErrorCode.VALIDATION_ERROR, f"name the env: 'env_id' is one of {', '.join(self.env_ids)}"
+                )
+            env_id = self.env_ids[0]
+        if env_id not in self.env_ids:
+            raise ProtocolError(
+                ErrorCode.VALIDATION_ERROR,
+                f"this server does not serve {env_id!r}{did_you_mean(env_id, self.env_ids)}; "
+                f"it serves {', '.join(self.env_ids)}",
+            )
+        return env_id, dict(data.get("env_kwargs") or {})
+
+    async def _ensure_env(self, data: Mapping[str, Any]) -> None:
+        env_id, env_kwargs = self._chosen_env(data)
+        if self.env is not None:
+            if data.get("env_id") not in (None, self.env_id) or (
+                "env_kwargs" in data and env_kwargs != self.env_kwargs
+            ):
+                raise ProtocolError(
+                    ErrorCode.VALIDATION_ERROR,
+                    "env_id and env_kwargs are fixed at a session's first reset; open a new session to change them",
+                )
+            return
+        try:
+            self.env = await self._call(gym.make, env_id, **env_kwargs)
+        except CLIENT_ERRORS as exc:
+            raise ProtocolError(ErrorCode.VALIDATION_ERROR, f"cannot make {env_id}: {describe(exc)}") from None
+        except Exception as exc:  # noqa: BLE001 - the env could not be built: an infrastructure fault
+            raise ProtocolError(ErrorCode.FACTORY_ERROR, f"cannot make {env_id}: {describe(exc)}") from None
+        self.env_id, self.env_kwargs = env_id, env_kwargs
+
+    async def reset(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Make the env on the first reset, then start an episode (``seed``, ``task_id``, ``split``)."""
+        await self._ensure_env(data)
+        assert self.env is not None
+        options = {key: data[key] for key in ("task_id", "split") if data.get(key) is not None}
+        try:
+            observation, info = await self._call(self.env.reset, seed=data.get("seed"), options=options or None)
+        except CLIENT_ERRORS as exc:
+            raise ProtocolError(ErrorCode.VALIDATION_ERROR, f"reset refused: {describe(exc)}") from None
+        except Exception as exc:  # noqa: BLE001 - anything else from inside the env is an infrastructure fault
+            return self._infra_failure(f"reset: {describe(exc)}")
+        self.episode_id = data.get("episode_id") or uuid.uuid4().hex
+        self.task_id = info.get("task_id")
+        self.step_count = 0
+        self.in_episode = True
+        return observation_frame(observation, 0.0, False, False, info)
+
+    async def step(self, action: str) -> dict[str, Any]:
+        """Play ``action``; an episode that ended needs a reset first."""
+        if self.env is None or not self.in_episode:
+            raise ProtocolError(ErrorCode.VALIDATION_ERROR, "no episode is running: send a reset first")
+        try:
+            observation, reward, terminated, truncated, info = await self._call(self.env.step, action)
+        except ResetNeeded as exc:
+            raise ProtocolError(ErrorCode.VALIDATION_ERROR, describe(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - an env never raises on agent text: this is a fault
+            return self._infra_failure(f"step: {describe(exc)}")
+        self.step_count += 1
+        self.in_episode = not (terminated or truncated)
+        return observation_frame(observation, float(reward), bool(terminated), bool(truncated), info)
+
+    def state(self) -> dict[str, Any]:
+        """The ``state`` reply: episode id, step count, env id, task id and whether an episode runs."""
+        return {
+            "type": "state",
+            "data": {
+                "episode_id": self.episode_id,
+                "step_count": self.step_count,
+                "env_id": self.env_id,
+                "task_id": self.task_id,
+                "in_episode": self.in_episode,
+            },
+        }
+
+    def _infra_failure(self, reason: str) -> dict[str, Any]:
+        self.ended = True
+        self.in_episode = False
+        info = {"task_id": self.task_id, "infra_error": reason, "usable": False, "is_success": False}
+        return observation_frame(f"infra_error: {reason}", None, False, True, info)
+
+    async def close(self) -> None:
+        """Close the env (browsers, containers, temp dirs) on its thread, then let the thread go."""
+        env, self.env = self.env, None
+        try:
+            if env is not None:
+                await self._call(env.close)
+        except Exception as exc:  # noqa: BLE001 - a failing close must not keep the session alive
+            LOG.warning("session %s: closing %s failed: %s", self.id[:8], self.env_id, describe(exc))
+        finally:
+            self.executor.shutdown(wait=False)
