@@ -1,7 +1,8 @@
 """BFCL tasks, read lazily from the data files shipped in the installed ``bfcl-eval`` package.
 
 Nothing is copied into RewardLab: the questions, function descriptions and possible answers
-are read from ``bfcl_eval/data/`` the first time an env needs them (and cached per process).
+are read from ``bfcl_eval/data/`` the first time an env needs them (and cached per process),
+without importing bfcl-eval (:mod:`rewardlab.envs.bfcl.package`).
 Each BFCL entry that some answer can pass (:func:`~rewardlab.envs.bfcl.checker.satisfiable`)
 becomes one :class:`~rewardlab.core.Task` whose id is BFCL's own id
 (``simple_python_12``, ``live_multiple_3-1-0`` ...). The split is a stable hash of the id:
@@ -21,10 +22,8 @@ from typing import Any
 
 from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.envs.bfcl.checker import satisfiable
-from rewardlab.errors import ConfigError, did_you_mean, require
-
-EXTRA = "bfcl"
-"""The RewardLab extra that installs ``bfcl-eval``."""
+from rewardlab.envs.bfcl.package import BACKEND_CONFIG, load_module, package_dir
+from rewardlab.errors import ConfigError, did_you_mean
 
 AST_CATEGORIES: tuple[str, ...] = (
     "simple_python",
@@ -65,13 +64,12 @@ def is_simple(category: str) -> bool:
 
 
 def data_dir() -> Path:
-    """The ``data`` folder of the installed ``bfcl_eval`` package.
+    """The ``data`` folder of the installed ``bfcl_eval`` package (which is not imported).
 
     Raises:
         MissingDependencyError: when ``bfcl-eval`` is not installed (extra ``bfcl``).
     """
-    package = require("bfcl_eval", EXTRA)
-    return Path(package.__file__).parent / "data"
+    return package_dir() / "data"
 
 
 def _category_file(folder: Path, category: str) -> Path:
@@ -166,7 +164,7 @@ def _function_docs(file_name: str) -> tuple[dict[str, Any], ...]:
 def multi_turn_functions(involved_classes: Sequence[str], excluded: Sequence[str]) -> list[dict[str, Any]]:
     """The function descriptions offered in a multi-turn task: every function of the involved
     API classes except the task's ``excluded_function`` (as bfcl-eval builds the prompt)."""
-    mapping = require("bfcl_eval.constants.executable_backend_config", EXTRA).MULTI_TURN_FUNC_DOC_FILE_MAPPING
+    mapping = load_module(BACKEND_CONFIG).MULTI_TURN_FUNC_DOC_FILE_MAPPING
     return [
         dict(doc)
         for class_name in involved_classes

@@ -1,10 +1,12 @@
 """BFCL's simulated APIs (file system, trading, travel, vehicle, messaging ...) run in-process.
 
 bfcl-eval ships the multi-turn backends as plain Python classes (``GorillaFileSystem``,
-``TradingBot`` ...) with a ``_load_scenario`` method and seeded randomness. bfcl-eval itself runs
-calls by ``eval`` of Python source strings on instances cached in module globals; here calls are
-dispatched by name with ``getattr`` on a fresh instance per episode, with JSON keyword
-arguments, so nothing the agent writes is evaluated as code and episodes never share state.
+``TradingBot`` ...) with a ``_load_scenario`` method and seeded randomness; their modules are
+loaded from their files by :func:`~rewardlab.envs.bfcl.package.load_module`, so that none of
+bfcl-eval's dependency tree is imported. bfcl-eval itself runs calls by ``eval`` of Python
+source strings on instances cached in module globals; here calls are dispatched by name with
+``getattr`` on a fresh instance per episode, with JSON keyword arguments, so nothing the agent
+writes is evaluated as code and episodes never share state.
 
 Two MathAPI calls that small arguments can make arbitrarily slow (an exact integer ``power``
 with a huge exponent, a ``square_root`` at huge precision) are refused with an error result,
@@ -19,19 +21,14 @@ from __future__ import annotations
 import ast
 import copy
 import decimal
-import importlib
 import inspect
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewardlab.errors import require
+from rewardlab.envs.bfcl.package import BACKEND_CONFIG, load_module
 
 ERROR_PREFIX = "Error during execution: "
-
-
-def _backend_config() -> Any:
-    return require("bfcl_eval.constants.executable_backend_config", "bfcl")
 
 
 MAX_EXACT_POWER_BITS = 100_000
@@ -99,11 +96,11 @@ class APIWorld:
     def __init__(
         self, initial_config: Mapping[str, Any], involved_classes: Sequence[str], offered: Sequence[str] | None = None
     ):
-        config = _backend_config()
+        config = load_module(BACKEND_CONFIG)
         self.instances: dict[str, Any] = {}
         methods: dict[str, Any] = {}
         for class_name in involved_classes:
-            module = importlib.import_module(config.CLASS_FILE_PATH_MAPPING[class_name])
+            module = load_module(config.CLASS_FILE_PATH_MAPPING[class_name])
             instance = getattr(module, class_name)()
             if class_name not in config.STATELESS_CLASSES:
                 instance._load_scenario(copy.deepcopy(dict(initial_config.get(class_name, {}))), long_context=False)
