@@ -17,6 +17,7 @@ A session the server ended on an infrastructure fault comes back as a truncated 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 from typing import Any
 
@@ -87,16 +88,28 @@ class RemoteEnv(gym.Env[str, str]):
         if self._connection is None:
             client = require("websockets.sync.client", "serve")
             headers = {"Authorization": f"Bearer {self.token}"} if self.token else None
+            options = {"legacy": True} if "legacy" in inspect.signature(client.connect).parameters else {}
             self._connection = client.connect(
-                self.url, additional_headers=headers, open_timeout=self.timeout, max_size=None, compression=None
+                self.url,
+                additional_headers=headers,
+                open_timeout=self.timeout,
+                max_size=None,
+                compression=None,
+                **options,
             )
             self._fresh = True
         return self._connection
 
     def _request(self, message: dict[str, Any]) -> dict[str, Any]:
+        closed = require("websockets.exceptions", "serve").ConnectionClosed
         connection = self._connect()
-        connection.send(json.dumps(message))
-        reply = json.loads(connection.recv(timeout=self.timeout))
+        with contextlib.suppress(closed):  # a server that refused the session has sent why: read it
+            connection.send(json.dumps(message))
+        try:
+            reply = json.loads(connection.recv(timeout=self.timeout))
+        except closed as exc:
+            self._connection = None
+            raise RemoteError("SESSION_CLOSED", f"the server closed the session: {exc}") from None
         if reply.get("type") == "error":
             data = reply.get("data") or {}
             raise RemoteError(str(data.get("code", "UNKNOWN")), str(data.get("message", "")))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ipaddress
+import threading
+import time
 from typing import Any
 
 from rewardlab.errors import ConfigError, require
 from rewardlab.serve.app import ServeConfig, create_app
 
-__all__ = ["WS_MAX_BYTES", "is_loopback", "serve", "uvicorn_config"]
+__all__ = ["WS_MAX_BYTES", "BackgroundServer", "is_loopback", "serve", "uvicorn_config"]
 
 WS_MAX_BYTES = 32 << 20
 """Largest frame the WebSocket layer reads (closed with 1009 above it); frames between
@@ -46,3 +48,53 @@ def serve(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000, **opti
     """Serve ``config`` until interrupted (uvicorn's ``Server.run``)."""
     uvicorn = require("uvicorn", "serve")
     uvicorn.Server(uvicorn_config(config, host, port, **options)).run()
+
+
+class BackgroundServer:
+    """The server on a daemon thread of this process, for notebooks, tests and benchmarks::
+
+        with BackgroundServer(ServeConfig(("RewardLab/ToolCall-v1",))) as server:
+            env = RemoteEnv(server.url, "RewardLab/ToolCall-v1")
+
+    ``port=0`` (the default) takes a free port; :attr:`url` is ``ws://host:port``.
+    """
+
+    def __init__(self, config: ServeConfig, host: str = "127.0.0.1", port: int = 0, **options: Any):
+        uvicorn = require("uvicorn", "serve")
+        self.server = uvicorn.Server(uvicorn_config(config, host, port, **options))
+        self.thread = threading.Thread(target=self.server.run, name="rewardlab-serve", daemon=True)
+        self.host = host
+        self.port = port
+
+    @property
+    def app(self) -> Any:
+        """The Starlette app (``app.state.server`` holds the open sessions)."""
+        return self.server.config.app
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.host}:{self.port}"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> BackgroundServer:
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.02)
+        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+        return self
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+
+    def __enter__(self) -> BackgroundServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -93,16 +93,15 @@ class Session:
         return env_id, dict(data.get("env_kwargs") or {})
 
     async def _ensure_env(self, data: Mapping[str, Any]) -> None:
-        env_id, env_kwargs = self._chosen_env(data)
         if self.env is not None:
-            if data.get("env_id") not in (None, self.env_id) or (
-                "env_kwargs" in data and env_kwargs != self.env_kwargs
-            ):
+            changed_kwargs = data.get("env_kwargs") is not None and dict(data["env_kwargs"]) != self.env_kwargs
+            if data.get("env_id") not in (None, self.env_id) or changed_kwargs:
                 raise ProtocolError(
                     ErrorCode.VALIDATION_ERROR,
                     "env_id and env_kwargs are fixed at a session's first reset; open a new session to change them",
                 )
             return
+        env_id, env_kwargs = self._chosen_env(data)
         try:
             self.env = await self._call(gym.make, env_id, **env_kwargs)
         except CLIENT_ERRORS as exc:
