@@ -15,12 +15,16 @@ is the training reward and the components are logged at weight 0::
 
 Multi-turn envs (``environment_factory``, see TRL's GRPOTrainer docs): TRL creates one
 environment object per rollout, calls ``reset(**row)`` with the dataset row (the returned
-observation is appended to the row's last user message) and exposes the object's public
-methods as tools. :func:`environment_class` builds such a class for any env: its one tool,
-``act(action)``, sends the model's text to the env and returns the next observation. The
-model's final message (the reply without a tool call) is the episode's last action: the reward
-functions of :func:`environment_reward_funcs` play it and read the outcome, one function per
-component plus the aggregate::
+observation is appended to the row's last user message) and exposes the public methods of the
+object's class as tools, with the JSON schemas transformers' ``get_json_schema`` reads from
+their signatures and docstrings. :func:`environment_class` builds such a class for any env. An
+env with tools of its own (``info["tools"]``: ``RewardLab/ToolCall-v1``,
+``RewardLab/BFCLMultiTurn-v1``, ``RewardLab/SlidesAgent-v1``) gets one method per tool
+(:func:`tool_method`) whose schema is the env's; each call is played as the env's action
+``{"name": ..., "arguments": {...}}`` and returns its observation. Other envs get one tool,
+``act(action)``, that plays any text. The model's final message (the reply without a tool call)
+is the episode's last action: the reward functions of :func:`environment_reward_funcs` play it
+and read the outcome, one function per component plus the aggregate::
 
     Env = environment_class("RewardLab/ToolCall-v1")
     trainer = GRPOTrainer(
@@ -29,6 +33,13 @@ component plus the aggregate::
         reward_funcs=environment_reward_funcs(Env), args=GRPOConfig(..., reward_weights=...),
     )
 
+TRL reads tools per class, once, so ``environment_class`` offers the union of the tasks' tools in
+every prompt. :func:`environment_classes` makes one class per tool set instead, for TRL's
+multi-environment mode (``environment_factory=<dict>`` and the dataset's ``environment`` column):
+each prompt then shows only its task's tools. TRL runs each tool call of a message as its own
+env step, so calls a model makes in parallel count as separate actions (ToolCall-v1's
+``efficiency`` counts actions).
+
 ``environment_factory`` needs a chat template that renders tool calls (Qwen2.5/Qwen3,
 Llama 3.1 ...); SmolLM2's does not, and the example ``examples/trl_multi_turn.py`` gives it the
 ChatML tool template that TRL ships for Qwen2.5.
@@ -36,29 +47,44 @@ ChatML tool template that TRL ships for Qwen2.5.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
+import json
+import operator
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, Literal
 
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
+from rewardlab.integrations.logs import episode_logs, is_infra_failure
 
 __all__ = [
+    "EPISODE_OVER",
+    "REPLY_TOOL",
     "RewardFunctions",
+    "RewardLabEnvironment",
     "completion_text",
     "environment_class",
+    "environment_classes",
     "environment_reward_funcs",
     "task_dataset",
+    "tool_method",
+    "toolset_key",
 ]
 
 
 def completion_text(completion: Any) -> str:
-    """The text of a TRL completion: a string, or the content of its last assistant message."""
+    """The text of a TRL completion: a string, or the content of its last message when that is the
+    assistant's ("" when a multi-turn completion ends on a tool result)."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, list) and completion:
-        content = completion[-1].get("content") if isinstance(completion[-1], dict) else None
+        last = completion[-1]
+        assistant = isinstance(last, dict) and last.get("role", "assistant") == "assistant"
+        content = last.get("content") if assistant else None
         if isinstance(content, list):  # multimodal content parts
             return "".join(part.get("text", "") for part in content if isinstance(part, dict))
         return content or ""
@@ -81,7 +107,8 @@ def task_dataset(
     """A ``datasets.Dataset`` with one row per task of ``split``: ``prompt`` (chat messages) and ``task_id``.
 
     For ``multi_turn=True`` the user message is empty: the environment's ``reset`` returns the
-    observation and TRL appends it there.
+    observation and TRL appends it there; the ``environment`` column names the task's tool set
+    (:func:`toolset_key`, the keys of :func:`environment_classes`).
     """
     datasets = require("datasets", "train")
     env = gym.make(env_id, **(env_kwargs or {}))
@@ -93,7 +120,10 @@ def task_dataset(
         for task_id in ids[:limit]:
             observation, info = env.reset(options={"task_id": task_id})
             messages = _prompt_messages("" if multi_turn else observation, info)
-            rows.append({"prompt": messages, "task_id": task_id})
+            row = {"prompt": messages, "task_id": task_id}
+            if multi_turn:
+                row["environment"] = toolset_key(info.get("tools") or [])
+            rows.append(row)
         return datasets.Dataset.from_list(rows)
     finally:
         env.close()
@@ -169,14 +199,49 @@ class RewardFunctions:
         self.env.close()
 
 
+EPISODE_OVER = "The episode is over: reply with your final message."
+"""What a tool answers once the episode has ended."""
+
+REPLY_TOOL = "reply_to_user"
+"""The tool that plays a plain-text reply in envs whose conversations have several user turns."""
+
+_JSON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "null": type(None),
+    "array": list,
+    "object": dict,
+}
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+class _Omitted:
+    """The default an optional tool parameter shows in its signature: left out of the call unless given.
+
+    Not ``None``: on Python 3.10 ``typing.get_type_hints`` turns a ``None`` default into ``Optional[...]``,
+    which ``get_json_schema`` would render as ``"nullable": true``.
+    """
+
+    def __repr__(self) -> str:
+        return "<omitted>"
+
+
+OMITTED = _Omitted()
+
+
 class RewardLabEnvironment:
     """Base of the classes :func:`environment_class` builds (TRL's ``environment_factory`` contract).
 
-    Public methods other than ``reset`` are the model's tools; here there is one, ``act``.
+    One env per instance. Public methods other than ``reset`` are the model's tools; they are added
+    by :func:`environment_class`: the env's own tools (:func:`tool_method`), or ``act`` for envs
+    without tools, and :data:`REPLY_TOOL` for conversations of several user turns.
     """
 
     env_id: ClassVar[str] = ""
     env_kwargs: ClassVar[dict[str, Any]] = {}
+    component_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
         self._env = gym.make(self.env_id, **self.env_kwargs)
@@ -191,63 +256,307 @@ class RewardLabEnvironment:
         self._reward = 0.0
         return observation
 
-    def act(self, action: str) -> str:
-        """Send one action to the environment and read what it answers.
-
-        Args:
-            action: The text of the action, in the format the task describes.
-
-        Returns:
-            The environment's observation after the action.
-        """
+    def _step(self, action: str) -> str:
+        """Play one action and return the observation (:data:`EPISODE_OVER` once the episode has ended)."""
         if self._outcome is not None:
-            return "The episode is over: reply with your final message."
+            return EPISODE_OVER
         observation, reward, terminated, truncated, info = self._env.step(action)
         self._reward += float(reward)
         if terminated or truncated:
             self._outcome = info
         return observation
 
-    def _finish(self, final_message: str) -> tuple[float, dict[str, float]]:
-        """Play the model's final message (if the episode is still running) and return the outcome."""
-        if self._outcome is None:
-            for _ in range(64):
-                _, reward, terminated, truncated, info = self._env.step(final_message)
-                self._reward += float(reward)
-                if terminated or truncated:
-                    self._outcome = info
-                    break
-                final_message = ""
-        components = (self._outcome or {}).get("reward_components", {})
-        return self._reward, {k: float(v) for k, v in components.items()}
+    def _finish(self, final_message: str) -> dict[str, Any] | None:
+        """Play the model's final message (if the episode is still running) and return the final ``info``.
+
+        An env that does not end on the message is given empty actions, at most 64; None if it still
+        runs then.
+        """
+        action = final_message
+        for _ in range(64):
+            if self._outcome is not None:
+                break
+            self._step(action)
+            action = ""
+        return self._outcome
 
 
-def environment_class(env_id: str, env_kwargs: dict[str, Any] | None = None) -> type[RewardLabEnvironment]:
-    """A class for ``GRPOTrainer(environment_factory=...)`` that plays ``env_id`` (one env per instance)."""
-    probe = gym.make(env_id, **(env_kwargs or {}))
-    names = tuple(probe.unwrapped.reward_component_names)
-    probe.close()
-    name = "".join(ch for ch in env_id.split("/")[-1].title() if ch.isalnum()) + "Environment"
-    return type(
-        name,
-        (RewardLabEnvironment,),
-        {"env_id": env_id, "env_kwargs": dict(env_kwargs or {}), "component_names": names, "__module__": __name__},
-    )
+_RESERVED = frozenset({"get_reward", *vars(RewardLabEnvironment)})
+"""Attribute names a tool method cannot take: TRL's ``get_reward`` and the base class's own."""
 
 
-def environment_reward_funcs(environment: type[RewardLabEnvironment]) -> list[Callable[..., list[float]]]:
+def act(self: RewardLabEnvironment, action: str) -> str:
+    """Send one action to the environment and read what it answers.
+
+    Args:
+        action: The text of the action, in the format the task describes.
+
+    Returns:
+        The environment's observation after the action.
+    """
+    return self._step(action)
+
+
+def reply_to_user(self: RewardLabEnvironment, message: str) -> str:
+    """Reply to the user without calling a tool: this ends your turn, and the user answers with their next request.
+
+    Args:
+        message: What you tell the user.
+
+    Returns:
+        The user's next request, or the end of the conversation.
+    """
+    return self._step(message)
+
+
+def _hint(schema: Any) -> Any:
+    """The type hint that transformers' ``get_json_schema`` turns back into ``schema``'s ``type``.
+
+    ``enum`` (of JSON scalars) becomes ``Literal`` (except on an array or object: the type wins),
+    ``anyOf``/``oneOf`` and lists of types a union (``X | Y``), ``items`` and ``additionalProperties``
+    the item type of ``list``/``dict``; a schema without a known ``type`` is ``Any`` (rendered ``{}``).
+    """
+    if not isinstance(schema, Mapping):
+        return Any
+    kind = schema.get("type")
+    enum = schema.get("enum")
+    scalar_enum = isinstance(enum, list) and enum and all(isinstance(value, _JSON_SCALARS) for value in enum)
+    if scalar_enum and kind not in ("array", "object"):
+        return Literal[tuple(enum)]
+    options = schema.get("anyOf", schema.get("oneOf"))
+    if isinstance(options, list) and options:
+        return functools.reduce(operator.or_, (_hint(option) for option in options))
+    if isinstance(kind, list) and kind:
+        return functools.reduce(operator.or_, (_hint({**schema, "type": k}) for k in kind))
+    if kind == "array" and isinstance(schema.get("items"), Mapping):
+        return list[_hint(schema["items"])]
+    if kind == "object" and isinstance(schema.get("additionalProperties"), Mapping):
+        return dict[str, _hint(schema["additionalProperties"])]
+    return _JSON_TYPES.get(kind, Any) if isinstance(kind, str) else Any
+
+
+def _one_line(text: Any) -> str:
+    return " ".join(str(text).split()) if text else ""
+
+
+def _docstring(function: Mapping[str, Any], properties: Mapping[str, Any]) -> str:
+    """A Google-style docstring ``get_json_schema`` reads back: the description, then ``Args:``.
+
+    Descriptions are put on one line (runs of whitespace become one space, as transformers does for
+    arguments). A tool without a description is described by its name, a parameter without one by
+    its JSON schema (``get_json_schema`` needs a description for every argument).
+    """
+    lines = [_one_line(function.get("description")) or str(function["name"])]
+    if properties:
+        lines += ["", "Args:"]
+        for name, spec in properties.items():
+            described = _one_line(spec.get("description")) if isinstance(spec, Mapping) else ""
+            lines.append(f"    {name}: {described or json.dumps(spec)}")
+    return "\n".join(lines)
+
+
+def tool_method(schema: Mapping[str, Any]) -> Callable[..., str]:
+    """The method that an OpenAI function schema (``info["tools"]`` entry) becomes on an environment class.
+
+    Called with keyword arguments, it plays ``{"name": <tool>, "arguments": {...}}`` (the documented
+    action format of every RewardLab env with tools) as one action and returns the observation, so
+    the env's own checks answer a wrong tool or bad arguments. Its signature, type hints and
+    docstring make ``transformers.utils.get_json_schema`` reproduce the schema's name, description,
+    parameter names, types (``enum`` included, as ``Literal``), required parameters and parameter
+    descriptions (whitespace collapsed, as transformers does). What a type hint cannot carry is not
+    rendered: ``minLength``/``pattern``/``minimum``-style constraints, ``default``, the properties of a
+    nested object, ``additionalProperties: false``; a ``["T", "null"]`` type renders as
+    ``"nullable": true``. The env still enforces all of them.
+
+    Raises:
+        ConfigError: the schema has no name, or a parameter name is not a Python identifier.
+    """
+    function = schema.get("function", schema)
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"a tool schema needs a name, got {name!r}")
+    parameters = function.get("parameters") or {}
+    properties = parameters.get("properties") or {}
+    required = set(parameters.get("required") or ())
+
+    def method(self: RewardLabEnvironment, /, **arguments: Any) -> str:
+        return self._step(json.dumps({"name": name, "arguments": arguments}))
+
+    hints = {parameter: _hint(spec) for parameter, spec in properties.items()}
+    try:
+        signature = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)] + [
+            inspect.Parameter(
+                parameter,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if parameter in required else OMITTED,
+                annotation=hint,
+            )
+            for parameter, hint in hints.items()
+        ]
+        method.__signature__ = inspect.Signature(signature)  # type: ignore[attr-defined]
+    except ValueError as exc:
+        raise ConfigError(f"tool {name!r}: {exc}; TRL tools take Python keyword arguments") from None
+    method.__annotations__ = hints
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = _docstring(function, properties)
+    return method
+
+
+def toolset_key(tools: Sequence[Mapping[str, Any]]) -> str:
+    """The name of a task's tool set: ``tools-`` and 12 hex digits of the schemas' canonical JSON.
+
+    The keys of :func:`environment_classes` and the ``environment`` column of :func:`task_dataset`.
+    """
+    ordered = sorted(tools, key=lambda tool: str(tool.get("function", tool).get("name")))
+    digest = hashlib.sha256(json.dumps(ordered, sort_keys=True, default=str).encode()).hexdigest()
+    return f"tools-{digest[:12]}"
+
+
+def _probe(env_id: str, env_kwargs: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, list[Any]], bool]:
+    """``(component names, {toolset_key: tools}, several user turns)`` of an env.
+
+    The first task is reset; when it offers tools, every task is, in file order (cheap for envs with
+    tools; envs without, such as the browser ones, cost one reset). An env has several user turns
+    when its reset ``info`` reports a ``turn``.
+    """
+    env = gym.make(env_id, **env_kwargs)
+    try:
+        tasks = list(env.unwrapped.tasks)
+        _, info = env.reset(options={"task_id": tasks[0].id})
+        tool_sets: dict[str, list[Any]] = {}
+        if info.get("tools"):
+            for task in tasks:
+                tools = list(env.reset(options={"task_id": task.id})[1].get("tools") or [])
+                tool_sets.setdefault(toolset_key(tools), tools)
+        return tuple(env.unwrapped.reward_component_names), tool_sets, "turn" in info
+    finally:
+        env.close()
+
+
+def _environment_type(
+    env_id: str,
+    env_kwargs: dict[str, Any],
+    names: tuple[str, ...],
+    tools: Sequence[Mapping[str, Any]],
+    reply: bool,
+    suffix: str = "",
+) -> type[RewardLabEnvironment]:
+    """The class: one attribute per tool, named as the tool unless that name is private or taken by
+    :class:`RewardLabEnvironment` or TRL (``reset``, ``get_reward``): then ``tool_<name>``. TRL lists
+    the attributes but calls and renders each tool by its ``__name__``, the tool's own name."""
+    methods: dict[str, Callable[..., str]] = {}
+    for method in map(tool_method, tools):
+        attribute = method.__name__
+        while attribute.startswith("_") or attribute in _RESERVED or attribute in methods:
+            attribute = "tool_" + attribute.lstrip("_")
+        methods[attribute] = method
+    if not methods:
+        methods["act"] = act
+    elif reply:
+        if any(method.__name__ == REPLY_TOOL for method in methods.values()):
+            raise ConfigError(f"{env_id} has a tool named {REPLY_TOOL!r}; pass reply_tool=False")
+        methods[REPLY_TOOL] = reply_to_user
+    name = "".join(ch for ch in env_id.split("/")[-1].title() if ch.isalnum()) + "Environment" + suffix
+    attributes = {"env_id": env_id, "env_kwargs": env_kwargs, "component_names": names, "__module__": __name__}
+    return type(name, (RewardLabEnvironment,), {**attributes, **methods})
+
+
+def environment_class(
+    env_id: str, env_kwargs: dict[str, Any] | None = None, *, reply_tool: bool | None = None
+) -> type[RewardLabEnvironment]:
+    """A class for ``GRPOTrainer(environment_factory=...)`` that plays ``env_id`` (one env per instance).
+
+    TRL reads the tools from the class (its public methods, once, at trainer start), not per
+    instance after ``reset``, so every prompt shows the same tools. For an env with tools
+    (``info["tools"]`` at reset) they are the union of its tasks' tools, one :func:`tool_method`
+    each (a name offered with two schemas keeps the first task's); a tool the task does not offer
+    gets the env's own error. :func:`environment_classes` gives each task only its own tools. An
+    env without tools has one tool, ``act(action)``, that plays any text.
+
+    ``reply_tool`` adds ``reply_to_user(message)`` to an env with tools: it plays a plain-text
+    reply, which ends the assistant's turn and returns the user's next request. By default it is
+    added when the env's reset ``info`` reports a ``turn`` (``RewardLab/BFCLMultiTurn-v1``): there
+    a TRL completion's final message would otherwise be the only reply, and the later user turns
+    would go unplayed.
+    """
+    kwargs = dict(env_kwargs or {})
+    names, tool_sets, turns = _probe(env_id, kwargs)
+    union: dict[str, Any] = {}
+    for tools in tool_sets.values():
+        for tool in tools:
+            union.setdefault(tool.get("function", tool).get("name"), tool)
+    return _environment_type(env_id, kwargs, names, list(union.values()), turns if reply_tool is None else reply_tool)
+
+
+def environment_classes(
+    env_id: str, env_kwargs: dict[str, Any] | None = None, *, reply_tool: bool | None = None
+) -> dict[str, type[RewardLabEnvironment]]:
+    """One :func:`environment_class` per tool set of the env's tasks, keyed by :func:`toolset_key`.
+
+    For ``GRPOTrainer(environment_factory=<this dict>)`` (TRL's multi-environment mode) with the
+    ``environment`` column of ``task_dataset(..., multi_turn=True)``: each prompt shows only its
+    task's tools (``RewardLab/BFCLMultiTurn-v1``: at most 39 of its 128, in 27 sets;
+    ``RewardLab/ToolCall-v1``: one set per world). An env without tools gives one class, with ``act``.
+    """
+    kwargs = dict(env_kwargs or {})
+    names, tool_sets, turns = _probe(env_id, kwargs)
+    reply = turns if reply_tool is None else reply_tool
+    if not tool_sets:
+        return {toolset_key([]): _environment_type(env_id, kwargs, names, [], reply)}
+    return {
+        key: _environment_type(env_id, kwargs, names, tools, reply, suffix="_" + key.replace("-", "_"))
+        for key, tools in tool_sets.items()
+    }
+
+
+def _log_episodes(infos: Sequence[Mapping[str, Any] | None], log_metric: Callable[[str, float], None]) -> None:
+    """Log a batch's episodes with TRL's ``log_metric``: each :func:`~rewardlab.integrations.logs.episode_logs`
+    key averaged over the rollouts that report it, and ``infra_error`` as the share of rollouts with a fault."""
+    logs = [episode_logs(info or {}) for info in infos]
+    keys = dict.fromkeys(key for log in logs for key in log)
+    keys.pop("infra_error", None)
+    for key in keys:
+        values = [log[key] for log in logs if key in log]
+        log_metric(key, sum(values) / len(values))
+    if logs:
+        log_metric("infra_error", sum(log.get("infra_error", 0.0) for log in logs) / len(logs))
+
+
+def environment_reward_funcs(
+    environment: type[RewardLabEnvironment] | Mapping[str, type[RewardLabEnvironment]],
+) -> list[Callable[..., list[float | None]]]:
     """``[reward, <component>...]`` reward functions for :func:`environment_class` rollouts.
 
     Each plays the completion's final message as the last action (once; the episode then stays
     finished) and reads the env's reward or one component. Use weights ``[1, 0, ..., 0]``.
-    """
+    ``environment`` is a class or the dict of :func:`environment_classes`.
 
-    def make(name: str) -> Callable[..., list[float]]:
-        def reward_function(completions: Sequence[Any], environments: Sequence[Any], **kwargs: Any) -> list[float]:
-            outcomes = [env._finish(completion_text(c)) for c, env in zip(completions, environments, strict=True)]
-            return [o[0] if name == "reward" else o[1].get(name, 0.0) for o in outcomes]
+    A rollout that hit an infrastructure fault (``info["infra_error"]``) or whose episode never
+    ended gets None from every function: TRL then gives it no advantage and leaves it out of the
+    group baseline and the reward logs, instead of scoring it 0. ``reward`` also logs each batch's
+    :func:`~rewardlab.integrations.logs.episode_logs` keys (``reward/<component>``, ``score``,
+    ``is_success``, ``metric/...``) and ``infra_error``, the share of rollouts with a fault
+    (1.0 per faulted rollout, averaged), through TRL's ``log_metric`` (TRL >= 1.0).
+    """
+    classes = [environment] if isinstance(environment, type) else list(environment.values())
+    names = classes[0].component_names
+
+    def make(name: str) -> Callable[..., list[float | None]]:
+        def reward_function(
+            completions: Sequence[Any], environments: Sequence[RewardLabEnvironment], **kwargs: Any
+        ) -> list[float | None]:
+            infos = [env._finish(completion_text(c)) for c, env in zip(completions, environments, strict=True)]
+            if name == "reward" and kwargs.get("log_metric") is not None:
+                _log_episodes(infos, kwargs["log_metric"])
+            values: list[float | None] = []
+            for info, env in zip(infos, environments, strict=True):
+                if info is None or is_infra_failure(info) or "reward_components" not in info:
+                    values.append(None)
+                else:
+                    values.append(env._reward if name == "reward" else float(info["reward_components"][name]))
+            return values
 
         reward_function.__name__ = name
         return reward_function
 
-    return [make("reward")] + [make(n) for n in environment.component_names]
+    return [make("reward")] + [make(n) for n in names]
