@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -207,8 +208,11 @@ def test_oracle_actions_through_verifiers_score_as_in_process(env_id, env_kwargs
         assert system["role"] == "system" and adapter.TOOLS_HEADER in system["content"]
 
 
+GATED = ("RewardLab/ToolCall-v1", {"gates": ["format"], "invalid_penalty": -0.5})
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(("env_id", "env_kwargs"), [TOOLCALL, BFCL], ids=["toolcall", "bfcl"])
+@pytest.mark.parametrize(("env_id", "env_kwargs"), [TOOLCALL, BFCL, GATED], ids=["toolcall", "bfcl", "gated"])
 def test_garbage_replies_get_a_score_not_a_crash(env_id, env_kwargs, tmp_path):
     played = play(env_id, env_kwargs, constant("garbage"))
     episodes, _ = evaluate(
@@ -218,6 +222,8 @@ def test_garbage_replies_get_a_score_not_a_crash(env_id, env_kwargs, tmp_path):
     for task_id, trace in by_task(episodes).items():
         assert_scored_as_in_process(trace, played[task_id], weights)
         assert trace.reward < 1.0 and trace.metrics["is_success"] == 0.0
+        if env_kwargs is GATED[1]:  # the failed gate's penalty reaches verifiers' reward through the adjustment
+            assert trace.reward == trace.rewards[adapter.ADJUSTMENT].score == -0.5
 
 
 @pytest.mark.slow
@@ -277,6 +283,28 @@ def test_an_infra_fault_fails_the_rollout_and_is_never_scored(faulty_echo, tmp_p
     assert trace.metrics["infra_error"] == 1.0
     assert trace.rewards == {}  # no score at all, rather than a silent 0
     assert trace.info["rewardlab"]["infra_error"] == "the sandbox died"
+
+
+@pytest.mark.slow
+def test_the_example_evaluates_against_an_endpoint(tmp_path):
+    path = Path(__file__).parents[2] / "examples" / "verifiers_eval.py"
+    spec = importlib.util.spec_from_file_location("verifiers_eval", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    env_id, env_kwargs = BFCL
+    played = play(env_id, env_kwargs, oracle)
+
+    async def main():
+        async with chat_server(scripted(played), []) as base_url:
+            return await example.evaluate(
+                base_url, "scripted", env_id, NUM_TASKS, split="train", env_kwargs=env_kwargs, output_dir=str(tmp_path)
+            )
+
+    summary = asyncio.run(main())
+    assert summary["rollouts"] == NUM_TASKS and summary["failed"] == summary["infra_errors"] == 0
+    assert summary["reward"] == pytest.approx(1.0) and summary["success_rate"] == 1.0
+    assert summary["components"] == dict.fromkeys(played["simple_python_1"].info["reward_components"], 1.0)
+    assert len(Path(summary["traces"]).read_text().splitlines()) == NUM_TASKS
 
 
 def test_the_taskset_is_the_splits_task_ids_with_one_reward_per_component():
