@@ -1,4 +1,5 @@
-"""``rewardlab serve``: serve envs over OpenEnv's WebSocket protocol (see :mod:`rewardlab.serve`)."""
+"""``rewardlab serve``: serve envs over OpenEnv's WebSocket protocol (see :mod:`rewardlab.serve`); with
+``--ray``, as a Ray Serve deployment of ``--replicas`` replicas (:mod:`rewardlab.serve.ray_serve`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-frame-bytes", type=int, default=1 << 20, help="largest client message read (default 1 MiB)"
     )
+    parser.add_argument(
+        "--ray", action="store_true", help="run as a Ray Serve deployment (sessions per replica: --max-sessions)"
+    )
+    parser.add_argument("--replicas", type=int, default=None, help="with --ray: replicas to run (default 1)")
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        help="with --ray: the cluster to join ('auto': this node's; default: RAY_ADDRESS or a new local instance)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,6 +36,9 @@ def run(args: argparse.Namespace) -> int:
     from rewardlab.errors import did_you_mean
     from rewardlab.serve import ServeConfig, serve
 
+    if not args.ray and (args.replicas is not None or args.ray_address is not None):
+        print("--replicas and --ray-address need --ray")
+        return 2
     known = rewardlab.env_ids()
     env_ids = tuple(args.env_ids) or tuple(known)
     unknown = [env_id for env_id in env_ids if env_id not in known]
@@ -39,6 +52,17 @@ def run(args: argparse.Namespace) -> int:
         token=args.token,
         max_frame_bytes=args.max_frame_bytes,
     )
+    if args.ray:
+        from rewardlab.serve import ray_serve
+
+        replicas = 1 if args.replicas is None else args.replicas
+        print(
+            f"serving {', '.join(env_ids)} on ws://{args.host}:{args.port}/ws with Ray Serve: "
+            f"{replicas} replicas x {args.max_sessions} sessions",
+            flush=True,
+        )
+        ray_serve.run(config, host=args.host, port=args.port, num_replicas=replicas, address=args.ray_address)
+        return 0
     print(f"serving {', '.join(env_ids)} on ws://{args.host}:{args.port}/ws", flush=True)
     serve(config, host=args.host, port=args.port, log_level="info")
     return 0

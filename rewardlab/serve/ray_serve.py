@@ -1,0 +1,151 @@
+"""``rewardlab serve`` on a Ray cluster: the same app (:func:`~rewardlab.serve.create_app`) as a Ray Serve
+deployment of ``num_replicas`` replicas behind Serve's HTTP proxies.
+
+How a session is placed (Ray Serve 2.x, ``ray/serve/_private/proxy.py``): the proxy of each node
+passes every HTTP request or WebSocket connection to one replica as one streaming
+``DeploymentHandle`` call, and relays that connection's frames both ways until either side
+closes. A session therefore stays on the replica that accepted it, with its env, for its whole
+life; nothing is shared between replicas.
+
+Capacity: a replica takes at most ``max_ongoing_requests`` requests at once, here
+``config.max_sessions``, so the deployment holds ``num_replicas × max_sessions`` sessions. Serve's
+router sends a new connection to a replica with a free slot (power of two choices on ongoing
+requests); when every replica is full it waits in the proxy's queue until a session closes
+(HTTP requests to ``/health``, ``/schema`` and ``/metadata`` take a slot while they run).
+
+Every HTTP response and WebSocket handshake carries ``x-rewardlab-replica: <replica id>``, so a
+client (or an operator) can tell which replica holds a session.
+
+Shutting down waits for open sessions (Serve's ``graceful_shutdown_timeout_s``, 20 s by default);
+replicas still holding sessions after it are killed without closing their envs. Close the
+clients first.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from rewardlab.errors import ConfigError, require
+from rewardlab.serve.app import ServeConfig, create_app
+from rewardlab.serve.runner import is_loopback
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+__all__ = ["APP_NAME", "REPLICA_HEADER", "Replica", "ReplicaHeader", "check_exposure", "deployment", "run", "start"]
+
+APP_NAME = "rewardlab"
+"""The Serve application's name (deploying again under it replaces the running one)."""
+
+REPLICA_HEADER = "x-rewardlab-replica"
+
+
+class ReplicaHeader:
+    """ASGI middleware: adds ``x-rewardlab-replica: <replica>`` to every HTTP response and WebSocket accept."""
+
+    def __init__(self, app: ASGIApp, replica: str):
+        self.app = app
+        self.header = (REPLICA_HEADER.encode(), replica.encode())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+
+        async def tagged(message: Message) -> None:
+            if message["type"] in ("http.response.start", "websocket.accept"):
+                message = {**message, "headers": [*message.get("headers", ()), self.header]}
+            await send(message)
+
+        await self.app(scope, receive, tagged)
+
+
+class Replica:
+    """One replica's state: the :class:`ServeConfig`; Serve asks it for the ASGI app once it is built."""
+
+    def __init__(self, config: ServeConfig):
+        self.config = config
+
+    def __serve_build_asgi_app__(self) -> ASGIApp:
+        """The app of :func:`~rewardlab.serve.create_app`, its responses tagged with this replica's id."""
+        serve = require("ray.serve", "serve")
+        app = create_app(self.config)
+        app.add_middleware(ReplicaHeader, replica=serve.get_replica_context().replica_tag)
+        return app
+
+
+def deployment(config: ServeConfig, num_replicas: int = 1, ray_actor_options: dict[str, Any] | None = None) -> Any:
+    """The bound Ray Serve application serving ``config`` on ``num_replicas`` replicas.
+
+    Each replica holds up to ``config.max_sessions`` sessions (its ``max_ongoing_requests``);
+    ``ray_actor_options`` (e.g. ``{"num_cpus": 2}``) go to each replica's actor.
+    """
+    serve = require("ray.serve", "serve")
+    if not isinstance(num_replicas, int) or num_replicas < 1:
+        raise ConfigError(f"num_replicas must be a positive int, got {num_replicas!r}")
+    options: dict[str, Any] = {
+        "name": "RewardLab",
+        "num_replicas": num_replicas,
+        "max_ongoing_requests": config.max_sessions,
+    }
+    if ray_actor_options is not None:
+        options["ray_actor_options"] = ray_actor_options
+    return serve.deployment(serve.ingress()(Replica), **options).bind(config)
+
+
+def check_exposure(config: ServeConfig, host: str, port: int) -> None:
+    """Raise ``ConfigError`` for a non-loopback host without a token (as :mod:`rewardlab.serve.runner` does),
+    or port 0 (every node's proxy binds the same port, so it must be named)."""
+    if not is_loopback(host) and not config.token:
+        raise ConfigError(f"serving on {host} (not loopback) needs --token: anyone who can reach it could run envs")
+    if port == 0:
+        raise ConfigError("Ray Serve needs an explicit port: the proxy of every node binds the same one")
+
+
+def start(
+    config: ServeConfig,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    num_replicas: int = 1,
+    address: str | None = None,
+    ray_actor_options: dict[str, Any] | None = None,
+) -> str:
+    """Deploy :func:`deployment` and return the ``ws://`` URL once every replica is running.
+
+    Checks :func:`check_exposure`, then connects to Ray unless this process already is
+    (``ray.init(address=address)``; ``None``: ``RAY_ADDRESS`` or a new local instance, ``"auto"``:
+    the cluster this node belongs to) and starts Serve with its proxies on ``host:port`` (on every
+    node with a replica). Serve's HTTP options are fixed when Serve first starts on a cluster: a
+    Serve already running there keeps its own host and port.
+    """
+    check_exposure(config, host, port)
+    ray = require("ray", "serve")
+    serve = require("ray.serve", "serve")
+    if not ray.is_initialized():
+        ray.init(address=address)
+    serve.start(http_options={"host": host, "port": port})
+    serve.run(deployment(config, num_replicas, ray_actor_options), name=APP_NAME, route_prefix="/")
+    return f"ws://{host}:{port}/ws"
+
+
+def run(
+    config: ServeConfig,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    num_replicas: int = 1,
+    address: str | None = None,
+    ray_actor_options: dict[str, Any] | None = None,
+) -> None:
+    """:func:`start`, then serve until interrupted (Ctrl-C, also while deploying); the application is
+    deleted on the way out, and Serve itself is left running on the cluster."""
+    check_exposure(config, host, port)
+    serve = require("ray.serve", "serve")
+    try:
+        start(config, host, port, num_replicas, address, ray_actor_options)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        serve.delete(APP_NAME)
