@@ -132,6 +132,9 @@ class TextEnv(gym.Env[str, str]):
     system_prompt: ClassVar[str] = ""
     max_observation_length: ClassVar[int] = DEFAULT_MAX_TEXT_LENGTH
     default_max_turns: ClassVar[int | None] = None
+    cheap_calls: ClassVar[bool] = False
+    """True when every call is pure-Python work of well under a millisecond, safe on any thread:
+    ``rewardlab serve`` may then run it on its event loop instead of the session's thread."""
 
     def __init__(self, *, tasks: TaskSet, rubric: Rubric, **common: Unpack[CommonArgs]):
         self._refuse_unknown_arguments(common)

@@ -140,6 +140,7 @@ def run(
     """:func:`start`, then serve until interrupted (Ctrl-C, also while deploying); the application is
     deleted on the way out, and Serve itself is left running on the cluster."""
     check_exposure(config, host, port)
+    ray = require("ray", "serve")
     serve = require("ray.serve", "serve")
     try:
         start(config, host, port, num_replicas, address, ray_actor_options)
@@ -148,4 +149,5 @@ def run(
     except KeyboardInterrupt:
         pass
     finally:
-        serve.delete(APP_NAME)
+        if ray.is_initialized() and APP_NAME in serve.status().applications:
+            serve.delete(APP_NAME)

@@ -1,8 +1,11 @@
 """One client session of ``rewardlab serve``: one env, on one thread of its own.
 
-Every env call (make, reset, step, close) runs on the session's single worker thread, off the
-event loop: a slow step (a test run, a page load) stalls no other session, and envs that must stay
-on the thread that made them (Playwright's sync API) always do.
+Env calls run on the session's single worker thread, off the event loop, so a slow step (a test
+run, a page load) stalls no other session, and an env that must stay on the thread that made it
+(Playwright's sync API) always does. The one exception is speed: an env that declares
+``cheap_calls`` (ToolCall, BFCL: microseconds of pure Python per step, while handing a call to a
+thread and back costs ~100 µs) runs on the event loop itself, as long as its previous call took
+under :data:`INLINE_BUDGET_S`; a call that takes longer sends the following ones to the thread.
 
 Errors are sorted by whose they are:
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +36,9 @@ __all__ = ["Session"]
 
 T = TypeVar("T")
 LOG = logging.getLogger("rewardlab.serve")
+
+INLINE_BUDGET_S = 0.001
+"""A call runs on the event loop when the env's previous call took less than this (seconds)."""
 
 CLIENT_ERRORS: tuple[type[BaseException], ...] = (ConfigError, UnknownTaskError, TypeError, gym.error.Error)
 """Exceptions from ``gym.make`` or ``reset`` that mean the client asked for something that does not exist."""
@@ -63,10 +70,24 @@ class Session:
         self.step_count = 0
         self.in_episode = False
         self.ended = False
+        self.inline = False
+        """Whether env calls may run on the event loop (the env declares ``cheap_calls``)."""
+        self.last_call_s = float("inf")
+        """How long the env's previous call took."""
 
     async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, lambda: fn(*args, **kwargs))
+        """``fn(*args, **kwargs)`` on the session's thread, or inline when fast enough (module docstring)."""
+
+        def timed() -> T:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.last_call_s = time.perf_counter() - start
+
+        if self.inline and self.last_call_s < INLINE_BUDGET_S:
+            return timed()
+        return await asyncio.get_running_loop().run_in_executor(self.executor, timed)
 
     async def handle(self, message: Message) -> dict[str, Any]:
         """The reply frame to one ``reset``, ``step`` or ``state`` message."""
@@ -109,6 +130,7 @@ class Session:
         except Exception as exc:  # noqa: BLE001 - the env could not be built: an infrastructure fault
             raise ProtocolError(ErrorCode.FACTORY_ERROR, f"cannot make {env_id}: {describe(exc)}") from None
         self.env_id, self.env_kwargs = env_id, env_kwargs
+        self.inline = bool(getattr(self.env.unwrapped, "cheap_calls", False))
 
     async def reset(self, data: Mapping[str, Any]) -> dict[str, Any]:
         """Make the env on the first reset, then start an episode (``seed``, ``task_id``, ``split``)."""

@@ -1,4 +1,4 @@
-"""A test env for the server: Echo plus a crash, a slow step and a count of open envs."""
+"""Test envs for the server: Echo plus a crash, a slow step and a count of open envs."""
 
 from __future__ import annotations
 
@@ -11,13 +11,17 @@ from rewardlab.core.env import Turn
 from rewardlab.envs.echo.env import EchoEnv
 
 FAULTY_ID = "RewardLabTest/FaultyEcho-v0"
+SLOW_ID = "RewardLabTest/SlowEcho-v0"
 OPEN: set[int] = set()
-"""ids of the FaultyEchoEnv instances made and not closed yet."""
+"""ids of the test env instances made and not closed yet."""
 LOCK = threading.Lock()
 
 
 class FaultyEchoEnv(EchoEnv):
-    """``crash`` raises (an infrastructure fault); ``sleep:<seconds>`` sleeps, then is a draft."""
+    """``crash`` raises (an infrastructure fault); ``sleep:<seconds>`` sleeps, then is a draft.
+
+    It inherits EchoEnv's ``cheap_calls``: the server runs its calls on the event loop while they are fast.
+    """
 
     def __init__(self, **common):
         super().__init__(**common)
@@ -38,7 +42,14 @@ class FaultyEchoEnv(EchoEnv):
         super().close()
 
 
+class SlowEchoEnv(FaultyEchoEnv):
+    """FaultyEchoEnv without ``cheap_calls``: every call runs on its session's thread."""
+
+    cheap_calls = False
+
+
 def register_faulty() -> str:
-    if FAULTY_ID not in gym.registry:
-        gym.register(id=FAULTY_ID, entry_point="tests.serve.faulty:FaultyEchoEnv")
+    for env_id, name in ((FAULTY_ID, "FaultyEchoEnv"), (SLOW_ID, "SlowEchoEnv")):
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=f"tests.serve.faulty:{name}")
     return FAULTY_ID

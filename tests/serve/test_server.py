@@ -46,7 +46,8 @@ def wait_until(condition, timeout=10.0):
 
 @pytest.fixture(scope="module")
 def server():
-    with BackgroundServer(ServeConfig((FAULTY, "RewardLab/ToolCall-v1"), max_sessions=8)) as running:
+    config = ServeConfig((FAULTY, faulty.SLOW_ID, "RewardLab/ToolCall-v1"), max_sessions=8)
+    with BackgroundServer(config) as running:
         yield running
 
 
@@ -128,8 +129,8 @@ def test_an_exception_inside_the_env_is_an_infra_error_that_ends_only_its_sessio
 
 def test_a_slow_step_does_not_stall_other_sessions(server):
     with connect(server.url + "/ws") as slow, connect(server.url + "/ws") as fast:
-        request(slow, {"type": "reset", "data": {"env_id": FAULTY}})
-        request(fast, {"type": "reset", "data": {"env_id": FAULTY}})
+        request(slow, {"type": "reset", "data": {"env_id": faulty.SLOW_ID}})
+        request(fast, {"type": "reset", "data": {"env_id": faulty.SLOW_ID}})
         slow.send(json.dumps({"type": "step", "data": {"action": "sleep:2"}}))
         started = time.monotonic()
         for _ in range(20):
@@ -268,3 +269,17 @@ def test_later_resets_may_leave_out_the_env_id_when_several_envs_are_served(ws):
     assert request(ws, {"type": "reset", "data": {"env_id": FAULTY, "task_id": "t0"}})["type"] == "observation"
     reply = request(ws, {"type": "reset", "data": {"task_id": "t1"}})
     assert reply["type"] == "observation" and reply["data"]["observation"]["task_id"] == "t1"
+
+
+def test_a_surprise_slow_step_of_a_cheap_env_sends_its_later_calls_off_the_event_loop(server):
+    assert faulty.FaultyEchoEnv.cheap_calls  # inherited from EchoEnv: steps run on the event loop
+    with connect(server.url + "/ws") as slow, connect(server.url + "/ws") as fast:
+        request(slow, {"type": "reset", "data": {"env_id": FAULTY}})
+        request(fast, {"type": "reset", "data": {"env_id": FAULTY}})
+        request(slow, {"type": "step", "data": {"action": "sleep:0.3"}})  # inline: stalls the loop once
+        slow.send(json.dumps({"type": "step", "data": {"action": "sleep:2"}}))  # now on the session's thread
+        started = time.monotonic()
+        for _ in range(20):
+            assert request(fast, {"type": "step", "data": {"action": "draft:x"}})["type"] == "observation"
+        assert time.monotonic() - started < 1.5
+        assert json.loads(slow.recv(timeout=10))["data"]["observation"]["text"] == "noted"

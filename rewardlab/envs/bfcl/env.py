@@ -132,6 +132,7 @@ class BFCLEnv(TextEnv):
     - v1: `values` is the share of needed values right; `format`, `parameters` and `types` are scaled by it.
     """
 
+    cheap_calls: ClassVar[bool] = True
     system_prompt: ClassVar[str] = (
         "You are an expert in composing function calls. You are given a request and a set of "
         "functions. To call functions, reply with only JSON: one call as "

@@ -136,6 +136,7 @@ class BFCLMultiTurnEnv(TextEnv):
       content.
     """
 
+    cheap_calls: ClassVar[bool] = True
     system_prompt: ClassVar[str] = (
         "You are an assistant that fulfils each user request by calling functions. To call, reply "
         'with only JSON: {"name": "<function>", "arguments": {...}}, or a JSON list of such calls, '

@@ -91,6 +91,7 @@ class EchoEnv(TextEnv):
         (1.0, True, {'exact': 1.0, 'length': 1.0}, True)
     """
 
+    cheap_calls: ClassVar[bool] = True
     system_prompt: ClassVar[str] = "Repeat the target."
 
     def __init__(self, **common: Unpack[CommonArgs]):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -135,6 +135,7 @@ class ToolCallEnv(TextEnv):
     - v1: related-call credit, reads required on read-only tasks, bounded hedge-free answers, scaled format.
     """
 
+    cheap_calls: ClassVar[bool] = True
     system_prompt = FORMAT
     default_max_turns = 16
 
