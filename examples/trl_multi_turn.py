@@ -2,11 +2,18 @@
 
     python examples/trl_multi_turn.py --env RewardLab/ToolCall-v1 --steps 50
 
-TRL makes one environment object per rollout (:func:`rewardlab.integrations.trl.environment_class`),
-calls ``reset(**row)`` with the dataset row (its ``task_id``) and offers the object's ``act``
-method as a tool: each tool call sends one action to the env and returns its observation. The
-model's final message is the episode's last action; the reward functions score the finished
-episode and TRL logs every component (``rewards/<component>/mean``).
+TRL makes one environment object per rollout, calls ``reset(**row)`` with the dataset row (its
+``task_id``) and offers the object's public methods as tools. For an env with tools of its own
+(ToolCall-v1's worlds, BFCLMultiTurn-v1, SlidesAgent-v1) those are the env's tools, with the env's
+schemas (:func:`rewardlab.integrations.trl.environment_classes`): each call is played as the env's
+action and returns its observation, so the model calls ``get_order(order_id=...)`` natively. By
+default every tool set of the env's tasks gets its own class (TRL's multi-environment mode, routed
+by the dataset's ``environment`` column), so each prompt shows only its task's tools (ToolCall-v1:
+one set per world); ``--union-tools`` gives every prompt the union of all tasks' tools through one
+class (:func:`~rewardlab.integrations.trl.environment_class`). An env without tools gets one
+``act(action)`` tool. The model's final message is the episode's last action; the reward
+functions score the finished episode and TRL logs every component (``rewards/<component>/mean``)
+and the episode logs (``reward/<component>``, ``score``, ``is_success``, ``infra_error``).
 
 ``environment_factory`` needs a chat template that renders tool calls. When the model's own
 template cannot (SmolLM2's), the ChatML tool template that TRL ships for Qwen2.5 is used: it
@@ -42,6 +49,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--max-completion-length", type=int, default=256)
     parser.add_argument("--learning-rate", type=float, default=1e-5)
     parser.add_argument("--output-dir", default="results/trl_multi_turn")
+    parser.add_argument("--union-tools", action="store_true", help="one class with every task's tools")
     args = parser.parse_args(argv)
 
     import torch
@@ -49,11 +57,17 @@ def main(argv: list[str] | None = None) -> dict:
 
     import rewardlab  # noqa: F401  (registers the env ids)
     from rewardlab.agents.models import load_model
-    from rewardlab.integrations.trl import environment_class, environment_reward_funcs, task_dataset
+    from rewardlab.integrations.trl import (
+        environment_class,
+        environment_classes,
+        environment_reward_funcs,
+        task_dataset,
+    )
 
     model, tokenizer = load_model(args.model, device="cpu")
     tool_chat_template(tokenizer)
-    environment = environment_class(args.env, args.env_kwargs)
+    make = environment_class if args.union_tools else environment_classes
+    environment = make(args.env, args.env_kwargs)
     reward_funcs = environment_reward_funcs(environment)
     config = GRPOConfig(
         output_dir=args.output_dir,

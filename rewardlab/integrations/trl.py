@@ -214,7 +214,7 @@ _JSON_TYPES: dict[str, Any] = {
     "array": list,
     "object": dict,
 }
-_JSON_SCALARS = (str, int, float, bool, type(None))
+_JSON_NAMES: dict[type, str] = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
 
 
 class _Omitted:
@@ -285,7 +285,7 @@ _RESERVED = frozenset({"get_reward", *vars(RewardLabEnvironment)})
 """Attribute names a tool method cannot take: TRL's ``get_reward`` and the base class's own."""
 
 
-def act(self: RewardLabEnvironment, action: str) -> str:
+def act(self, action: str) -> str:
     """Send one action to the environment and read what it answers.
 
     Args:
@@ -297,7 +297,7 @@ def act(self: RewardLabEnvironment, action: str) -> str:
     return self._step(action)
 
 
-def reply_to_user(self: RewardLabEnvironment, message: str) -> str:
+def reply_to_user(self, message: str) -> str:
     """Reply to the user without calling a tool: this ends your turn, and the user answers with their next request.
 
     Args:
@@ -309,23 +309,33 @@ def reply_to_user(self: RewardLabEnvironment, message: str) -> str:
     return self._step(message)
 
 
+def _literal(schema: Mapping[str, Any]) -> Any:
+    """``Literal[...]`` of the schema's ``enum`` when transformers renders it with the schema's own
+    ``type`` (the values' JSON types, in order of first appearance), else None."""
+    enum = schema.get("enum")
+    if not isinstance(enum, list) or not enum or not all(type(value) in _JSON_NAMES for value in enum):
+        return None
+    names = list(dict.fromkeys(_JSON_NAMES[type(value)] for value in enum))
+    rendered = names[0] if len(names) == 1 else names
+    return Literal[tuple(enum)] if schema.get("type", rendered) == rendered else None
+
+
 def _hint(schema: Any) -> Any:
     """The type hint that transformers' ``get_json_schema`` turns back into ``schema``'s ``type``.
 
-    ``enum`` (of JSON scalars) becomes ``Literal`` (except on an array or object: the type wins),
-    ``anyOf``/``oneOf`` and lists of types a union (``X | Y``), ``items`` and ``additionalProperties``
-    the item type of ``list``/``dict``; a schema without a known ``type`` is ``Any`` (rendered ``{}``).
+    ``enum`` becomes ``Literal`` when that keeps the ``type`` (:func:`_literal`), ``anyOf``/``oneOf``
+    and lists of types a union (``X | Y``), ``items`` and ``additionalProperties`` the item type of
+    ``list``/``dict``; a schema without a known ``type`` is ``Any`` (rendered ``{}``).
     """
     if not isinstance(schema, Mapping):
         return Any
-    kind = schema.get("type")
-    enum = schema.get("enum")
-    scalar_enum = isinstance(enum, list) and enum and all(isinstance(value, _JSON_SCALARS) for value in enum)
-    if scalar_enum and kind not in ("array", "object"):
-        return Literal[tuple(enum)]
+    literal = _literal(schema)
+    if literal is not None:
+        return literal
     options = schema.get("anyOf", schema.get("oneOf"))
     if isinstance(options, list) and options:
         return functools.reduce(operator.or_, (_hint(option) for option in options))
+    kind = schema.get("type")
     if isinstance(kind, list) and kind:
         return functools.reduce(operator.or_, (_hint({**schema, "type": k}) for k in kind))
     if kind == "array" and isinstance(schema.get("items"), Mapping):
@@ -344,14 +354,19 @@ def _docstring(function: Mapping[str, Any], properties: Mapping[str, Any]) -> st
 
     Descriptions are put on one line (runs of whitespace become one space, as transformers does for
     arguments). A tool without a description is described by its name, a parameter without one by
-    its JSON schema (``get_json_schema`` needs a description for every argument).
+    its JSON schema (``get_json_schema`` needs a description for every argument). An ``enum`` that
+    no ``Literal`` hint can carry with the schema's ``type`` (on an array, or values of another JSON
+    type) ends the description as ``(choices: [...])``, which transformers reads into ``enum``.
     """
     lines = [_one_line(function.get("description")) or str(function["name"])]
     if properties:
         lines += ["", "Args:"]
         for name, spec in properties.items():
-            described = _one_line(spec.get("description")) if isinstance(spec, Mapping) else ""
-            lines.append(f"    {name}: {described or json.dumps(spec)}")
+            spec = spec if isinstance(spec, Mapping) else {}
+            text = _one_line(spec.get("description")) or json.dumps(spec)
+            if isinstance(spec.get("enum"), list) and _literal(spec) is None:
+                text += f" (choices: {json.dumps(spec['enum'])})"
+            lines.append(f"    {name}: {text}")
     return "\n".join(lines)
 
 
@@ -362,10 +377,10 @@ def tool_method(schema: Mapping[str, Any]) -> Callable[..., str]:
     action format of every RewardLab env with tools) as one action and returns the observation, so
     the env's own checks answer a wrong tool or bad arguments. Its signature, type hints and
     docstring make ``transformers.utils.get_json_schema`` reproduce the schema's name, description,
-    parameter names, types (``enum`` included, as ``Literal``), required parameters and parameter
-    descriptions (whitespace collapsed, as transformers does). What a type hint cannot carry is not
-    rendered: ``minLength``/``pattern``/``minimum``-style constraints, ``default``, the properties of a
-    nested object, ``additionalProperties: false``; a ``["T", "null"]`` type renders as
+    parameter names, types (with ``items`` and ``enum``), required parameters and parameter
+    descriptions (whitespace collapsed, as transformers does). What transformers cannot express is
+    not rendered: ``minLength``/``pattern``/``minimum``-style constraints, ``default``, the properties
+    of a nested object, ``additionalProperties: false``; a ``["T", "null"]`` type renders as
     ``"nullable": true``. The env still enforces all of them.
 
     Raises:
@@ -510,16 +525,15 @@ def environment_classes(
 
 
 def _log_episodes(infos: Sequence[Mapping[str, Any] | None], log_metric: Callable[[str, float], None]) -> None:
-    """Log a batch's episodes with TRL's ``log_metric``: each :func:`~rewardlab.integrations.logs.episode_logs`
-    key averaged over the rollouts that report it, and ``infra_error`` as the share of rollouts with a fault."""
-    logs = [episode_logs(info or {}) for info in infos]
-    keys = dict.fromkeys(key for log in logs for key in log)
-    keys.pop("infra_error", None)
-    for key in keys:
+    """Log a batch's episodes with TRL's ``log_metric``: ``infra_error``, the share of rollouts with an
+    infrastructure fault, and each :func:`~rewardlab.integrations.logs.episode_logs` key averaged over
+    the scored rollouts that report it (a faulted or unfinished episode has nothing to score)."""
+    faulted = [info is not None and is_infra_failure(info) for info in infos]
+    log_metric("infra_error", sum(faulted) / max(len(infos), 1))
+    logs = [episode_logs(info) for info, fault in zip(infos, faulted, strict=True) if info is not None and not fault]
+    for key in dict.fromkeys(key for log in logs for key in log):
         values = [log[key] for log in logs if key in log]
         log_metric(key, sum(values) / len(values))
-    if logs:
-        log_metric("infra_error", sum(log.get("infra_error", 0.0) for log in logs) / len(logs))
 
 
 def environment_reward_funcs(

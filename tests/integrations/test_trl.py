@@ -1,27 +1,48 @@
-"""TRL integration: reward functions per component, the environment_factory class, and both examples."""
+"""TRL integration: reward functions per component, the environment_factory classes (the env's own tools as
+methods, or ``act``), and both examples."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import keyword
+import re
 import runpy
+import string
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import rewardlab  # noqa: F401
+from rewardlab.core.env import Turn
+from rewardlab.core.toolcalls import parse_tool_calls
+from rewardlab.envs.echo import EchoEnv
 from rewardlab.errors import ConfigError
 from rewardlab.integrations.trl import (
+    EPISODE_OVER,
+    REPLY_TOOL,
     RewardFunctions,
     completion_text,
     environment_class,
+    environment_classes,
     environment_reward_funcs,
     task_dataset,
+    tool_method,
+    toolset_key,
 )
 from tests.agents.tiny import register_echo, save_tiny_model
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BFCL = "RewardLab/BFCL-v1"
 BFCL_KWARGS = {"categories": ["simple_python"]}
+TOOLCALL = "RewardLab/ToolCall-v1"
+BFCL_MULTI = "RewardLab/BFCLMultiTurn-v1"
+SLIDES_AGENT = "RewardLab/SlidesAgent-v1"
+TOOL_ENVS = [TOOLCALL, BFCL_MULTI, SLIDES_AGENT]
+FAULTY_ECHO = "RewardLabTest/FaultyEcho-v0"
 
 
 @pytest.fixture(scope="module")
@@ -77,37 +98,358 @@ def test_completion_text_reads_every_completion_shape():
     assert completion_text([{"role": "assistant", "content": "x"}]) == "x"
     assert completion_text([{"role": "assistant", "content": [{"type": "text", "text": "y"}]}]) == "y"
     assert completion_text([]) == ""
+    assert completion_text([{"role": "assistant", "content": "x"}, {"role": "tool", "content": "{}"}]) == ""
 
 
-def test_environment_class_follows_trls_contract():
+def trl_tools(environment) -> dict:
+    """The tools TRL builds for an environment instance: its class's public functions (but ``reset`` and
+    ``get_reward``), bound, keyed by ``__name__`` (GRPOTrainer's ``_sync_tool_dicts``)."""
+    return {
+        getattr(environment, name).__name__: getattr(environment, name)
+        for name, _ in inspect.getmembers(type(environment), predicate=inspect.isfunction)
+        if name not in ("reset", "get_reward") and not name.startswith("_")
+    }
+
+
+def one_line(text) -> str:
+    return " ".join(str(text).split()) if text else ""
+
+
+def schema_view(function: dict) -> dict:
+    """What a rendered tool must match: name, description, parameters (type, items type, enum,
+    description) and the required set; descriptions with whitespace collapsed, as transformers does."""
+    parameters = function.get("parameters") or {}
+    return {
+        "name": function["name"],
+        "description": one_line(function.get("description")),
+        "properties": {
+            name: (
+                spec.get("type"),
+                (spec.get("items") or {}).get("type"),
+                spec.get("enum"),
+                one_line(spec.get("description")),
+            )
+            for name, spec in (parameters.get("properties") or {}).items()
+        },
+        "required": sorted(parameters.get("required") or []),
+    }
+
+
+def env_view(tool: dict) -> dict:
+    """:func:`schema_view` of an env's tool, with the documented stand-ins: a tool without a description is
+    described by its name, a parameter without one by its JSON schema."""
+    function = tool["function"]
+    view = schema_view(function)
+    view["description"] = view["description"] or function["name"]
+    for name, spec in function["parameters"].get("properties", {}).items():
+        if not one_line(spec.get("description")):
+            view["properties"][name] = (*view["properties"][name][:3], json.dumps(spec))
+    return view
+
+
+@pytest.mark.parametrize("env_id", TOOL_ENVS)
+def test_tool_methods_render_every_tasks_tool_schema(env_id):
+    """For every task, each tool it offers renders (transformers' get_json_schema, as TRL's chat template
+    call does) with the env's own schema: in the union class and in the task's own tool-set class."""
     from transformers.utils import get_json_schema
 
-    Env = environment_class("RewardLab/ToolCall-v1", {"max_turns": 4})
-    public = sorted(n for n in vars(Env) | vars(Env.__mro__[1]) if not n.startswith("_") and callable(getattr(Env, n)))
-    assert public == ["act", "reset"]
-    schema = get_json_schema(Env().act)  # what TRL renders into the prompt
-    assert schema["function"]["name"] == "act" and "action" in schema["function"]["parameters"]["properties"]
+    union = trl_tools(environment_class(env_id)())
+    per_set = {key: trl_tools(cls()) for key, cls in environment_classes(env_id).items()}
+    env = gym.make(env_id)
+    for task in env.unwrapped.tasks:
+        tools = env.reset(options={"task_id": task.id})[1]["tools"]
+        own = per_set[toolset_key(tools)]
+        assert set(own) == {t["function"]["name"] for t in tools} | ({REPLY_TOOL} if env_id == BFCL_MULTI else set())
+        for tool in tools:
+            name = tool["function"]["name"]
+            assert schema_view(get_json_schema(union[name])["function"]) == env_view(tool), name
+            assert get_json_schema(own[name]) == get_json_schema(union[name])
+    assert set(union) == set().union(*per_set.values())
+    env.close()
+
+
+def test_bfcl_single_turn_tools_render_with_their_types_and_enums():
+    """BFCL-v1's 1,930 tool sets: dotted and private names, enums on arrays, enums whose values are not of the
+    declared type (``boolean`` with ``"dontcare"``), nested arrays; every one renders with the env's schema."""
+    from transformers.utils import get_json_schema
+
+    classes = environment_classes(BFCL, BFCL_KWARGS)
+    env = gym.make(BFCL, **BFCL_KWARGS)
+    for task_id in env.unwrapped.tasks.ids("train")[:200]:
+        tools = env.reset(options={"task_id": task_id})[1]["tools"]
+        methods = trl_tools(classes[toolset_key(tools)]())
+        for tool in tools:
+            assert schema_view(get_json_schema(methods[tool["function"]["name"]])["function"]) == env_view(tool)
+    env.close()
+
+
+JSON_SCALAR_SCHEMAS = st.sampled_from([{"type": t} for t in ("string", "integer", "number", "boolean")])
+DESCRIPTIONS = st.text(alphabet=string.ascii_letters + string.digits + " .,'-", max_size=40)
+PARAMETER_SCHEMAS = st.one_of(
+    JSON_SCALAR_SCHEMAS,
+    st.builds(lambda items: {"type": "array", "items": items}, JSON_SCALAR_SCHEMAS),
+    st.builds(
+        lambda values: {"type": "string", "enum": values},
+        st.lists(st.text(string.ascii_letters, min_size=1), min_size=1, unique=True),
+    ),
+    st.builds(
+        lambda values: {"type": "boolean", "enum": values},
+        st.lists(st.sampled_from(["True", "False", "dontcare"]), min_size=1, unique=True),
+    ),
+    st.just({"type": "object", "properties": {"x": {"type": "integer"}}, "additionalProperties": False}),
+    st.just({"type": "string", "minLength": 1, "pattern": "^[A-Z]+$"}),
+)
+
+
+@given(
+    name=st.from_regex(r"[a-z][a-z0-9_.]{0,15}", fullmatch=True),
+    description=DESCRIPTIONS,
+    parameters=st.dictionaries(
+        st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True).filter(
+            lambda n: not keyword.iskeyword(n) and n != "self"
+        ),
+        st.tuples(PARAMETER_SCHEMAS, DESCRIPTIONS, st.booleans()),
+        max_size=5,
+    ),
+)
+@settings(max_examples=150, deadline=None)
+def test_tool_method_round_trips_generated_schemas(name, description, parameters):
+    from transformers.utils import get_json_schema
+
+    properties = {p: {**spec, **({"description": d} if d.strip() else {})} for p, (spec, d, _) in parameters.items()}
+    function = {
+        "name": name,
+        "description": description,
+        "parameters": {
+            "type": "object",
+            "properties": properties,
+            "required": [p for p, (_, _, r) in parameters.items() if r],
+        },
+    }
+    rendered = get_json_schema(tool_method({"type": "function", "function": function}))
+    assert schema_view(rendered["function"]) == env_view({"function": function})
+    assert set(rendered["function"]) == {"name", "description", "parameters"}  # no "return": the env's shape
+
+
+def test_tool_method_refuses_parameters_that_cannot_be_keyword_arguments():
+    schema = {
+        "name": "route",
+        "description": "d",
+        "parameters": {"type": "object", "properties": {"from": {"type": "string"}}},
+    }
+    with pytest.raises(ConfigError, match="route"):
+        tool_method(schema)
+
+
+def test_an_env_without_tools_keeps_the_act_tool():
+    from transformers.utils import get_json_schema
+
+    Env = environment_class(register_echo())
     env = Env()
-    dataset = task_dataset("RewardLab/ToolCall-v1", env_kwargs={"max_turns": 4}, multi_turn=True, limit=2)
+    assert list(trl_tools(env)) == ["act"]
+    assert get_json_schema(env.act)["function"]["parameters"]["required"] == ["action"]
+    dataset = task_dataset(register_echo(), multi_turn=True)
+    assert set(dataset["environment"]) == set(environment_classes(register_echo())) == {toolset_key([])}
+    assert env.reset(**dataset[0]) == "say alpha"
+    assert env.act("draft:alp") == "noted"
+    funcs = environment_reward_funcs(Env)
+    assert [f.__name__ for f in funcs] == ["reward", "exact", "length"]
+    completions = [[{"role": "assistant", "content": "alpha"}]]
+    assert [f(completions=completions, environments=[env])[0] for f in funcs] == [1.0, 1.0, 1.0]
+    assert env.act("anything") == EPISODE_OVER
+    assert [f(completions=[[{"role": "assistant", "content": "beta"}]], environments=[env])[0] for f in funcs] == [
+        1.0,
+        1.0,
+        1.0,
+    ]  # scored once
+
+
+def test_tool_methods_follow_trls_contract():
+    """ToolCall-v1: TRL sees the worlds' tools (no ``act``), renders them in the prompt with the chat template
+    TRL ships, and a tool call plays the env's action; the final message ends the episode."""
+    import trl
+
+    from tests.agents.tiny import tiny_tokenizer
+
+    Env = environment_class(TOOLCALL, {"max_turns": 4})
+    env = Env()
+    tools = trl_tools(env)
+    assert "act" not in tools and {"get_order", "cancel_order", "search_flights"} <= set(tools) and len(tools) == 33
+    dataset = task_dataset(TOOLCALL, env_kwargs={"max_turns": 4}, multi_turn=True)
     assert dataset[0]["prompt"][-1] == {"role": "user", "content": ""}
-    observation = env.reset(**dataset[0])
-    assert isinstance(observation, str) and observation
-    reply = json.loads(env.act('{"name": "no_such_tool", "arguments": {}}'))
-    assert "error" in json.dumps(reply)
+    assert len(set(dataset["environment"])) == 4  # one tool set per world
+    template = (Path(trl.__file__).parent / "chat_templates" / "qwen2_5.jinja").read_text()
+    prompt = tiny_tokenizer().apply_chat_template(
+        dataset[0]["prompt"], tools=list(tools.values()), chat_template=template, tokenize=False
+    )
+    assert '"name": "get_order"' in prompt and '"order_id"' in prompt
+    row = next(r for r in dataset if "O1" in env.reset(**r))
+    observation = env.reset(**row)
+    order_id = re.search(r"O1\d{3}", observation).group()
+    reply = json.loads(tools["get_order"](order_id=order_id))
+    assert reply["name"] == "get_order" and reply["result"]["id"] == order_id
     funcs = environment_reward_funcs(Env)
     assert [f.__name__ for f in funcs] == ["reward", "format", "schema", "execution", "state", "answer", "efficiency"]
     completions = [[{"role": "assistant", "content": "Done."}]]
     values = [f(completions=completions, environments=[env])[0] for f in funcs]
     assert all(0.0 <= v <= 1.0 for v in values[1:])
-    assert env.act("anything") == "The episode is over: reply with your final message."
+    assert tools["get_order"](order_id=order_id) == EPISODE_OVER
     assert [f(completions=completions, environments=[env])[0] for f in funcs] == values  # scored once
 
 
-def run_example(name: str, model_dir, output_dir) -> list[dict]:
+def oracle_episode(env_id, task_id):
+    """The oracle's actions on a task, with the in-process episode's reward and final info."""
+    from rewardlab.agents import OracleAgent
+
+    env = gym.make(env_id)
+    observation, info = env.reset(options={"task_id": task_id})
+    agent = OracleAgent(env)
+    actions = []
+    while True:
+        actions.append(agent.act(observation, info))
+        observation, reward, terminated, truncated, info = env.step(actions[-1])
+        if terminated or truncated:
+            env.close()
+            return actions, reward, info
+
+
+def play_through_tools(Env, task_id, actions):
+    """Play the oracle's actions as TRL would: each call through its tool method, a text reply before the
+    last action through ``reply_to_user``, the last text as the final message scored by the reward functions."""
+    env = Env()
+    env.reset(task_id=task_id)
+    tools = trl_tools(env)
+    final = ""
+    for index, action in enumerate(actions):
+        parsed = parse_tool_calls(action)
+        for call in parsed.calls:
+            assert not tools[call.name](**call.arguments).startswith("error: invalid")
+        if not parsed.calls:
+            if index == len(actions) - 1:
+                final = action
+            else:
+                tools[REPLY_TOOL](action)
+    completion = [{"role": "assistant", "content": final}]
+    values = {f.__name__: f(completions=[completion], environments=[env])[0] for f in environment_reward_funcs(Env)}
+    return values, env._outcome
+
+
+@pytest.mark.parametrize(("env_id", "limit"), [(TOOLCALL, None), (BFCL_MULTI, None), (SLIDES_AGENT, 3)])
+def test_oracle_episodes_through_the_tool_methods_score_as_in_process(env_id, limit):
+    """Every oracle episode played through the tool methods succeeds with the in-process reward and components,
+    except where the oracle calls tools in parallel (ToolCall-v1): TRL runs each call as its own action, so
+    ``efficiency`` (which counts actions) is lower there, and only there."""
+    Env = environment_class(env_id)
+    parallel_tasks = 0
+    for task_id in gym.make(env_id).unwrapped.tasks.ids("train")[:limit]:
+        actions, reward, info = oracle_episode(env_id, task_id)
+        values, outcome = play_through_tools(Env, task_id, actions)
+        assert outcome["is_success"] and info["is_success"], task_id
+        expected = {"reward": reward, **info["reward_components"]}
+        parallel = any(parse_tool_calls(a).parallel for a in actions)
+        parallel_tasks += parallel
+        if parallel:
+            assert values["efficiency"] < expected["efficiency"]
+            expected = {k: v for k, v in expected.items() if k not in ("efficiency", "reward")}
+        assert {k: values[k] for k in expected} == pytest.approx(expected), task_id
+    assert (parallel_tasks > 0) == (env_id == TOOLCALL)
+
+
+def in_process_observation(env_id, task_id, name, arguments, env_kwargs=None) -> str:
+    env = gym.make(env_id, **(env_kwargs or {}))
+    env.reset(options={"task_id": task_id})
+    observation = env.step(json.dumps({"name": name, "arguments": arguments}))[0]
+    env.close()
+    return observation
+
+
+@pytest.mark.parametrize(
+    ("env_id", "name", "arguments", "error"),
+    [
+        (TOOLCALL, "transfer", {"from_account": "A1", "to_account": "A2", "amount": 1}, "unknown tool"),
+        (TOOLCALL, "get_order", {"order_id": 1001}, "order_id"),
+        (TOOLCALL, "get_order", {}, "order_id"),
+        (TOOLCALL, "get_order", {"order_id": "O1001", "self": "x"}, "self"),
+        (BFCL_MULTI, "lockDoors", {"unlock": True, "door": ["driver"]}, "error"),
+        (SLIDES_AGENT, "delete_slide", {"index": 7}, "no slide 7"),
+        (SLIDES_AGENT, "write_slide", {"index": 1, "slide": {"layout": "poster"}}, "error"),
+    ],
+)
+def test_a_wrong_tool_or_bad_arguments_get_the_envs_own_error(env_id, name, arguments, error):
+    """A tool the task does not offer (the union class has every world's) or arguments the schema refuses:
+    the method returns exactly what the env answers that action in process, and nothing raises."""
+    env = environment_class(env_id)()
+    task_id = gym.make(env_id).unwrapped.tasks.ids("train")[0]
+    env.reset(task_id=task_id)
+    observation = trl_tools(env)[name](**arguments)
+    assert observation == in_process_observation(env_id, task_id, name, arguments)
+    assert error in observation.lower()
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@pytest.fixture(scope="module")
+def toolcall_union():
+    return environment_class(TOOLCALL)
+
+
+@given(data=st.data())
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_tool_methods_never_raise_on_any_json_arguments(toolcall_union, data):
+    env = toolcall_union()
+    tools = trl_tools(env)
+    name = data.draw(st.sampled_from(sorted(tools)))
+    parameters = list(inspect.signature(tools[name]).parameters)
+    keys = st.sampled_from(parameters or ["x"]) | st.sampled_from(["self", ""]) | st.text(max_size=8)
+    arguments = data.draw(st.dictionaries(keys, JSON_VALUES, max_size=5))
+    task_id = data.draw(st.sampled_from(gym.make(TOOLCALL).unwrapped.tasks.ids("train")[:20]))
+    env.reset(task_id=task_id)
+    observation = tools[name](**arguments)
+    assert isinstance(observation, str) and observation
+    assert observation == in_process_observation(TOOLCALL, task_id, name, arguments)
+
+
+class FaultyEcho(EchoEnv):
+    """Echo whose answer ``crash`` is an infrastructure fault, reported through the core's ``infra_failure``."""
+
+    def _act(self, action: str) -> Turn:
+        return self.infra_failure("the sandbox stopped") if action == "crash" else super()._act(action)
+
+
+def test_an_infra_fault_is_unscored_and_logged_as_infra_error():
+    """A faulted rollout gets None from every reward function (TRL drops it instead of scoring 0); the batch's
+    episode logs reach TRL's ``log_metric``, with ``infra_error`` the share of faulted rollouts."""
+    if FAULTY_ECHO not in gym.registry:
+        gym.register(id=FAULTY_ECHO, entry_point=FaultyEcho)
+    Env = environment_class(FAULTY_ECHO)
+    environments = [Env(), Env()]
+    for env in environments:
+        env.reset(task_id="t0")
+    assert environments[0].act("crash") == "infra_error: the sandbox stopped"
+    logged = []
+    completions = [[{"role": "assistant", "content": "ignored"}], [{"role": "assistant", "content": "alpha"}]]
+    funcs = environment_reward_funcs(Env)
+    values = {
+        f.__name__: f(completions=completions, environments=environments, log_metric=lambda *m: logged.append(m))
+        for f in funcs
+    }
+    assert values == {"reward": [None, 1.0], "exact": [None, 1.0], "length": [None, 1.0]}
+    metrics = dict(logged)
+    assert len(logged) == len(metrics)  # logged once per batch, by the ``reward`` function
+    assert metrics["infra_error"] == 0.5 and metrics["is_success"] == 1.0
+    assert metrics["reward/exact"] == 1.0  # the faulted rollout's components are not averaged in
+
+
+def run_example(name: str, model_dir, output_dir, *extra: str) -> list[dict]:
     """Two training steps of ``examples/<name>`` on the tiny model; the log rows that carry a reward."""
     main = runpy.run_path(str(EXAMPLES / name), run_name="example")["main"]
     arguments = ["--model", str(model_dir), "--steps", "2", "--max-completion-length", "8", "--num-generations", "2"]
-    result = main([*arguments, "--output-dir", str(output_dir)])
+    result = main([*arguments, "--output-dir", str(output_dir), *extra])
     logged = [row for row in result["log_history"] if "reward" in row]
     assert len(logged) == 2
     return logged
@@ -119,8 +461,20 @@ def test_single_turn_example_trains_two_steps_and_logs_each_component(tiny_model
         assert f"rewards/{name}/mean" in logged[0]
 
 
-def test_multi_turn_example_trains_two_steps_with_the_environment_factory(tiny_model_dir, tmp_path):
-    logged = run_example("trl_multi_turn.py", tiny_model_dir, tmp_path)
+@pytest.mark.parametrize(
+    "options",
+    [[], ["--union-tools", "--env-kwargs", '{"max_turns": 6, "domains": ["travel"]}']],
+    ids=["per-task-tools", "union-tools"],
+)
+def test_multi_turn_example_trains_two_steps_with_the_tool_methods(tiny_model_dir, tmp_path, options):
+    """GRPOTrainer renders ToolCall-v1's tool methods into the prompts (per tool set through TRL's
+    multi-environment mode, or one class through a single factory), runs its tool loop and logs every
+    component and the episode logs. The union run keeps one world: all four worlds' 33 tools make
+    3,500-token prompts, and the tiny model's log-probabilities over SmolLM2's vocabulary cost ~1 min."""
+    logged = run_example("trl_multi_turn.py", tiny_model_dir, tmp_path, *options)
     for name in ("reward", "format", "schema", "execution", "state", "answer", "efficiency"):
         assert f"rewards/{name}/mean" in logged[0]
-    assert "tools/call_frequency" in logged[0]  # TRL ran its tool loop with the env's `act`
+        if name != "reward":
+            assert f"reward/{name}" in logged[0]  # episode_logs, through TRL's log_metric
+    assert logged[0]["infra_error"] == 0.0 and "is_success" in logged[0]
+    assert "tools/call_frequency" in logged[0]  # TRL's tool loop over the env's tools
