@@ -232,20 +232,13 @@ def test_an_exchange_verifiers_ends_first_is_closed_with_empty_replies(tmp_path)
     ToolCall episode with an empty reply (a final answer), scored as in-process."""
     env_id, env_kwargs = TOOLCALL
     full = play(env_id, env_kwargs, oracle)
-    first = {task_id: episode.actions[0] for task_id, episode in full.items()}
     assert all(len(episode.actions) > 1 for episode in full.values())
-    played = {}
-    for task_id, action in first.items():
-        env = gym.make(env_id)
-        env.reset(options={"task_id": task_id})
-        episode = Played(actions=[action])
-        _, episode.reward, *_, info = env.step(action)
-        while not episode.info:
-            episode.actions.append("")
-            _, reward, terminated, truncated, info = env.step("")
-            episode.reward += float(reward)
-            episode.info = info if terminated or truncated else {}
-        played[task_id] = episode
+
+    # the oracle's action on the first turn (the reset info carries the system prompt), then empty replies
+    def first_then_empty(agent, observation, info):
+        return oracle(agent, observation, info) if "system_prompt" in info else ""
+
+    played = play(env_id, env_kwargs, first_then_empty)
     config = adapter.env_config(env_id, num_tasks=NUM_TASKS)
     config = config.model_copy(update={"agent": config.agent.model_copy(update={"max_turns": 1})})
     episodes, seen = evaluate(config, scripted(full), tmp_path)
