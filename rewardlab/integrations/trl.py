@@ -33,12 +33,19 @@ and read the outcome, one function per component plus the aggregate::
         reward_funcs=environment_reward_funcs(Env), args=GRPOConfig(..., reward_weights=...),
     )
 
+In a conversation of several user turns (``RewardLab/BFCLMultiTurn-v1``) a plain-text reply
+moves to the next request, so such envs also get ``reply_to_user(message)``. A rollout that hit
+an infrastructure fault gets None from every reward function (TRL leaves it out, rather than
+scoring it 0), and ``infra_error`` and the episode logs of :mod:`rewardlab.integrations.logs`
+reach TRL's logs through its ``log_metric``.
+
 TRL reads tools per class, once, so ``environment_class`` offers the union of the tasks' tools in
 every prompt. :func:`environment_classes` makes one class per tool set instead, for TRL's
 multi-environment mode (``environment_factory=<dict>`` and the dataset's ``environment`` column):
 each prompt then shows only its task's tools. TRL runs each tool call of a message as its own
 env step, so calls a model makes in parallel count as separate actions (ToolCall-v1's
-``efficiency`` counts actions).
+``efficiency`` counts actions). The envs' system prompts still describe their text action format:
+a call written as text in the final message is played as that action.
 
 ``environment_factory`` needs a chat template that renders tool calls (Qwen2.5/Qwen3,
 Llama 3.1 ...); SmolLM2's does not, and the example ``examples/trl_multi_turn.py`` gives it the
@@ -510,7 +517,7 @@ def environment_classes(
 
     For ``GRPOTrainer(environment_factory=<this dict>)`` (TRL's multi-environment mode) with the
     ``environment`` column of ``task_dataset(..., multi_turn=True)``: each prompt shows only its
-    task's tools (``RewardLab/BFCLMultiTurn-v1``: at most 39 of its 128, in 27 sets;
+    task's tools (``RewardLab/BFCLMultiTurn-v1``: at most 39 of its 128, in 32 sets;
     ``RewardLab/ToolCall-v1``: one set per world). An env without tools gives one class, with ``act``.
     """
     kwargs = dict(env_kwargs or {})
@@ -550,10 +557,10 @@ def environment_reward_funcs(
     group baseline and the reward logs, instead of scoring it 0. ``reward`` also logs each batch's
     :func:`~rewardlab.integrations.logs.episode_logs` keys (``reward/<component>``, ``score``,
     ``is_success``, ``metric/...``) and ``infra_error``, the share of rollouts with a fault
-    (1.0 per faulted rollout, averaged), through TRL's ``log_metric`` (TRL >= 1.0).
+    (1.0 per faulted rollout, averaged), through the ``log_metric`` callback TRL passes to reward
+    functions (TRL 1.16 does; without it nothing is logged beyond the functions' own columns).
     """
-    classes = [environment] if isinstance(environment, type) else list(environment.values())
-    names = classes[0].component_names
+    names = (environment if isinstance(environment, type) else next(iter(environment.values()))).component_names
 
     def make(name: str) -> Callable[..., list[float | None]]:
         def reward_function(
@@ -564,7 +571,7 @@ def environment_reward_funcs(
                 _log_episodes(infos, kwargs["log_metric"])
             values: list[float | None] = []
             for info, env in zip(infos, environments, strict=True):
-                if info is None or is_infra_failure(info) or "reward_components" not in info:
+                if info is None or is_infra_failure(info):
                     values.append(None)
                 else:
                     values.append(env._reward if name == "reward" else float(info["reward_components"][name]))
