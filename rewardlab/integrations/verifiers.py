@@ -36,7 +36,7 @@ every other verifiers consumer. verifiers 0.4 pins ``mcp`` and ``openai`` versio
   whose harness or model call failed is left unscored (verifiers records its error).
 
 verifiers 0.4 resolves a taskset id to a top-level module, so the taskset id is :data:`TASKSET_ID`
-(``rewardlab_verifiers``), under which this module registers itself when imported::
+(``rewardlab_verifiers``, a package that re-exports this module)::
 
     from rewardlab.integrations.verifiers import load_environment
     env = load_environment("RewardLab/ToolCall-v1", split="test", num_tasks=8)   # a vf.Env
@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -84,10 +83,6 @@ ADJUSTMENT = "rubric_adjustment"
 CLOSING_STEPS = 64
 """Most empty replies played to end an episode whose exchange verifiers ended first."""
 TOOLS_HEADER = "Tools (OpenAI function schemas):"
-
-# verifiers' loader imports a taskset id as a top-level module (a dotted id fails there): register this
-# module under TASKSET_ID so that the id resolves in every process that imported it.
-sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
 
 
 class InfraError(vf.EnvError):

@@ -321,3 +321,12 @@ def test_custom_weights_reach_the_reward_functions():
 
 def test_numpy_is_2_in_the_verifiers_environment():
     assert int(numpy.__version__.split(".")[0]) >= 2, numpy.__version__
+
+
+def test_the_taskset_id_resolves_to_a_top_level_module_in_a_fresh_interpreter():
+    import subprocess
+    import sys
+
+    code = "import importlib; m = importlib.import_module('rewardlab_verifiers'); print(m.load_environment.__module__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "rewardlab.integrations.verifiers"
