@@ -15,10 +15,11 @@ the row's ``agent_name``, and awaits ``run(sampling_params, **row)``. :class:`Re
    (``ct_merge_context_msg``: its tokens, and the chat template's turn markers, get
    ``response_mask`` 0) and the loop returns to 2.
 
-The loop also stops when the response reaches ``rollout.response_length`` tokens; the episode is
-then unfinished (``finished`` 0, no outcome: its components are logged as 0). When
-``rollout.multi_turn.max_assistant_turns`` is set it becomes the env's turn budget (the env then
-scores the outcome at the budget) unless ``env_kwargs`` sets ``max_turns``.
+The loop also stops when the response reaches ``rollout.response_length`` tokens, and after
+``rollout.multi_turn.max_assistant_turns`` turns when that is set; an episode stopped before the
+env ended it is unfinished (``finished`` 0, no outcome: its components are logged as 0). That
+turn limit is also the env's own turn budget, so that the env scores the outcome at the limit,
+unless ``env_kwargs`` sets ``max_turns`` or an ``env_factory`` makes the env.
 
 The :class:`~verl.experimental.agent_loop.agent_loop.AgentLoopOutput` carries the token ids and
 masks (and the log-probabilities when the server returns them) and:
@@ -193,7 +194,7 @@ class RewardLabAgentLoop(agent_loop.AgentLoopBase):
             turn_scores.append(float(reward))
             messages.append({"role": "assistant", "content": text})
             finished = bool(terminated or truncated)
-            if finished or len(mask) >= self.response_length:
+            if finished or len(mask) >= self.response_length or (self.max_turns and assistant_turns >= self.max_turns):
                 break
             previous = list(messages)
             messages.append({"role": "user", "content": observation})

@@ -273,7 +273,7 @@ def test_the_response_budget_leaves_the_episode_unfinished_and_closes_the_env(mo
     assert CloseCounter.closes == 1
 
 
-def test_max_assistant_turns_becomes_the_env_budget(model_dir):
+def test_max_assistant_turns_is_the_env_budget_and_the_loops_limit(model_dir):
     one_turn = verl_config(model_dir, "actor_rollout_ref.rollout.multi_turn.max_assistant_turns=1")
     row = verl_rows(TOOLCALL, limit=1)[0]
     actions, _, _ = in_process(TOOLCALL, row["extra_info"]["task_id"])
@@ -282,6 +282,10 @@ def test_max_assistant_turns_becomes_the_env_budget(model_dir):
     )
     assert out.extra_fields["reward_extra_info"]["finished"] == 1.0 and len(out.extra_fields["turn_scores"]) == 1
     assert out.extra_fields["reward_extra_info"]["is_success"] == 0.0  # cut after the first tool call, then scored
+    server = ScriptedServer(tiny_tokenizer(), {echo_prompt("t0"): ["draft:alpha", "alpha"]})
+    own_budget = play_direct(one_turn, server, {"task_id": "t0"}, env_factory=EchoEnv)  # the loop stops it, unscored
+    assert own_budget.extra_fields["reward_extra_info"]["finished"] == 0.0
+    assert len(own_budget.extra_fields["turn_scores"]) == 1
 
 
 def test_the_example_runs_verls_worker_with_the_agent_loop_config(model_dir, tmp_path):
