@@ -168,10 +168,12 @@ def test_rows_select_their_task_and_carry_the_same_prompt():
     env.close()
 
 
-def test_the_example_plays_oracle_episodes_through_skyrl_gym():
+def test_the_example_plays_oracle_episodes_through_skyrl_gym(tmp_path):
+    datasets = pytest.importorskip("datasets", reason="the example writes its parquet with datasets (rewardlab[train])")
     main = runpy.run_path(str(EXAMPLES / "skyrl_rewardlab.py"), run_name="example")["main"]
-    result = main(["--env", TOOLCALL, "--episodes", "2"])
+    result = main(["--env", TOOLCALL, "--episodes", "2", "--output", str(tmp_path / "rows.parquet")])
     assert len(result["rows"]) == 2 and result["metrics"]["is_success"] == 1.0
+    assert datasets.Dataset.from_parquet(str(tmp_path / "rows.parquet"))[1]["task_id"] == result["rows"][1]["task_id"]
     assert {f"reward/{n}" for n in ("format", "schema", "execution", "state", "answer", "efficiency")} <= set(
         result["metrics"]
     )
