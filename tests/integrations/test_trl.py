@@ -299,6 +299,37 @@ def test_tool_methods_follow_trls_contract():
     assert [f(completions=completions, environments=[env])[0] for f in funcs] == values  # scored once
 
 
+def test_trls_parser_calls_the_tool_methods_with_arguments_typed_by_their_schemas():
+    """A Qwen-format tool call in a completion, parsed by TRL's ``parse_response`` with the tool methods (as
+    GRPOTrainer does): the arguments are typed by the rendered schemas (``"3"`` becomes the integer ``limit``
+    3) and the call plays the env's action."""
+    import copy
+
+    import trl
+    from trl.chat_template_utils import add_response_schema, parse_response
+
+    from tests.agents.tiny import tiny_tokenizer
+
+    tokenizer = copy.deepcopy(tiny_tokenizer())
+    tokenizer.chat_template = (Path(trl.__file__).parent / "chat_templates" / "qwen2_5.jinja").read_text()
+    tokenizer = add_response_schema(tokenizer)
+    env = environment_class(TOOLCALL)()
+    tools = trl_tools(env)
+    observation = env.reset(task_id="bank-balance-000")
+    prompt = tokenizer.apply_chat_template(
+        [{"role": "user", "content": observation}], tools=list(tools.values()), add_generation_prompt=True
+    )
+    account = re.search(r"A\d+", observation).group()  # "What's the balance of account A137?"
+    text = json.dumps({"name": "list_transactions", "arguments": {"account_id": account, "limit": "3"}})
+    ids = tokenizer(f"<tool_call>\n{text}\n</tool_call><|im_end|>", add_special_tokens=False)["input_ids"]
+    (call,) = parse_response(tokenizer, ids, prefix=prompt, tools=list(tools.values()))["tool_calls"]
+    arguments = call["function"]["arguments"]
+    assert call["function"]["name"] == "list_transactions" and arguments["limit"] == 3
+    reply = tools["list_transactions"](**arguments)
+    assert "result" in json.loads(reply)
+    assert reply == in_process_observation(TOOLCALL, "bank-balance-000", "list_transactions", arguments)
+
+
 def oracle_episode(env_id, task_id):
     """The oracle's actions on a task, with the in-process episode's reward and final info."""
     from rewardlab.agents import OracleAgent
