@@ -101,7 +101,8 @@ def test_an_oracle_episode_through_skyrl_gym_matches_in_process_play(env_class, 
 
 @pytest.mark.parametrize(("env_id", "kwargs"), [(TOOLCALL, {}), (BFCL, BFCL_KWARGS)])
 def test_a_garbage_action_is_scored_not_a_crash(env_id, kwargs):
-    env = skyrl_gym.make(env_id, env_config=DictConfig({"env_kwargs": kwargs}), extras={})
+    task_id = gym.make(env_id, **kwargs).unwrapped.tasks.ids("train")[0]
+    env = skyrl_gym.make(env_id, env_config=DictConfig({"env_kwargs": kwargs}), extras={"task_id": task_id})
     env.init(None)
     out = env.step("¯\\_(ツ)_/¯ {not json")
     for _ in range(8):
