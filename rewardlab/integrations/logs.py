@@ -1,4 +1,5 @@
-"""Flatten an episode's final ``info`` into the scalar logs a trainer records.
+"""What every trainer adapter shares: an episode's final ``info`` flattened into the scalar logs a trainer
+records, and the chat prompt of a reset.
 
 Every adapter (TRL, verifiers, SkyRL, verl, OpenRLHF, the server) reports the same keys, so a
 component logged by one trainer has the same name in every other::
@@ -59,3 +60,24 @@ def episode_logs(info: Mapping[str, Any]) -> dict[str, float]:
 def is_infra_failure(info: Mapping[str, Any]) -> bool:
     """True when an infrastructure fault (not the agent) ended the episode: drop the rollout."""
     return bool(info.get("infra_error"))
+
+
+def prompt_messages(observation: str, info: Mapping[str, Any]) -> list[dict[str, str]]:
+    """The chat prompt of a reset: the env's system prompt (when it has one), then the observation as the user.
+
+    Example:
+        >>> prompt_messages("say alpha", {"system_prompt": "Repeat the target."})[0]
+        {'role': 'system', 'content': 'Repeat the target.'}
+    """
+    system = info.get("system_prompt") or ""
+    return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": observation}]
+
+
+def rollout_logs(info: Mapping[str, Any], finished: bool, names: tuple[str, ...]) -> dict[str, float]:
+    """The fixed-key logs of an episode whose latest ``info`` is ``info``: :func:`episode_logs` restricted to
+    ``reward/<name>`` for ``names``, ``score``, ``is_success``, ``progress`` and ``infra_error`` (0.0 where
+    absent, so every rollout of a batch logs the same keys, as verl and OpenRLHF need), plus ``finished``
+    (1.0 when the env ended the episode)."""
+    logs = episode_logs(info)
+    keys = [f"reward/{name}" for name in names] + ["score", "is_success", "progress", "infra_error"]
+    return {key: logs.get(key, 0.0) for key in keys} | {"finished": float(finished)}

@@ -59,7 +59,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.logs import episode_logs
+from rewardlab.integrations.logs import prompt_messages, rollout_logs
 
 agent = require("openrlhf.utils.agent", "openrlhf")
 torch = require("torch", "openrlhf")
@@ -72,7 +72,6 @@ __all__ = [
     "agent_classes",
     "environment_feedback",
     "openrlhf_rows",
-    "rollout_logs",
 ]
 
 _MARK = "\x00rewardlab-action\x00"
@@ -81,20 +80,6 @@ _MARK = "\x00rewardlab-action\x00"
 @functools.cache
 def _load_tokenizer(name: str) -> Any:
     return require("transformers", "openrlhf").AutoTokenizer.from_pretrained(name)
-
-
-def _prompt_messages(observation: str, info: Mapping[str, Any]) -> list[dict[str, str]]:
-    system = info.get("system_prompt") or ""
-    return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": observation}]
-
-
-def rollout_logs(info: Mapping[str, Any], finished: bool, names: tuple[str, ...]) -> dict[str, float]:
-    """The fixed-key logs of an episode whose latest ``info`` is ``info``: :func:`episode_logs` restricted to
-    ``reward/<name>`` for ``names``, ``score``, ``is_success``, ``progress`` and ``infra_error``
-    (0.0 where absent), plus ``finished`` (1.0 when the env ended the episode)."""
-    logs = episode_logs(info)
-    keys = [f"reward/{name}" for name in names] + ["score", "is_success", "progress", "infra_error"]
-    return {key: logs.get(key, 0.0) for key in keys} | {"finished": float(finished)}
 
 
 def _after_turn_end(tokenizer: Any, text: str) -> str:
@@ -163,7 +148,7 @@ class RewardLabAgent(agent.AgentInstanceBase):
         options = {"task_id": str(label)} if label not in (None, "") else None
         observation, info = await asyncio.to_thread(self.env.reset, options=options)
         self.names = tuple(getattr(self.env.unwrapped, "reward_component_names", ()))
-        messages = _prompt_messages(observation, info)
+        messages = prompt_messages(observation, info)
         return {"observation": self.chat.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)}
 
     async def step(self, states: dict, **kwargs: Any) -> dict:
@@ -238,7 +223,7 @@ def openrlhf_rows(
         rows = []
         for task_id in ids:
             observation, info = env.reset(options={"task_id": task_id, "split": split})
-            rows.append({"prompt": _prompt_messages(observation, info), "label": task_id})
+            rows.append({"prompt": prompt_messages(observation, info), "label": task_id})
         return rows
     finally:
         env.close()

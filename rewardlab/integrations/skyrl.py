@@ -51,7 +51,7 @@ from typing import Any
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.logs import episode_logs
+from rewardlab.integrations.logs import episode_logs, prompt_messages
 from rewardlab.registration import env_ids
 
 skyrl_gym = require("skyrl_gym", "skyrl")
@@ -69,11 +69,6 @@ def _plain(value: Any) -> Any:
     if omegaconf.OmegaConf.is_config(value):
         return omegaconf.OmegaConf.to_container(value, resolve=True)
     return value
-
-
-def _prompt_messages(observation: str, info: Mapping[str, Any]) -> list[dict[str, str]]:
-    system = info.get("system_prompt") or ""
-    return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": observation}]
 
 
 def _reset_options(row: Mapping[str, Any]) -> dict[str, str] | None:
@@ -124,7 +119,7 @@ class RewardLabSkyRLEnv(base_text_env.BaseTextEnv):
         self.task_id = info.get("task_id")
         self.turns = 0
         self._logs = {}
-        return _prompt_messages(observation, info), {"task_id": self.task_id, "env_id": self.env_id}
+        return prompt_messages(observation, info), {"task_id": self.task_id, "env_id": self.env_id}
 
     def step(self, action: str) -> base_text_env.BaseTextEnvStepOutput:
         """One env step; the last one carries the episode's flat logs and closes the inner env."""
@@ -191,7 +186,7 @@ def skyrl_rows(
             observation, info = env.reset(options={"task_id": task_id, "split": split})
             rows.append(
                 {
-                    "prompt": _prompt_messages(observation, info),
+                    "prompt": prompt_messages(observation, info),
                     "env_class": env_id,
                     "task_id": task_id,
                     "split": split,

@@ -66,7 +66,7 @@ from typing import Any, ClassVar, Literal
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.logs import episode_logs, is_infra_failure
+from rewardlab.integrations.logs import episode_logs, is_infra_failure, prompt_messages
 
 __all__ = [
     "EPISODE_OVER",
@@ -98,11 +98,6 @@ def completion_text(completion: Any) -> str:
     return ""
 
 
-def _prompt_messages(observation: str, info: dict[str, Any]) -> list[dict[str, str]]:
-    system = info.get("system_prompt") or ""
-    return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": observation}]
-
-
 def task_dataset(
     env_id: str,
     split: str = "train",
@@ -126,7 +121,7 @@ def task_dataset(
         rows = []
         for task_id in ids[:limit]:
             observation, info = env.reset(options={"task_id": task_id})
-            messages = _prompt_messages("" if multi_turn else observation, info)
+            messages = prompt_messages("" if multi_turn else observation, info)
             row = {"prompt": messages, "task_id": task_id}
             if multi_turn:
                 row["environment"] = toolset_key(info.get("tools") or [])

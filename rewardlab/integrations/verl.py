@@ -68,14 +68,14 @@ from uuid import uuid4
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.logs import episode_logs
+from rewardlab.integrations.logs import episode_logs, prompt_messages, rollout_logs
 
 agent_loop = require("verl.experimental.agent_loop.agent_loop", "verl")
 omegaconf = require("omegaconf", "verl")
 profiler = require("verl.utils.profiler", "verl")
 rollout_trace = require("verl.utils.rollout_trace", "verl")
 
-__all__ = ["AGENT_NAME", "RewardLabAgentLoop", "rollout_logs", "verl_rows"]
+__all__ = ["AGENT_NAME", "RewardLabAgentLoop", "verl_rows"]
 
 AGENT_NAME = "rewardlab"
 """The name :class:`RewardLabAgentLoop` is registered under in verl's agent loop registry."""
@@ -86,20 +86,6 @@ def _plain(value: Any) -> Any:
     if omegaconf.OmegaConf.is_config(value):
         return omegaconf.OmegaConf.to_container(value, resolve=True)
     return value
-
-
-def _prompt_messages(observation: str, info: Mapping[str, Any]) -> list[dict[str, str]]:
-    system = info.get("system_prompt") or ""
-    return ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": observation}]
-
-
-def rollout_logs(info: Mapping[str, Any], finished: bool, names: tuple[str, ...]) -> dict[str, float]:
-    """The fixed-key logs of an episode whose last ``info`` is ``info``: :func:`episode_logs` restricted to
-    ``reward/<name>`` for ``names``, ``score``, ``is_success``, ``progress`` and ``infra_error``
-    (0.0 where absent), plus ``finished`` (1.0 when the env ended the episode)."""
-    logs = episode_logs(info)
-    keys = [f"reward/{name}" for name in names] + ["score", "is_success", "progress", "infra_error"]
-    return {key: logs.get(key, 0.0) for key in keys} | {"finished": float(finished)}
 
 
 @agent_loop.register(AGENT_NAME)
@@ -158,7 +144,7 @@ class RewardLabAgentLoop(agent_loop.AgentLoopBase):
         options = {key: str(extra[key]) for key in ("task_id", "split") if extra.get(key) is not None}
         observation, info = await asyncio.to_thread(env.reset, options=options or None)
         task_id = info.get("task_id")
-        messages = _prompt_messages(observation, info)
+        messages = prompt_messages(observation, info)
         request_id = uuid4().hex
         metrics: dict[str, Any] = {}
         server_fields: dict[str, Any] = {}
@@ -257,7 +243,7 @@ def verl_rows(
             rows.append(
                 {
                     "data_source": env_id,
-                    "prompt": _prompt_messages(observation, info),
+                    "prompt": prompt_messages(observation, info),
                     "agent_name": agent_name,
                     "reward_model": {"style": "rule", "ground_truth": ""},
                     "extra_info": extra | ({"env_kwargs": dict(env_kwargs)} if env_kwargs else {}),
