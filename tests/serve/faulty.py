@@ -10,8 +10,8 @@ import gymnasium as gym
 from rewardlab.core.env import Turn
 from rewardlab.envs.echo.env import EchoEnv
 
-FAULTY_ID = "RewardLabTest/FaultyEcho-v0"
-SLOW_ID = "RewardLabTest/SlowEcho-v0"
+FAULTY_ID = "RewardLabTest/ServeFaultyEcho-v0"
+SLOW_ID = "RewardLabTest/ServeSlowEcho-v0"
 OPEN: set[int] = set()
 """ids of the test env instances made and not closed yet."""
 LOCK = threading.Lock()
