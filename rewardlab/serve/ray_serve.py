@@ -137,17 +137,24 @@ def run(
     address: str | None = None,
     ray_actor_options: dict[str, Any] | None = None,
 ) -> None:
-    """:func:`start`, then serve until interrupted (Ctrl-C, also while deploying); the application is
-    deleted on the way out, and Serve itself is left running on the cluster."""
+    """:func:`start`, then serve until interrupted (Ctrl-C, or SIGTERM, which Ray's driver turns into an
+    exit), also while deploying. On the way out Serve is shut down if this call started it, or
+    else only the application is deleted (other applications on the cluster keep running)."""
     check_exposure(config, host, port)
     ray = require("ray", "serve")
     serve = require("ray.serve", "serve")
+    started_serve = False
     try:
+        if not ray.is_initialized():
+            ray.init(address=address)
+        started_serve = not serve.status().proxies
         start(config, host, port, num_replicas, address, ray_actor_options)
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
         pass
     finally:
-        if ray.is_initialized() and APP_NAME in serve.status().applications:
+        if started_serve:
+            serve.shutdown()
+        elif ray.is_initialized() and APP_NAME in serve.status().applications:
             serve.delete(APP_NAME)

@@ -232,3 +232,12 @@ def test_the_token_is_checked_behind_serves_proxy(deployed):
         assert refused.value.code == "UNAUTHORIZED"
     finally:
         env.close()
+
+
+def test_a_frame_over_max_frame_bytes_is_refused_behind_the_proxy_and_the_session_goes_on(deployed):
+    url, _ = deployed
+    with connect(url, additional_headers=AUTH, open_timeout=60, max_size=None) as ws:
+        ws.send("x" * (2 << 20))
+        assert json.loads(ws.recv(timeout=60))["data"]["code"] == "VALIDATION_ERROR"
+        ws.send(json.dumps({"type": "state"}))
+        assert json.loads(ws.recv(timeout=60))["type"] == "state"
