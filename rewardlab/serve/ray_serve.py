@@ -11,7 +11,12 @@ Capacity: a replica takes at most ``max_ongoing_requests`` requests at once, her
 ``config.max_sessions``, so the deployment holds ``num_replicas × max_sessions`` sessions. Serve's
 router sends a new connection to a replica with a free slot (power of two choices on ongoing
 requests); when every replica is full it waits in the proxy's queue until a session closes
-(HTTP requests to ``/health``, ``/schema`` and ``/metadata`` take a slot while they run).
+(HTTP requests to ``/health``, ``/schema`` and ``/metadata`` take a slot while they run), so a
+replica's own ``CAPACITY_REACHED`` refusal is not reached.
+
+Frames: Serve's proxy reads WebSocket frames up to 16 MiB (uvicorn's default) and closes the
+connection with 1009 above that; a frame over ``max_frame_bytes`` but under 16 MiB gets
+``VALIDATION_ERROR`` and the session goes on, as in one process.
 
 Every HTTP response and WebSocket handshake carries ``x-rewardlab-replica: <replica id>``, so a
 client (or an operator) can tell which replica holds a session.
@@ -33,7 +38,7 @@ from rewardlab.serve.runner import is_loopback
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["APP_NAME", "REPLICA_HEADER", "Replica", "ReplicaHeader", "check_exposure", "deployment", "run", "start"]
+__all__ = ["APP_NAME", "REPLICA_HEADER", "ReplicaHeader", "check_exposure", "deployment", "run", "start"]
 
 APP_NAME = "rewardlab"
 """The Serve application's name (deploying again under it replaces the running one)."""
@@ -61,29 +66,22 @@ class ReplicaHeader:
         await self.app(scope, receive, tagged)
 
 
-class Replica:
-    """One replica's state: the :class:`ServeConfig`; Serve asks it for the ASGI app once it is built."""
-
-    def __init__(self, config: ServeConfig):
-        self.config = config
-
-    def __serve_build_asgi_app__(self) -> ASGIApp:
-        """The app of :func:`~rewardlab.serve.create_app`, its responses tagged with this replica's id."""
-        serve = require("ray.serve", "serve")
-        app = create_app(self.config)
-        app.add_middleware(ReplicaHeader, replica=serve.get_replica_context().replica_tag)
-        return app
-
-
 def deployment(config: ServeConfig, num_replicas: int = 1, ray_actor_options: dict[str, Any] | None = None) -> Any:
     """The bound Ray Serve application serving ``config`` on ``num_replicas`` replicas.
 
-    Each replica holds up to ``config.max_sessions`` sessions (its ``max_ongoing_requests``);
-    ``ray_actor_options`` (e.g. ``{"num_cpus": 2}``) go to each replica's actor.
+    Each replica builds its own app with :func:`~rewardlab.serve.create_app` (its responses tagged
+    with the replica's id) and holds up to ``config.max_sessions`` sessions (its
+    ``max_ongoing_requests``); ``ray_actor_options`` (e.g. ``{"num_cpus": 2}``) go to each replica's actor.
     """
     serve = require("ray.serve", "serve")
     if not isinstance(num_replicas, int) or num_replicas < 1:
         raise ConfigError(f"num_replicas must be a positive int, got {num_replicas!r}")
+
+    def build_app() -> ASGIApp:  # called inside each replica
+        app = create_app(config)
+        app.add_middleware(ReplicaHeader, replica=serve.get_replica_context().replica_tag)
+        return app
+
     options: dict[str, Any] = {
         "name": "RewardLab",
         "num_replicas": num_replicas,
@@ -91,7 +89,7 @@ def deployment(config: ServeConfig, num_replicas: int = 1, ray_actor_options: di
     }
     if ray_actor_options is not None:
         options["ray_actor_options"] = ray_actor_options
-    return serve.deployment(serve.ingress()(Replica), **options).bind(config)
+    return serve.deployment(serve.ingress(build_app)(), **options).bind()
 
 
 def check_exposure(config: ServeConfig, host: str, port: int) -> None:
