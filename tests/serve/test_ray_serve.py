@@ -8,7 +8,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -119,14 +118,13 @@ def test_replicas_and_ray_address_need_ray(capsys):
 
 
 def test_the_cli_deploys_on_ray_and_stops_on_ctrl_c(tmp_path):
-    """``rewardlab serve ENV --ray --replicas 2`` in a process of its own (its own local Ray instance)."""
+    """``rewardlab serve ENV --ray --replicas 2`` in a process of its own, on a new local Ray instance."""
     port = free_port()
-    environment = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
     command = [sys.executable, "-m", "rewardlab", "serve", ENV_ID, "--ray", "--replicas", str(REPLICAS)]
-    command += ["--max-sessions", str(MAX_SESSIONS), "--port", str(port), "--token", TOKEN]
+    command += ["--ray-address", "local", "--max-sessions", str(MAX_SESSIONS), "--port", str(port), "--token", TOKEN]
     log = tmp_path / "serve.log"
     with log.open("w") as output:
-        child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=environment)
+        child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -155,7 +153,7 @@ def deployed():
     """``(ws URL, port)`` of the deployment on a local Ray instance; everything is shut down after."""
     if ray.is_initialized():
         pytest.skip("Ray is already initialised in this process")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)  # never a running cluster
     try:
         port = free_port()
         config = ServeConfig((ENV_ID,), max_sessions=MAX_SESSIONS, token=TOKEN)
