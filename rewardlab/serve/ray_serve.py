@@ -73,7 +73,7 @@ def deployment(config: ServeConfig, num_replicas: int = 1, ray_actor_options: di
     with the replica's id) and holds up to ``config.max_sessions`` sessions (its
     ``max_ongoing_requests``); ``ray_actor_options`` (e.g. ``{"num_cpus": 2}``) go to each replica's actor.
     """
-    serve = require("ray.serve", "serve")
+    serve = require("ray.serve", "dist")
     if not isinstance(num_replicas, int) or num_replicas < 1:
         raise ConfigError(f"num_replicas must be a positive int, got {num_replicas!r}")
 
@@ -118,8 +118,8 @@ def start(
     Serve already running there keeps its own host and port.
     """
     check_exposure(config, host, port)
-    ray = require("ray", "serve")
-    serve = require("ray.serve", "serve")
+    ray = require("ray", "dist")
+    serve = require("ray.serve", "dist")
     if not ray.is_initialized():
         ray.init(address=address)
     serve.start(http_options={"host": host, "port": port})
@@ -139,8 +139,8 @@ def run(
     exit), also while deploying. On the way out Serve is shut down if this call started it, or
     else only the application is deleted (other applications on the cluster keep running)."""
     check_exposure(config, host, port)
-    ray = require("ray", "serve")
-    serve = require("ray.serve", "serve")
+    ray = require("ray", "dist")
+    serve = require("ray.serve", "dist")
     started_serve = False
     try:
         if not ray.is_initialized():
