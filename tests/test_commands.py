@@ -405,3 +405,30 @@ def assert_training_output(directory: Path) -> None:
     assert (directory / "metrics.csv").read_text().splitlines()[0].startswith("step")
     assert (directory / "training_curve.png").read_bytes()[:8] == PNG
     assert (directory / "final" / "config.json").is_file()
+
+
+@runs("serve")
+def test_serve_answers_a_remote_episode_and_stops_on_ctrl_c(workdir):
+    import signal
+
+    from rewardlab.remote import RemoteEnv
+
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    argv = [str(ENTRY_POINT), "serve", "RewardLab/ToolCall-v1", "--port", "0", "--max-sessions", "2"]
+    server = subprocess.Popen(argv, cwd=workdir, stderr=subprocess.PIPE, text=True, env=environment)
+    try:
+        assert server.stderr is not None
+        for line in server.stderr:  # uvicorn names the port it bound
+            if match := re.search(r"running on http://127\.0\.0\.1:(\d+)", line, flags=re.I):
+                break
+        else:
+            raise AssertionError("rewardlab serve did not start")
+        env = RemoteEnv(f"ws://127.0.0.1:{match.group(1)}", "RewardLab/ToolCall-v1", max_turns=2)
+        observation, info = env.reset(seed=0)
+        assert observation and info["tools"]
+        *_, terminated, truncated, info = env.step("I cannot help.")
+        assert (terminated or truncated) and set(info["reward_components"]) >= {"format", "answer"}
+        env.close()
+    finally:
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=60) == 0

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 HELP = "Serve envs over OpenEnv's WebSocket protocol (/ws, /health, /schema, /metadata), one env per session."
 
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
         )
         ray_serve.run(config, host=args.host, port=args.port, num_replicas=replicas, address=args.ray_address)
         return 0
-    print(f"serving {', '.join(env_ids)} on ws://{args.host}:{args.port}/ws", flush=True)
-    serve(config, host=args.host, port=args.port, log_level="info")
+    where = "any free port (uvicorn names it below)" if args.port == 0 else f"ws://{args.host}:{args.port}/ws"
+    print(f"serving {', '.join(env_ids)} on {where}; Ctrl-C stops", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn shuts down cleanly, then re-raises the signal it caught
+        serve(config, host=args.host, port=args.port, log_level="info")
     return 0

@@ -6,6 +6,6 @@ under uvicorn; :mod:`rewardlab.serve.protocol` states the messages. Clients: Ope
 """
 
 from rewardlab.serve.app import ServeConfig, create_app
-from rewardlab.serve.runner import serve
+from rewardlab.serve.runner import BackgroundServer, serve
 
-__all__ = ["ServeConfig", "create_app", "serve"]
+__all__ = ["BackgroundServer", "ServeConfig", "create_app", "serve"]
