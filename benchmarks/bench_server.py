@@ -298,6 +298,22 @@ def toolcall_episodes(count: int) -> list[tuple[dict[str, Any], list[str]]]:
     return episodes
 
 
+def in_process_rate(episodes: Sequence[tuple[dict[str, Any], Sequence[str]]], rounds: int = 3) -> float:
+    """Steps per second of playing ``episodes`` in this process, resets included (the load rows include them)."""
+    import gymnasium as gym
+
+    env = gym.make(TOOLCALL_ID)
+    steps, start = 0, time.perf_counter()
+    for _ in range(rounds):
+        for data, actions in episodes:
+            env.reset(seed=data["seed"], options={"task_id": data["task_id"]})
+            for action in actions:
+                env.step(action)
+                steps += 1
+    env.close()
+    return steps / (time.perf_counter() - start)
+
+
 MALFORMED_CALL = '{"name": "no_such_tool", "arguments": {}}'
 
 
@@ -381,6 +397,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if errors:
                 failures.append(f"{label}: {errors} errors")
+        rows.append(
+            [
+                "(reference) ToolCall-v1, the same episodes in-process, one thread",
+                f"{in_process_rate(episodes):,.0f}",
+                "",
+                "",
+                "",
+                "",
+            ]
+        )
         print(table(["server, env", "steps/s", "p50", "p99", "server RSS", "errors"], rows))
 
         print(f"\n## {args.churn:,} sessions opened and closed in a row (RewardLab, EchoEnv)\n")
