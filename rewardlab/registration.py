@@ -4,7 +4,7 @@ Entry points are strings so that importing ``rewardlab`` stays cheap: an env's m
 its optional dependencies) is imported only when the env is made. Any change to an env's
 rewards or dynamics bumps its version.
 
-The previous ids (:data:`RETIRED_IDS`, the ``-v0`` of every env) stay registered so that existing
+The previous ids (:data:`RETIRED_IDS`, every lower version of each env) stay registered so that existing
 scripts keep running, but they build the *current* env: the old rewards were open to the hacks
 that v1 closes, and are not kept. Gymnasium warns on every ``make`` of such an id that it is out
 of date; :func:`env_ids` lists only current ids.
@@ -20,7 +20,7 @@ ENV_SPECS: dict[str, dict[str, Any]] = {
     "RewardLab/BPMN-v1": {"entry_point": "rewardlab.envs.bpmn.env:BPMNEnv"},
     "RewardLab/BFCL-v1": {"entry_point": "rewardlab.envs.bfcl.env:BFCLEnv"},
     "RewardLab/BFCLMultiTurn-v1": {"entry_point": "rewardlab.envs.bfcl.multi_turn:BFCLMultiTurnEnv"},
-    "RewardLab/ToolCall-v1": {"entry_point": "rewardlab.envs.toolcall.env:ToolCallEnv"},
+    "RewardLab/ToolCall-v2": {"entry_point": "rewardlab.envs.toolcall.env:ToolCallEnv"},
     "RewardLab/Slides-v1": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv"},
     "RewardLab/SlidesAgent-v1": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv", "kwargs": {"mode": "tools"}},
     "RewardLab/Web-v1": {"entry_point": "rewardlab.envs.web.env:WebEnv"},
@@ -37,7 +37,10 @@ CLIENT_SPECS: dict[str, dict[str, Any]] = {
 
 
 RETIRED_IDS: dict[str, str] = {
-    env_id.removesuffix("-v1") + "-v0": env_id for env_id in ENV_SPECS if env_id.endswith("-v1")
+    f"{name}-v{old}": env_id
+    for env_id in ENV_SPECS
+    for name, _, version in [env_id.rpartition("-v")]
+    for old in range(int(version))
 }
 """``{old id: the current id it now builds}``."""
 

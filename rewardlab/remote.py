@@ -3,7 +3,7 @@ protocol), as a ``gymnasium.Env``.
 
 ::
 
-    env = RemoteEnv("ws://127.0.0.1:8000", "RewardLab/ToolCall-v1", max_turns=8)
+    env = RemoteEnv("ws://127.0.0.1:8000", "RewardLab/ToolCall-v2", max_turns=8)
     observation, info = env.reset(seed=0)
     observation, reward, terminated, truncated, info = env.step("...")
 

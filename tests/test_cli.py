@@ -104,21 +104,21 @@ def test_describe_tools_names_every_parameter_with_its_type_and_whether_required
 
 
 def test_play_shows_the_system_prompt_and_the_tools_before_the_first_observation(monkeypatch, capsys):
-    """ToolCall-v1 played by hand: one tool call typed on stdin, then end of input."""
+    """ToolCall-v2 played by hand: one tool call typed on stdin, then end of input."""
     import io
 
     import gymnasium as gym
 
     import rewardlab  # noqa: F401
 
-    env = gym.make("RewardLab/ToolCall-v1")
+    env = gym.make("RewardLab/ToolCall-v2")
     observation, info = env.reset(seed=0, options={"split": "train"})
     env.close()
     tool = info["tools"][0]["function"]
     argument = tool["parameters"]["required"][0]
     call = json.dumps({"name": tool["name"], "arguments": {argument: "Grace"}})
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{call}\n.\n"))
-    assert main(["play", "RewardLab/ToolCall-v1"]) == 0
+    assert main(["play", "RewardLab/ToolCall-v2"]) == 0
     screen = capsys.readouterr().out
     before, after = screen.split(observation, 1)
     assert before.startswith(f"task: {info['task_id']}") and info["system_prompt"] in before

@@ -262,7 +262,7 @@ def test_play_an_answer_typed_on_stdin(tmp_path):
 
 @runs("eval")
 def test_eval_two_envs_and_record_the_episodes(workdir):
-    env_ids = ["RewardLab/ToolCall-v1", "RewardLab/BFCL-v1"]
+    env_ids = ["RewardLab/ToolCall-v2", "RewardLab/BFCL-v1"]
     argv = ["eval", *env_ids, "--agent", "random", "--episodes", "2", "--seed", "3"]
     assert main([*argv, "--record", "results/episodes.jsonl"]) == 0
     results = read_json(workdir / "results" / "eval.json")
@@ -291,10 +291,10 @@ def test_eval_swe_repo_with_record_then_export_predictions(workdir):
 
 @runs("audit")
 def test_audit_as_the_readme_shows(workdir, capsys):
-    audit = ["audit", "RewardLab/ToolCall-v1", "--split", "test", "--episodes", "2", "--json", "results/audit.json"]
+    audit = ["audit", "RewardLab/ToolCall-v2", "--split", "test", "--episodes", "2", "--json", "results/audit.json"]
     assert main(audit) == 0
     (report,) = read_json(workdir / "results" / "audit.json")
-    assert report["env_id"] == "RewardLab/ToolCall-v1" and len(report["task_ids"]) == 2 and report["rows"]
+    assert report["env_id"] == "RewardLab/ToolCall-v2" and len(report["task_ids"]) == 2 and report["rows"]
     assert report["flagged"] == []
     reweighted = [
         "audit",
@@ -345,7 +345,7 @@ def test_swe_build_one_small_project(workdir):
 def test_bench_two_runs_then_merge_them(workdir, capsys, tiny_model_dir):
     """Two bench runs (the model is the tiny one; BFCL-v1 is single-shot: one action of 256 tokens),
     then one board from both: the run with another seed is marked not comparable."""
-    env_ids = ["RewardLab/BFCL-v1", "RewardLab/ToolCall-v1"]
+    env_ids = ["RewardLab/BFCL-v1", "RewardLab/ToolCall-v2"]
     agents = ["--agent", "random", "oracle", "model", "--model", str(tiny_model_dir)]
     assert main(["bench", "--suite", env_ids[0], *agents, "--episodes", "1", "--run", "seed0"]) == 0
     assert (
@@ -414,7 +414,7 @@ def test_serve_answers_a_remote_episode_and_stops_on_ctrl_c(workdir):
     from rewardlab.remote import RemoteEnv
 
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    argv = [str(ENTRY_POINT), "serve", "RewardLab/ToolCall-v1", "--port", "0", "--max-sessions", "2"]
+    argv = [str(ENTRY_POINT), "serve", "RewardLab/ToolCall-v2", "--port", "0", "--max-sessions", "2"]
     server = subprocess.Popen(argv, cwd=workdir, stderr=subprocess.PIPE, text=True, env=environment)
     try:
         assert server.stderr is not None
@@ -423,7 +423,7 @@ def test_serve_answers_a_remote_episode_and_stops_on_ctrl_c(workdir):
                 break
         else:
             raise AssertionError("rewardlab serve did not start")
-        env = RemoteEnv(f"ws://127.0.0.1:{match.group(1)}", "RewardLab/ToolCall-v1", max_turns=2)
+        env = RemoteEnv(f"ws://127.0.0.1:{match.group(1)}", "RewardLab/ToolCall-v2", max_turns=2)
         observation, info = env.reset(seed=0)
         assert observation and info["tools"]
         *_, terminated, truncated, info = env.step("I cannot help.")

@@ -78,7 +78,7 @@ class TrainerConfig:
     """The arguments every trainer shares; ``GRPOConfig`` and ``PPOConfig`` add their own."""
 
     env_id: str
-    """Env id to train on, e.g. ``RewardLab/ToolCall-v1``."""
+    """Env id to train on, e.g. ``RewardLab/ToolCall-v2``."""
     model: str = "smollm2"
     """``smollm2`` (the bundled SmolLM2-135M-Instruct), an HF model id or a local folder."""
     max_new_tokens: int = 128

@@ -27,8 +27,8 @@ Logs as in :mod:`rewardlab.baselines.grpo`, plus ``losses/value``, ``charts/expl
 
 Run::
 
-    rewardlab train ppo --env RewardLab/ToolCall-v1 --model smollm2 --steps 50
-    rewardlab train ppo --env RewardLab/ToolCall-v1 --ray-rollouts   # each env steps in its own Ray actor
+    rewardlab train ppo --env RewardLab/ToolCall-v2 --model smollm2 --steps 50
+    rewardlab train ppo --env RewardLab/ToolCall-v2 --ray-rollouts   # each env steps in its own Ray actor
 
 Multi-GPU (not tested here): ``accelerate launch --multi_gpu --num_processes N -m
 rewardlab.baselines.ppo --env-id ...`` runs one independent learner per process; use the TRL

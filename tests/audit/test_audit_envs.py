@@ -24,7 +24,7 @@ EPISODES: dict[str, int | None] = {
     "RewardLab/SWERepo-v0": 4,
     "RewardLab/Slides-v1": None,
     "RewardLab/SlidesAgent-v1": None,
-    "RewardLab/ToolCall-v1": None,
+    "RewardLab/ToolCall-v2": None,
     "RewardLab/Web-v1": None,
 }
 """Test tasks audited per env (``None``: the whole test split)."""

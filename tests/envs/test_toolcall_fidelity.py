@@ -7,6 +7,7 @@ import importlib
 import json
 import statistics
 
+import gymnasium as gym
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +17,7 @@ from rewardlab.core.toolcalls import looks_like_call, parse_tool_calls
 from rewardlab.envs.toolcall.candidates import SeenValues, value_key
 from rewardlab.envs.toolcall.env import ToolCallEnv
 
-ENV_ID = "RewardLab/ToolCall-v1"
+ENV_ID = "RewardLab/ToolCall-v2"
 
 
 @pytest.fixture(scope="module")
@@ -288,3 +289,20 @@ def test_a_huge_answer_with_few_words_is_scored_not_stalled(env, padding):
     assert info["reward_components"]["answer"] == 1.0 and info["metrics"]["answer/too_long"] == 0.0
     info = play(env, "retail-order_status-000", call("get_order", order_id="O1049"), "shipped delivered" + padding)
     assert info["metrics"]["answer/hedged"] == 1.0 and not info["is_success"]
+
+
+@pytest.mark.parametrize("reply", ["¯\\_(ツ)_/¯ {not json", "ok", ""])
+def test_a_reply_without_the_answer_earns_nothing_on_tasks_that_need_no_call(reply):
+    """v1 paid any reply 0.583 on the 24 no-call train tasks (format ½ and free schema, execution, state)."""
+    env = gym.make("RewardLab/ToolCall-v2")
+    scored = []
+    for task_id in env.unwrapped.tasks.ids("train") + env.unwrapped.tasks.ids("test"):
+        env.reset(options={"task_id": task_id})
+        done, reward, info = False, 0.0, {}
+        while not done:
+            _, reward, terminated, truncated, info = env.step(reply)
+            done = terminated or truncated
+        if info["reward_components"]["answer"] == 0.0:
+            scored.append((task_id, reward))
+    env.close()
+    assert len(scored) > 150 and max(reward for _, reward in scored) <= 0.0, [s for s in scored if s[1] > 0][:5]

@@ -248,12 +248,13 @@ def test_component_formulas_on_known_counts():
     assert value == pytest.approx(0.5 * 5 / 7 + 0.5 * 3 / 5)
     unsolved = ToolCallOutcome(**{**solved.__dict__, "state_matches": False})
     assert efficiency_score(unsolved)[0] == 0.0
-    # an empty final answer is no answer (v0 gave it full answer credit on tasks without required outputs)
+    # an empty final answer is no answer (v0 gave it full answer credit on tasks without required outputs),
+    # and on a task that needs no call the answer is the coverage: nothing else is free (v1 gave 0.5, 1, 1)
     nothing = ToolCallOutcome(actions=1, strict_actions=1, answer="", min_calls=0, min_turns=1)
     assert make_rubric().score(nothing).components == {
-        "format": 0.5,
-        "schema": 1.0,
-        "execution": 1.0,
+        "format": 0.0,
+        "schema": 0.0,
+        "execution": 0.0,
         "state": 0.0,
         "answer": 0.0,
         "efficiency": 0.0,

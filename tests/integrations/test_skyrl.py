@@ -21,7 +21,7 @@ from rewardlab.integrations.logs import episode_logs  # noqa: E402
 from rewardlab.integrations.skyrl import GENERIC_ID, RewardLabSkyRLEnv, register_skyrl_envs, skyrl_rows  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-TOOLCALL = "RewardLab/ToolCall-v1"
+TOOLCALL = "RewardLab/ToolCall-v2"
 BFCL = "RewardLab/BFCL-v1"
 BFCL_KWARGS = {"categories": ["simple_python"]}
 

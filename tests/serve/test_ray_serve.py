@@ -36,7 +36,7 @@ connect = pytest.importorskip("websockets.sync.client").connect
 
 pytestmark = pytest.mark.slow
 
-ENV_ID = "RewardLab/ToolCall-v1"
+ENV_ID = "RewardLab/ToolCall-v2"
 REPLICAS = 2
 MAX_SESSIONS = 2
 TOKEN = "t0ken"

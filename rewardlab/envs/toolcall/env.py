@@ -1,4 +1,4 @@
-"""RewardLab/ToolCall-v1: multi-turn tool use in simulated, stateful worlds (spec sheet: :class:`ToolCallEnv`)."""
+"""RewardLab/ToolCall-v2: multi-turn tool use in simulated, stateful worlds (spec sheet: :class:`ToolCallEnv`)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
 class ToolCallEnv(TextEnv):
-    """RewardLab/ToolCall-v1: multi-turn tool use in simulated, stateful worlds (retail, bank, calendar, travel).
+    """RewardLab/ToolCall-v2: multi-turn tool use in simulated, stateful worlds (retail, bank, calendar, travel).
 
     ## Description
 
@@ -74,19 +74,19 @@ class ToolCallEnv(TextEnv):
     (schema-valid calls matching a reference call by tool and key arguments, or reaching a required
     effect; ``C_r``, ``C_r,ok`` of them ran), ``M`` reference calls matched, ``E``/``E*`` required
     effects holding / required, ``D`` collateral changes, the coverage ``κ = max(M/C*, [D=0]·E/E*)``
-    (1 when ``C* = 0``) and ``S`` = 1 when ``state`` and ``answer`` are both 1; full definitions in
+    (``κ = a``, the answer, when ``C* = 0``) and ``S`` = 1 when ``state`` and ``answer`` are both 1; full definitions in
     :mod:`rewardlab.envs.toolcall.rubric`:
 
-    | name         | formula                                                        | default weight | range  |
-    |--------------|----------------------------------------------------------------|----------------|--------|
-    | `format`     | A_s / A · ½(κ + answer)                                        | 1/6            | [0, 1] |
-    | `schema`     | κ · C_r / C                                                    | 1/6            | [0, 1] |
-    | `execution`  | κ · C_r,ok / (C_v − min(R, T))                                 | 1/6            | [0, 1] |
-    | `state`      | [final database = expected] · [M = C* on a read-only task]     | 1/6            | {0, 1} |
-    | `answer`     | required outputs mentioned / required, 0 if hedged or too long | 1/6            | [0, 1] |
-    | `efficiency` | S · (½(C* + 1) / (max(C, C*) + 1) + ½A* / max(A, A*))          | 1/6            | [0, 1] |
+    | name         | formula                                                           | default weight | range  |
+    |--------------|-------------------------------------------------------------------|----------------|--------|
+    | `format`     | A_s / A · ½(κ + answer)                                           | 1/6            | [0, 1] |
+    | `schema`     | κ · C_r / C                                                       | 1/6            | [0, 1] |
+    | `execution`  | κ · C_r,ok / (C_v − min(R, T))                                    | 1/6            | [0, 1] |
+    | `state`      | [final db = expected] · [M = C* if read-only] · [a > 0 if C* = 0] | 1/6            | {0, 1} |
+    | `answer`     | required outputs mentioned / required, 0 if hedged or too long    | 1/6            | [0, 1] |
+    | `efficiency` | S · (½(C* + 1) / (max(C, C*) + 1) + ½A* / max(A, A*))             | 1/6            | [0, 1] |
 
-    ``schema`` without calls is 1 if ``C* = 0`` else 0; ``execution`` is 1 when its denominator is 0.
+    ``schema`` without calls is ``κ`` if ``C* = 0`` else 0; ``execution`` is 1 when its denominator is 0.
     ``state`` compares the whole final database with the hidden expected one (so collateral changes
     fail). ``answer`` is 0 for no answer, no words, more than ``3·|reference answer| + 60`` canonical
     characters, or any competing candidate; with no output required it is ``[D=0]·E/E*``.
@@ -123,6 +123,9 @@ class ToolCallEnv(TextEnv):
       longer than its bound relative to the reference answer.
     - *Doing nothing on read-only tasks*: their state credit requires every reference call to
       have been made; an empty or contentless reply earns no answer credit.
+    - *Any reply on a task that needs no call* (refusals, arithmetic on the prompt): there the
+      coverage is the answer (``κ = a``), so a reply without the answer earns no ``format``,
+      ``schema``, ``execution`` or ``state`` credit either.
     - *Unrelated calls* for schema and execution credit: only related calls count, scaled by
       the coverage ``κ``; unrelated ones dilute.
     - *Collateral damage* (a write applied to every entity): the whole state is compared, and
@@ -133,6 +136,9 @@ class ToolCallEnv(TextEnv):
 
     - v0: initial release (4 domains, 200 generated + hand-written tasks).
     - v1: related-call credit, reads required on read-only tasks, bounded hedge-free answers, scaled format.
+    - v2: a task that needs no call (refusals, arithmetic on the prompt) is all answer: ``κ = a`` there, so
+      ``format``, ``schema`` and ``execution`` are not free and ``state`` needs an answer with credit (v1 gave
+      any reply, even garbage, 0.583 on the 24 such train tasks).
     """
 
     cheap_calls: ClassVar[bool] = True

@@ -12,9 +12,10 @@ a call is *related* when it is schema-valid and matches a reference call (same t
 arguments, see :mod:`rewardlab.envs.toolcall.relevance`) or reached a required effect; ``C_r``
 related calls, ``C_r,ok`` of them that ran; ``M`` reference calls matched, ``E``/``E*`` required
 effects holding at the end / in total, ``D`` collateral changes (records the task leaves alone that
-were changed, extra records created); ``κ = max(M / C*, [D = 0]·E / E*)`` the coverage (1 when
-``C* = 0``): how much of the task the calls did, by the reference's route or by another that
-reached its effects without damage; ``a`` the answer component.
+were changed, extra records created); ``κ = max(M / C*, [D = 0]·E / E*)`` the coverage: how much of
+the task the calls did, by the reference's route or by another that reached its effects without
+damage; ``a`` the answer component. A task that needs no call (``C* = 0``: refusals, arithmetic
+on the prompt, irrelevance) is all answer, so there ``κ = a``: the call components are not free.
 
 ==============  ==================================================================  ======
 component       formula                                                              range
@@ -23,13 +24,14 @@ component       formula                                                         
                 plain text), scaled by task progress so that a well-formed empty
                 episode earns nothing
 ``schema``      ``κ · C_r / C``: unrelated calls earn nothing and dilute; with      [0, 1]
-                ``C = 0``: 1 if ``C* = 0``, else 0
+                ``C = 0``: κ if ``C* = 0``, else 0
 ``execution``   ``κ · C_r,ok / (C_v − min(R, T))`` (1 when that denominator is 0);  [0, 1]
-                with ``C_v = 0``: 1 if ``C = C* = 0``, else 0
+                with ``C_v = 0``: κ if ``C = C* = 0``, else 0
 ``state``       1 if the final database equals the expected one (every table,       {0, 1}
                 every record: collateral changes fail) and, for a task that must
                 leave the world unchanged, every reference call was matched
-                (``M = C*``: doing nothing is not reading); else 0
+                (``M = C*``: doing nothing is not reading), or with ``C* = 0``
+                the answer earned credit (``a > 0``); else 0
 ``answer``      0 without a final answer, with no words, longer than                [0, 1]
                 ``3·|reference answer| + 60`` canonical characters, or mentioning a
                 competing candidate (see :mod:`rewardlab.envs.toolcall.candidates`);
@@ -94,9 +96,10 @@ class ToolCallOutcome:
 
 
 def coverage(outcome: ToolCallOutcome) -> float:
-    """``κ = max(M / C*, [D = 0]·E / E*)``: reference calls matched, or effects reached cleanly (1 if ``C* = 0``)."""
+    """``κ = max(M / C*, [D = 0]·E / E*)``: reference calls matched, or effects reached cleanly; on a task that
+    needs no call (``C* = 0``) the answer is the whole task, so ``κ = a``."""
     if not outcome.min_calls:
-        return 1.0
+        return answer_score(outcome)[0]
     return min(1.0, max(outcome.covered / outcome.min_calls, clean_effects(outcome)))
 
 
@@ -115,14 +118,14 @@ def format_score(outcome: ToolCallOutcome) -> float:
 
 def schema_score(outcome: ToolCallOutcome) -> float:
     if not outcome.calls:
-        return 1.0 if outcome.min_calls == 0 else 0.0
+        return coverage(outcome) if outcome.min_calls == 0 else 0.0
     return coverage(outcome) * outcome.related / outcome.calls
 
 
 def execution_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     refusals = {"refusals": outcome.refusals / outcome.schema_valid if outcome.schema_valid else 0.0}
     if not outcome.schema_valid:
-        return (1.0 if outcome.calls == 0 and outcome.min_calls == 0 else 0.0), refusals
+        return (coverage(outcome) if outcome.calls == 0 and outcome.min_calls == 0 else 0.0), refusals
     denominator = outcome.schema_valid - min(outcome.refusals, outcome.tolerated_errors)
     ratio = outcome.related_executed / denominator if denominator > 0 else 1.0
     return coverage(outcome) * ratio, refusals
@@ -131,7 +134,9 @@ def execution_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
 def state_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     milestones = outcome.effects_reached / outcome.effects_total if outcome.effects_total else 1.0
     matched = min(1.0, outcome.covered / outcome.min_calls) if outcome.min_calls else 1.0
-    reads_done = outcome.effects_total > 0 or matched >= 1.0
+    # a task that must leave the world unchanged is done by its reads, or, needing none, by an answer:
+    # leaving the world alone is not the task
+    reads_done = outcome.effects_total > 0 or (matched >= 1.0 if outcome.min_calls else answer_score(outcome)[0] > 0)
     metrics = {"milestones": milestones, "reference_calls": matched, "collateral": float(outcome.collateral > 0)}
     return float(outcome.state_matches and reads_done), metrics
 
@@ -200,7 +205,7 @@ def efficiency_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]
 
 
 def make_rubric() -> Rubric:
-    """The ToolCall-v1 rubric with equal weights and the mean aggregate."""
+    """The ToolCall-v2 rubric with equal weights and the mean aggregate."""
     return Rubric(
         [
             Criterion(
@@ -225,7 +230,7 @@ def make_rubric() -> Rubric:
                 "state",
                 state_score,
                 "final database equals the expected one (reads done on read-only tasks)",
-                formula="[final database = expected] · [M = C* on a read-only task]",
+                formula="[final db = expected] · [M = C* if read-only] · [a > 0 if C* = 0]",
                 range="{0, 1}",
             ),
             Criterion(
