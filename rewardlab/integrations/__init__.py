@@ -8,7 +8,7 @@
 - :mod:`rewardlab.integrations.openrlhf`: OpenRLHF's ``AgentInstanceBase``/``AgentExecutorBase``;
 - :mod:`rewardlab.integrations.ray`: rollouts on Ray actors.
 
-:mod:`rewardlab.integrations.logs` is what they share: the keys every adapter logs (``reward/<component>``,
+:mod:`rewardlab.integrations.common` is what they share: the keys every adapter logs (``reward/<component>``,
 ``score``, ``is_success``, ``infra_error`` ...) and the chat prompt of a reset. Each module imports its library
 lazily; import the submodule you need.
 """

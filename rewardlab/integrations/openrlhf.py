@@ -24,7 +24,7 @@ environment feedback with action mask 0.
   ids and leaves it out of the text); at the last step, only what follows that token.
 - ``extra_logs``, at every step (OpenRLHF logs the last step's; the keys must be the same for every
   sample): ``reward/<component>``, ``score``, ``is_success``, ``progress``, ``infra_error`` and
-  ``finished`` (names of :func:`rewardlab.integrations.logs.episode_logs`; 0 before the end).
+  ``finished`` (names of :func:`rewardlab.integrations.common.episode_logs`; 0 before the end).
   OpenRLHF averages each over the batch in its logs.
 - An infrastructure fault (``info["infra_error"]``) sets ``infra_error`` 1.0 (the reward is the
   env's invalid penalty, the episode never a success). OpenRLHF has no way for an agent to drop a
@@ -59,7 +59,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.logs import prompt_messages, rollout_logs
+from rewardlab.integrations.common import prompt_messages, rollout_logs, task_prompts
 
 agent = require("openrlhf.utils.agent", "openrlhf")
 torch = require("torch", "openrlhf")
@@ -215,15 +215,7 @@ def openrlhf_rows(
 ) -> list[dict[str, Any]]:
     """OpenRLHF prompt rows, one per task of ``split``: ``prompt`` (the env's chat messages, for
     ``--data.input_key prompt``) and ``label`` (the task id, for ``--data.label_key label``)."""
-    env = gym.make(env_id, **(env_kwargs or {}))
-    try:
-        ids = env.unwrapped.tasks.ids(split)[:limit]
-        if not ids:
-            raise ConfigError(f"{env_id} has no tasks in split {split!r}")
-        rows = []
-        for task_id in ids:
-            observation, info = env.reset(options={"task_id": task_id, "split": split})
-            rows.append({"prompt": prompt_messages(observation, info), "label": task_id})
-        return rows
-    finally:
-        env.close()
+    return [
+        {"prompt": prompt_messages(observation, info), "label": task_id}
+        for task_id, observation, info in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
+    ]

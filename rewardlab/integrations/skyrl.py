@@ -12,7 +12,7 @@ calls ``init(prompt)``, then ``step(text)`` until ``done``, reads ``get_metrics(
 - ``step(text)`` is one env step. ``reward`` is the env's step reward (0 until the last step, then
   the rubric's reward), so the turn rewards add up to the in-process return; ``observations`` is
   the next observation as a user message, ``[]`` once done; ``metadata`` has ``task_id`` and, at
-  the last step, the flat logs of :func:`rewardlab.integrations.logs.episode_logs`
+  the last step, the flat logs of :func:`rewardlab.integrations.common.episode_logs`
   (``reward/<component>``, ``weight/``, ``metric/``, ``score``, ``is_success``, ``progress``).
 - ``get_metrics()`` returns those logs; SkyRL averages them per env class into its rollout
   metrics, so every component reaches the trainer's logs.
@@ -51,7 +51,7 @@ from typing import Any
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.logs import episode_logs, prompt_messages
+from rewardlab.integrations.common import episode_logs, prompt_messages, task_prompts
 from rewardlab.registration import env_ids
 
 skyrl_gym = require("skyrl_gym", "skyrl")
@@ -141,7 +141,7 @@ class RewardLabSkyRLEnv(base_text_env.BaseTextEnv):
         )
 
     def get_metrics(self) -> dict[str, float]:
-        """The finished episode's :func:`~rewardlab.integrations.logs.episode_logs` (empty before the end)."""
+        """The finished episode's :func:`~rewardlab.integrations.common.episode_logs` (empty before the end)."""
         return dict(self._logs)
 
     def close(self) -> None:
@@ -176,24 +176,14 @@ def skyrl_rows(
     ``task_id``, ``split``, ``reward_spec`` (``{"method": "rule"}``: the env scores) and, when given,
     ``env_kwargs``.
     """
-    env = gym.make(env_id, **(env_kwargs or {}))
-    try:
-        ids = env.unwrapped.tasks.ids(split)[:limit]
-        if not ids:
-            raise ConfigError(f"{env_id} has no tasks in split {split!r}")
-        rows = []
-        for task_id in ids:
-            observation, info = env.reset(options={"task_id": task_id, "split": split})
-            rows.append(
-                {
-                    "prompt": prompt_messages(observation, info),
-                    "env_class": env_id,
-                    "task_id": task_id,
-                    "split": split,
-                    "reward_spec": {"method": "rule"},
-                    **({"env_kwargs": dict(env_kwargs)} if env_kwargs else {}),
-                }
-            )
-        return rows
-    finally:
-        env.close()
+    return [
+        {
+            "prompt": prompt_messages(observation, info),
+            "env_class": env_id,
+            "task_id": task_id,
+            "split": split,
+            "reward_spec": {"method": "rule"},
+            **({"env_kwargs": dict(env_kwargs)} if env_kwargs else {}),
+        }
+        for task_id, observation, info in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
+    ]

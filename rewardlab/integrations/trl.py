@@ -36,7 +36,7 @@ and read the outcome, one function per component plus the aggregate::
 In a conversation of several user turns (``RewardLab/BFCLMultiTurn-v1``) a plain-text reply
 moves to the next request, so such envs also get ``reply_to_user(message)``. A rollout that hit
 an infrastructure fault gets None from every reward function (TRL leaves it out, rather than
-scoring it 0), and ``infra_error`` and the episode logs of :mod:`rewardlab.integrations.logs`
+scoring it 0), and ``infra_error`` and the episode logs of :mod:`rewardlab.integrations.common`
 reach TRL's logs through its ``log_metric``.
 
 TRL reads tools per class, once, so ``environment_class`` offers the union of the tasks' tools in
@@ -66,7 +66,7 @@ from typing import Any, ClassVar, Literal
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.logs import episode_logs, is_infra_failure, prompt_messages
+from rewardlab.integrations.common import episode_logs, is_infra_failure, prompt_messages
 
 __all__ = [
     "EPISODE_OVER",
@@ -528,7 +528,7 @@ def environment_classes(
 
 def _log_episodes(infos: Sequence[Mapping[str, Any] | None], log_metric: Callable[[str, float], None]) -> None:
     """Log a batch's episodes with TRL's ``log_metric``: ``infra_error``, the share of rollouts with an
-    infrastructure fault, and each :func:`~rewardlab.integrations.logs.episode_logs` key averaged over
+    infrastructure fault, and each :func:`~rewardlab.integrations.common.episode_logs` key averaged over
     the scored rollouts that report it (a faulted or unfinished episode has nothing to score)."""
     faulted = [info is not None and is_infra_failure(info) for info in infos]
     log_metric("infra_error", sum(faulted) / max(len(infos), 1))
@@ -550,7 +550,7 @@ def environment_reward_funcs(
     A rollout that hit an infrastructure fault (``info["infra_error"]``) or whose episode never
     ended gets None from every function: TRL then gives it no advantage and leaves it out of the
     group baseline and the reward logs, instead of scoring it 0. ``reward`` also logs each batch's
-    :func:`~rewardlab.integrations.logs.episode_logs` keys (``reward/<component>``, ``score``,
+    :func:`~rewardlab.integrations.common.episode_logs` keys (``reward/<component>``, ``score``,
     ``is_success``, ``metric/...``) and ``infra_error``, the share of rollouts with a fault
     (1.0 per faulted rollout, averaged), through the ``log_metric`` callback TRL passes to reward
     functions (TRL 1.16 does; without it nothing is logged beyond the functions' own columns).

@@ -21,7 +21,7 @@ every other verifiers consumer. verifiers 0.4 pins ``mcp`` and ``openai`` versio
   so that verifiers' reward ``Σ weight · score`` is the env's reward ``R`` (up to rounding) with its
   gates, invalid penalty and aggregate, while every component is logged under its own name.
   ``rubric_adjustment`` is 0 for the ``mean`` aggregate without a failed gate or unusable output.
-- Metrics (``@vf.metric``): :func:`~rewardlab.integrations.logs.episode_logs` of the final ``info``
+- Metrics (``@vf.metric``): :func:`~rewardlab.integrations.common.episode_logs` of the final ``info``
   (``reward/<component>``, ``weight/<component>``, ``metric/<name>``, ``score``, ``is_success``,
   ``progress``: the keys every RewardLab adapter logs), ``env_reward`` (``R``), ``env_steps``,
   ``infra_error`` (0 or 1) and ``closed_by_adapter`` (1 when verifiers ended the exchange first, see below).
@@ -56,7 +56,7 @@ import verifiers.v1 as vf
 from pydantic import Field, SerializeAsAny
 
 from rewardlab.errors import ConfigError
-from rewardlab.integrations.logs import episode_logs, is_infra_failure
+from rewardlab.integrations.common import episode_logs, is_infra_failure
 
 __all__ = [
     "ADJUSTMENT",
@@ -170,7 +170,7 @@ class RewardLabTask(vf.Task[RewardLabData, RewardLabState]):
 
     @vf.metric
     async def rewardlab(self, trace: vf.Trace) -> dict[str, float]:
-        """The episode's logs (:func:`~rewardlab.integrations.logs.episode_logs`) and the adapter's own metrics."""
+        """The episode's logs (:func:`~rewardlab.integrations.common.episode_logs`) and the adapter's own metrics."""
         state = trace.state
         if state.info is None:
             return {}

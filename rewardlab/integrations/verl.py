@@ -30,7 +30,7 @@ masks (and the log-probabilities when the server returns them) and:
 - ``extra_fields["reward_extra_info"]``: flat logs with the same keys for every episode of the env,
   as verl requires across a batch: ``reward/<component>``, ``score``, ``is_success``,
   ``progress``, ``infra_error`` and ``finished`` (names of
-  :func:`rewardlab.integrations.logs.episode_logs`). verl adds them to the training batch and its
+  :func:`rewardlab.integrations.common.episode_logs`). verl adds them to the training batch and its
   rollout dumps, and at validation logs each one per data source
   (``val-aux/<data_source>/reward/<component>/mean@N``);
 - ``extra_fields["rewardlab"]``: ``task_id``, the full ``episode_logs`` (with ``weight/`` and
@@ -68,7 +68,7 @@ from uuid import uuid4
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.logs import episode_logs, prompt_messages, rollout_logs
+from rewardlab.integrations.common import episode_logs, prompt_messages, rollout_logs, task_prompts
 
 agent_loop = require("verl.experimental.agent_loop.agent_loop", "verl")
 omegaconf = require("omegaconf", "verl")
@@ -231,24 +231,18 @@ def verl_rows(
     chat prompt, for verl's length filter), ``agent_name``, ``reward_model`` (``{"style": "rule",
     "ground_truth": ""}``: the agent loop scores) and ``extra_info`` (``index``, ``env_id``,
     ``task_id``, ``split`` and, when given, ``env_kwargs``)."""
-    env = gym.make(env_id, **(env_kwargs or {}))
-    try:
-        ids = env.unwrapped.tasks.ids(split)[:limit]
-        if not ids:
-            raise ConfigError(f"{env_id} has no tasks in split {split!r}")
-        rows = []
-        for index, task_id in enumerate(ids):
-            observation, info = env.reset(options={"task_id": task_id, "split": split})
-            extra = {"index": index, "env_id": env_id, "task_id": task_id, "split": split}
-            rows.append(
-                {
-                    "data_source": env_id,
-                    "prompt": prompt_messages(observation, info),
-                    "agent_name": agent_name,
-                    "reward_model": {"style": "rule", "ground_truth": ""},
-                    "extra_info": extra | ({"env_kwargs": dict(env_kwargs)} if env_kwargs else {}),
-                }
-            )
-        return rows
-    finally:
-        env.close()
+    rows = []
+    for index, (task_id, observation, info) in enumerate(
+        task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
+    ):
+        extra = {"index": index, "env_id": env_id, "task_id": task_id, "split": split}
+        rows.append(
+            {
+                "data_source": env_id,
+                "prompt": prompt_messages(observation, info),
+                "agent_name": agent_name,
+                "reward_model": {"style": "rule", "ground_truth": ""},
+                "extra_info": extra | ({"env_kwargs": dict(env_kwargs)} if env_kwargs else {}),
+            }
+        )
+    return rows

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from rewardlab.errors import ConfigError, require
 from rewardlab.serve.app import ServeConfig, create_app
-from rewardlab.serve.runner import is_loopback
+from rewardlab.serve.runner import refuse_open_exposure
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -93,10 +93,10 @@ def deployment(config: ServeConfig, num_replicas: int = 1, ray_actor_options: di
 
 
 def check_exposure(config: ServeConfig, host: str, port: int) -> None:
-    """Raise ``ConfigError`` for a non-loopback host without a token (as :mod:`rewardlab.serve.runner` does),
-    or port 0 (every node's proxy binds the same port, so it must be named)."""
-    if not is_loopback(host) and not config.token:
-        raise ConfigError(f"serving on {host} (not loopback) needs --token: anyone who can reach it could run envs")
+    """Raise ``ConfigError`` for a non-loopback host without a token
+    (:func:`~rewardlab.serve.runner.refuse_open_exposure`), or port 0 (every node's proxy binds the same
+    port, so it must be named)."""
+    refuse_open_exposure(config, host)
     if port == 0:
         raise ConfigError("Ray Serve needs an explicit port: the proxy of every node binds the same one")
 

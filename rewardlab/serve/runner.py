@@ -10,7 +10,7 @@ from typing import Any
 from rewardlab.errors import ConfigError, require
 from rewardlab.serve.app import ServeConfig, create_app
 
-__all__ = ["WS_MAX_BYTES", "BackgroundServer", "is_loopback", "serve", "uvicorn_config"]
+__all__ = ["WS_MAX_BYTES", "BackgroundServer", "is_loopback", "refuse_open_exposure", "serve", "uvicorn_config"]
 
 WS_MAX_BYTES = 32 << 20
 """Largest frame the WebSocket layer reads (closed with 1009 above it); frames between
@@ -27,11 +27,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def refuse_open_exposure(config: ServeConfig, host: str) -> None:
+    """Raise ``ConfigError`` for a non-loopback ``host`` without a token: anyone who can reach it could run envs."""
+    if not is_loopback(host) and not config.token:
+        raise ConfigError(f"serving on {host} (not loopback) needs --token: anyone who can reach it could run envs")
+
+
 def uvicorn_config(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> Any:
     """The ``uvicorn.Config`` serving ``config``; raises ``ConfigError`` for a non-loopback host without a token."""
     uvicorn = require("uvicorn", "serve")
-    if not is_loopback(host) and not config.token:
-        raise ConfigError(f"serving on {host} (not loopback) needs --token: anyone who can reach it could run envs")
+    refuse_open_exposure(config, host)
     settings: dict[str, Any] = {
         "host": host,
         "port": port,

@@ -1,5 +1,5 @@
 """What every trainer adapter shares: an episode's final ``info`` flattened into the scalar logs a trainer
-records, and the chat prompt of a reset.
+records, the chat prompt of a reset, and the prompts of a split's tasks (the adapters' dataset rows).
 
 Every adapter (TRL, verifiers, SkyRL, verl, OpenRLHF, the server) reports the same keys, so a
 component logged by one trainer has the same name in every other::
@@ -18,7 +18,7 @@ Keys whose source is absent are left out rather than logged as 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 __all__ = ["episode_logs", "is_infra_failure"]
@@ -81,3 +81,27 @@ def rollout_logs(info: Mapping[str, Any], finished: bool, names: tuple[str, ...]
     logs = episode_logs(info)
     keys = [f"reward/{name}" for name in names] + ["score", "is_success", "progress", "infra_error"]
     return {key: logs.get(key, 0.0) for key in keys} | {"finished": float(finished)}
+
+
+def task_prompts(
+    env_id: str, split: str = "train", *, env_kwargs: Mapping[str, Any] | None = None, limit: int | None = None
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """``(task_id, observation, info)`` of a reset on each of the first ``limit`` tasks of ``split``.
+
+    Raises:
+        ConfigError: when the env has no task in ``split``.
+    """
+    import gymnasium as gym
+
+    from rewardlab.errors import ConfigError
+
+    env = gym.make(env_id, **(env_kwargs or {}))
+    try:
+        ids = env.unwrapped.tasks.ids(split)[:limit]
+        if not ids:
+            raise ConfigError(f"{env_id} has no tasks in split {split!r}")
+        for task_id in ids:
+            observation, info = env.reset(options={"task_id": task_id, "split": split})
+            yield task_id, observation, info
+    finally:
+        env.close()
