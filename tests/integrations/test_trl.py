@@ -21,6 +21,7 @@ from rewardlab.core.env import Turn
 from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.echo import EchoEnv
 from rewardlab.errors import ConfigError
+from rewardlab.integrations.tool_methods import tool_method, toolset_key
 from rewardlab.integrations.trl import (
     EPISODE_OVER,
     REPLY_TOOL,
@@ -30,8 +31,6 @@ from rewardlab.integrations.trl import (
     environment_classes,
     environment_reward_funcs,
     task_dataset,
-    tool_method,
-    toolset_key,
 )
 from tests.agents.tiny import register_echo, save_tiny_model
 
