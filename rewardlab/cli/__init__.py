@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "leaderboard",
     "demo",
     "train",
+    "study",
     "sandbox",
     "swe",
     "serve",

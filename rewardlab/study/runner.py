@@ -1,0 +1,248 @@
+"""Run every (configuration, seed) of a study, locally one after another or in parallel on Ray.
+
+Each run trains with the study's trainer on its configuration's training env
+(:func:`rewardlab.study.envs.training_env_id`) and is then evaluated on the reference env
+(:mod:`rewardlab.study.evaluation`). A run writes into ``<output>/runs/<config>/seed<k>/``::
+
+    metrics.jsonl, metrics.csv   the trainer's log, one row per update: rewards/mean and rewards/<c>/mean
+                                 for every component, losses, KL, timings (the trainer's own files)
+    training_curve.png           the trainer's plot of the reward and every component
+    eval.jsonl                   one record per held-out episode (rewardlab.study.evaluation)
+    done.json                    written last, atomically: the run's settings, fingerprint and metrics
+
+Resuming: a run with a ``done.json`` whose fingerprint matches the spec is finished and skipped. A
+run without one (killed, or failed) is redone from scratch: its folder is deleted first, since a
+partly trained model cannot be continued. A ``done.json`` with another fingerprint was made with
+other settings: the study stops with a ConfigError rather than mixing results (use another output).
+
+On Ray (``runner="ray"``) every run is one task (``ray.remote`` with ``cpus_per_run`` CPUs and
+``gpus_per_run`` GPUs), so as many runs go at once as the cluster has room for; the spec and the
+files are the same either way. Runs must see the output folder (one node, or a shared filesystem).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import importlib
+import json
+import math
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from rewardlab.errors import ConfigError, require
+from rewardlab.study.envs import check_training_env, training_env_id
+from rewardlab.study.spec import StudySpec, trainer_class
+
+Status = Literal["done", "todo", "partial", "stale"]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One (configuration, seed) of a study and its folder."""
+
+    config: str
+    seed: int
+    directory: Path
+
+    @property
+    def label(self) -> str:
+        return f"{self.config}/seed{self.seed}"
+
+
+@dataclass
+class StudyResult:
+    """What :func:`run_study` did: the runs it ran and those it found finished, and the report it wrote."""
+
+    ran: list[Run] = field(default_factory=list)
+    skipped: list[Run] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)
+
+
+def plan(spec: StudySpec) -> list[Run]:
+    """Every (configuration, seed) run, configurations in spec order, then seeds."""
+    root = Path(spec.output) / "runs"
+    return [Run(c.name, seed, root / c.name / f"seed{seed}") for c in spec.configs for seed in spec.seeds]
+
+
+def read_done(run: Run) -> dict[str, Any] | None:
+    """The run's ``done.json``, or None when it has none (or an unreadable one)."""
+    try:
+        return json.loads((run.directory / "done.json").read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def status(spec: StudySpec, run: Run) -> Status:
+    """``done`` (finished with these settings), ``stale`` (finished with others), ``partial`` (started,
+    unfinished: redone from scratch) or ``todo``."""
+    done = read_done(run)
+    if done is not None:
+        return "done" if done.get("fingerprint") == spec.run_fingerprint(run.config, run.seed) else "stale"
+    return "partial" if run.directory.exists() else "todo"
+
+
+def trainer_config(spec: StudySpec, config: str, seed: int, output_dir: Path) -> Any:
+    """The trainer config of one run (its checks may raise ConfigError)."""
+    cls = trainer_class(spec.trainer.kind)
+    fields = spec.trainer.config_fields(spec.config(config).trainer)
+    env_id = training_env_id(spec, spec.config(config))
+    return cls(env_id=env_id, env_kwargs={}, seed=seed, output_dir=str(output_dir), **fields)
+
+
+def validate(spec: StudySpec) -> None:
+    """Build each configuration's training env and trainer config once, so that a bad preset, wrapper
+    argument or trainer value fails before any run starts."""
+    for config in spec.configs:
+        check_training_env(spec, config)
+        try:
+            trainer_config(spec, config.name, spec.seeds[0], Path(spec.output))
+        except ConfigError as exc:
+            raise ConfigError(f"[[config]] {config.name!r}: trainer: {exc}") from exc
+
+
+def _json_ready(value: Any) -> Any:
+    """NaN and infinities as None (JSON has neither), recursively."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    return value
+
+
+def write_json(path: Path, value: Any) -> None:
+    """Write ``value`` as JSON atomically (a temp file beside ``path``, then one rename)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(_json_ready(value), indent=2, default=str))
+    os.replace(tmp, path)
+
+
+def run_one(spec: StudySpec, config: str, seed: int) -> dict[str, Any]:
+    """Train and evaluate one run from scratch; returns what it wrote to ``done.json``."""
+    import rewardlab  # noqa: F401  (registers the env ids, e.g. in a Ray worker)
+    from rewardlab.baselines.config import config_dict
+    from rewardlab.study.evaluation import evaluate_model, summarize_records
+
+    run = Run(config, seed, Path(spec.output) / "runs" / config / f"seed{seed}")
+    shutil.rmtree(run.directory, ignore_errors=True)
+    run.directory.mkdir(parents=True)
+    started = time.perf_counter()
+    settings = trainer_config(spec, config, seed, run.directory)
+    train = importlib.import_module(type(settings).__module__).train
+    result = train(settings)
+    train_s = time.perf_counter() - started
+    records = evaluate_model(
+        result.model,
+        result.tokenizer,
+        spec,
+        seed=seed,
+        max_new_tokens=spec.eval.max_new_tokens or settings.max_new_tokens,
+        max_episode_tokens=spec.eval.max_episode_tokens or settings.max_episode_tokens,
+    )
+    with (run.directory / "eval.jsonl").open("w") as f:
+        f.writelines(json.dumps(_json_ready(r)) + "\n" for r in records)
+    done = {
+        "config": config,
+        "seed": seed,
+        "fingerprint": spec.run_fingerprint(config, seed),
+        "train_env": settings.env_id,
+        "trainer": config_dict(settings),
+        "updates": len(result.history),
+        "last_update": result.history[-1] if result.history else None,
+        "eval": summarize_records(records),
+        "train_s": train_s,
+        "eval_s": time.perf_counter() - started - train_s,
+        "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+    write_json(run.directory / "done.json", done)
+    return done
+
+
+def run_study(
+    spec: StudySpec,
+    *,
+    runner: Literal["local", "ray"] = "local",
+    cpus_per_run: float = 1,
+    gpus_per_run: float = 0,
+    ray_address: str | None = None,
+    log: Callable[[str], None] = print,
+) -> StudyResult:
+    """Run every unfinished run of ``spec`` (see the module docstring), then write the report."""
+    from rewardlab.study.report import write_report
+
+    spec = dataclasses.replace(spec, output=str(Path(spec.output).resolve()))
+    validate(spec)
+    runs = plan(spec)
+    states = {run: status(spec, run) for run in runs}
+    stale = [run.label for run, state in states.items() if state == "stale"]
+    if stale:
+        raise ConfigError(
+            f"{spec.output} holds runs finished with other settings ({', '.join(stale)}): "
+            "use another output folder (--output) or delete those runs"
+        )
+    result = StudyResult(skipped=[run for run, state in states.items() if state == "done"])
+    todo = [run for run, state in states.items() if state != "done"]
+    log(f"study {spec.name}: {len(runs)} runs, {len(result.skipped)} finished, {len(todo)} to run ({runner})")
+    if runner == "local":
+        for i, run in enumerate(todo, 1):
+            log(
+                f"[{i}/{len(todo)}] {run.label}"
+                + (" (unfinished: redone from scratch)" if states[run] == "partial" else "")
+            )
+            _log_done(log, run, run_one(spec, run.config, run.seed))
+            result.ran.append(run)
+    elif runner == "ray":
+        result.ran = _run_on_ray(spec, todo, cpus_per_run, gpus_per_run, ray_address, log)
+    else:
+        raise ConfigError(f"runner must be 'local' or 'ray', got {runner!r}")
+    result.report = write_report(spec)
+    return result
+
+
+def _log_done(log: Callable[[str], None], run: Run, done: dict[str, Any]) -> None:
+    metrics = done["eval"]["metrics"]
+    log(
+        f"  {run.label}: {done['updates']} updates in {done['train_s']:.0f} s; held-out reward "
+        f"{metrics['reward']:.3f}, success {metrics['success']:.2f}"
+    )
+
+
+def _run_on_ray(
+    spec: StudySpec,
+    todo: list[Run],
+    cpus_per_run: float,
+    gpus_per_run: float,
+    address: str | None,
+    log: Callable[[str], None],
+) -> list[Run]:
+    """One Ray task per run; waits for all of them, then raises the first failure (the rest are kept)."""
+    ray = require("ray", "dist")
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, include_dashboard=False)
+    try:
+        task = ray.remote(num_cpus=cpus_per_run, num_gpus=gpus_per_run)(run_one)
+        pending = {task.remote(spec, run.config, run.seed): run for run in todo}
+        ran, failures = [], []
+        while pending:
+            (ready,), _ = ray.wait(list(pending), num_returns=1)
+            run = pending.pop(ready)
+            try:
+                _log_done(log, run, ray.get(ready))
+                ran.append(run)
+            except Exception as exc:  # noqa: BLE001 - reported below, after the other runs finish
+                log(f"  {run.label} failed: {exc}")
+                failures.append(exc)
+        if failures:
+            raise failures[0]
+        return ran
+    finally:
+        if started_here:
+            ray.shutdown()
