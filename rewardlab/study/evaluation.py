@@ -69,12 +69,13 @@ def evaluate_model(
 
     settings = spec.eval
     torch.manual_seed(seed)
-    envs = [reference_env(spec) for _ in range(settings.batch_size)]
+    envs = [reference_env(spec)]
     try:
         base = envs[0].unwrapped
         names = tuple(base.reward_component_names)
         task_ids = list(base.tasks.ids(settings.split))[: settings.num_tasks]
         plays = [(task_id, k) for task_id in task_ids for k in range(settings.samples)]
+        envs += [reference_env(spec) for _ in range(min(settings.batch_size, len(plays)) - 1)]
         records: list[dict[str, Any]] = []
         model.eval()
         for start in range(0, len(plays), len(envs)):

@@ -96,8 +96,16 @@ def trainer_config(spec: StudySpec, config: str, seed: int, output_dir: Path) ->
 
 
 def validate(spec: StudySpec) -> None:
-    """Build each configuration's training env and trainer config once, so that a bad preset, wrapper
-    argument or trainer value fails before any run starts."""
+    """Build the reference env and each configuration's training env and trainer config once, so that a bad
+    split, preset, wrapper argument or trainer value fails before any run starts."""
+    from rewardlab.study.evaluation import reference_env
+
+    env = reference_env(spec)
+    try:
+        if not env.unwrapped.tasks.ids(spec.eval.split):
+            raise ConfigError(f"[eval] split {spec.eval.split!r} of {spec.env.id} has no tasks")
+    finally:
+        env.close()
     for config in spec.configs:
         check_training_env(spec, config)
         try:

@@ -22,7 +22,6 @@ import dataclasses
 import hashlib
 import json
 import re
-import sys
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -30,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rewardlab.errors import ConfigError, did_you_mean, require
+from rewardlab.errors import ConfigError, MissingDependencyError, did_you_mean
 
 TRAINERS: dict[str, str] = {"grpo": "rewardlab.baselines.grpo:GRPOConfig", "ppo": "rewardlab.baselines.ppo:PPOConfig"}
 """Trainer kind -> its config class. ``"trl"`` (TRL's GRPOTrainer) is not supported yet."""
@@ -85,8 +84,11 @@ class RewardConfig:
         """``{"scheme": preset, ...ReweightRubric kwargs}``, or None without a preset."""
         if self.preset is None:
             return None
-        options = {"aggregate": self.aggregate, "target_weight": self.target_weight}
-        options["gate_threshold"] = self.gate_threshold
+        options = {
+            "aggregate": self.aggregate,
+            "target_weight": self.target_weight,
+            "gate_threshold": self.gate_threshold,
+        }
         return {"scheme": self.preset, **{k: v for k, v in options.items() if v is not None}}
 
 
@@ -169,11 +171,15 @@ class StudySpec:
 
 
 def _toml_module() -> Any:
-    if sys.version_info >= (3, 11):
+    """``tomllib`` (Python 3.11+), or its backport ``tomli`` on Python 3.10."""
+    try:
         import tomllib
-
-        return tomllib
-    return require("tomli", "train")  # pragma: no cover - Python 3.10
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError as exc:
+            raise MissingDependencyError("reading a study spec on Python 3.10 needs tomli: pip install tomli") from exc
+    return tomllib
 
 
 def load_spec(path: str | Path, *, output: str | None = None) -> StudySpec:

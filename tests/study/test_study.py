@@ -300,7 +300,8 @@ def test_spec_errors_name_the_key_and_the_closest_match(change, message):
         (lambda d: d["config"][0].update(shaping={"gama": 1.0}), r"'gama' in \[config.shaping\].*'gamma'"),
         (lambda d: d["config"][0].update(process={"scorer": "tests.study:nothing"}), r"cannot import"),
         (lambda d: d["trainer"].update(group_size=1), r"trainer: group_size must be >= 2"),
-        (lambda d: d["env"]["kwargs"].update(categories=["no_such"]), r"'equal'"),
+        (lambda d: d["env"]["kwargs"].update(categories=["no_such"]), r"unknown BFCL category 'no_such'"),
+        (lambda d: d["eval"].update(split="tests"), r"split must be one of.*Did you mean 'test'"),
     ],
 )
 def test_what_needs_the_env_is_checked_before_any_run(change, message):
@@ -346,8 +347,12 @@ def test_a_configuration_stacks_its_wrappers_in_order_and_its_options_reach_the_
             "trainer": {"per_component": True},
         }
     )
+    data["config"].append({"name": "dynamic", "dynamic": {"window": 8, "floor": 0.1}})
     spec = parse_spec(data)
     validate(spec)
+    env = gym.make(training_env_id(spec, spec.config("dynamic")))
+    assert (env.get_wrapper_attr("window"), env.get_wrapper_attr("floor")) == (8, 0.1)
+    env.close()
     env = gym.make(training_env_id(spec, spec.config("dense")))
     try:
         stack, layer = [], env
