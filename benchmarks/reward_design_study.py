@@ -11,7 +11,8 @@ rewards under equal weighting, the number of trajectory pairs whose order flips 
 ordered one way under equal weighting, strictly the other way under the scheme), and a few
 of those flips. Episodes the env scored unusable keep its ``invalid_penalty`` under every scheme.
 Tau is "n/a" when a scheme gives every trajectory the same reward (e.g. a gate none passes);
-ties lower tau-b without flipping any pair.
+ties lower tau-b without flipping any pair. The rescoring, tau and flips are those of
+:mod:`rewardlab.leaderboard.reward_design`, which ``rewardlab demo`` runs on the leaderboard's episodes.
 
 This is the data to look at before picking a weighting: a scheme with tau near 1 changes
 little; flips between oracle-like and random trajectories show what a weighting rewards.
@@ -22,21 +23,20 @@ Usage: ``python -m benchmarks.reward_design_study [--envs ID ...] [--random N] [
 from __future__ import annotations
 
 import argparse
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from scipy.stats import kendalltau
 
 import rewardlab
 from benchmarks.common import stamp, table
 from rewardlab.agents import OracleAgent, RandomAgent
 from rewardlab.errors import RewardLabError
 from rewardlab.evaluation import run_episode
-from rewardlab.wrappers import ReweightRubric
+from rewardlab.leaderboard.reward_design import Scheme, flipped_pairs, kendall_tau_b
+from rewardlab.leaderboard.runner import FinalInfo
 
 NOISE_LEVELS = (0.25, 0.5)
 
@@ -72,29 +72,13 @@ def play(env: gym.Env, n_random: int, n_oracle: int, n_noisy: int) -> list[Traje
     agents: list[tuple[str, Any]] = [(f"random#{i}", RandomAgent(env, seed=i)) for i in range(n_random)]
     agents += [(f"oracle#{i}", OracleAgent(env)) for i in range(n_oracle)]
     agents += [(f"noisy{p}#{i}", NoisyOracle(env, p, seed=100 + i)) for p in NOISE_LEVELS for i in range(n_noisy)]
+    recorder = FinalInfo(env)  # the last step's info tells whether the env could use the output
     trajectories = []
     for k, (label, agent) in enumerate(agents):
-        # the last step's info tells whether the env could use the output
-        finals: list[dict[str, Any]] = []
-        recorder = _FinalInfo(env, finals)
         run_episode(recorder, agent, seed=k, task_id=task_ids[k % len(task_ids)])
-        info = finals[-1]
+        info = recorder.final
         trajectories.append(Trajectory(label, dict(info["reward_components"]), bool(info.get("usable", True))))
     return trajectories
-
-
-class _FinalInfo(gym.Wrapper):
-    """Keeps the final step's info."""
-
-    def __init__(self, env: gym.Env, finals: list[dict[str, Any]]):
-        super().__init__(env)
-        self.finals = finals
-
-    def step(self, action: str):
-        result = self.env.step(action)
-        if result[2] or result[3]:
-            self.finals.append(result[4])
-        return result
 
 
 def schemes(names: tuple[str, ...]) -> list[str]:
@@ -102,20 +86,8 @@ def schemes(names: tuple[str, ...]) -> list[str]:
 
 
 def rewards_under(env: gym.Env, scheme: str, trajectories: list[Trajectory]) -> np.ndarray:
-    wrapper = ReweightRubric(env, scheme)
-    return np.array(
-        [wrapper.outcome_reward(t.components)[0] if t.usable else wrapper.env_invalid_penalty for t in trajectories]
-    )
-
-
-def flips(labels: list[str], base: np.ndarray, other: np.ndarray) -> list[tuple[str, str]]:
-    """Pairs ``(a, b)`` with a ranked above b under equal weighting and below it under ``other``."""
-    found = []
-    for i, j in itertools.combinations(range(len(labels)), 2):
-        if (base[i] - base[j]) * (other[i] - other[j]) < 0:
-            a, b = (i, j) if base[i] > base[j] else (j, i)
-            found.append((labels[a], labels[b]))
-    return found
+    rescore = Scheme.of(env, scheme, scheme)
+    return np.array([rescore.reward(t.components, t.usable) for t in trajectories])
 
 
 def env_report(env_id: str, n_random: int, n_oracle: int, n_noisy: int) -> str:
@@ -128,8 +100,8 @@ def env_report(env_id: str, n_random: int, n_oracle: int, n_noisy: int) -> str:
         rows = []
         for scheme in schemes(names):
             rewards = rewards_under(env, scheme, trajectories)
-            tau = kendalltau(equal, rewards).statistic
-            flipped = flips(labels, equal, rewards)
+            tau = kendall_tau_b(equal, rewards)
+            flipped = [(labels[i], labels[j]) for i, j in flipped_pairs(equal, rewards)]
             examples = ", ".join(f"{a} > {b}" for a, b in flipped[:3]) + (" ..." if len(flipped) > 3 else "")
             tau_text = "n/a (all tied)" if math.isnan(tau) else f"{tau:.3f}"
             rows.append([scheme, tau_text, len(flipped), examples or "-"])

@@ -6,7 +6,14 @@ A run's ``results.json``::
      "entries": [{"agent": "oracle", "model": null, "env": "RewardLab/BPMN-v1", "split": "test",
                   "episodes": 5, "seeds": [0, ...], "task_ids": [...],
                   "reward": {"mean", "ci95"}, "score": {...}, "success_rate": 1.0,
-                  "components": {"validity": {"mean", "ci95"}, ...}}]}
+                  "components": {"validity": {"mean", "ci95"}, ...},
+                  "per_episode": [{"task_id", "seed", "reward", "score", "is_success", "usable",
+                                   "infra_error", "components": {...}, "seconds"}, ...]}]}
+
+``per_episode`` keeps every episode's reward components, so that the episodes can be rescored under
+another weighting later (:mod:`rewardlab.leaderboard.reward_design`). ``usable`` and ``infra_error`` come
+from the episode's final ``info`` (``True`` and ``None`` when it was not kept, the convention of
+:class:`~rewardlab.wrappers.ReweightRubric`); ``seconds`` is the episode's wall time, ``None`` when not measured.
 
 Two entries of one env are *comparable* when they ran the same seeds on the same tasks.
 """
@@ -17,7 +24,7 @@ import datetime as dt
 import json
 import platform
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -48,8 +55,35 @@ def git_commit(path: Path | None = None) -> str | None:
     return out.stdout.strip() or None
 
 
-def make_entry(env_id: str, agent: str, model: str | None, split: str, results: Sequence[EpisodeResult]) -> dict:
-    """One leaderboard row: per-component mean and 95% CI, success rate, seeds and tasks."""
+def episode_record(
+    result: EpisodeResult, final_info: Mapping[str, Any] | None = None, seconds: float | None = None
+) -> dict[str, Any]:
+    """One episode of ``per_episode``: its outcome, components, the usability and infrastructure fault of its
+    final ``info`` (``info.get("usable", True)``, ``info.get("infra_error")``) and its wall time."""
+    info = final_info or {}
+    return {
+        "task_id": result.task_id,
+        "seed": result.seed,
+        "reward": result.reward,
+        "score": result.score,
+        "is_success": result.is_success,
+        "usable": bool(info.get("usable", True)),
+        "infra_error": info.get("infra_error") or None,
+        "components": dict(result.components),
+        "seconds": seconds,
+    }
+
+
+def make_entry(
+    env_id: str,
+    agent: str,
+    model: str | None,
+    split: str,
+    results: Sequence[EpisodeResult],
+    per_episode: Sequence[dict[str, Any]] | None = None,
+) -> dict:
+    """One leaderboard row: per-component mean and 95% CI, success rate, seeds and tasks, and every episode
+    (``per_episode``: these records, by default :func:`episode_record` of each result)."""
     summary = summarize(list(results))
     score_mean, score_ci = mean_ci95(r.score for r in results)
     return {
@@ -64,6 +98,7 @@ def make_entry(env_id: str, agent: str, model: str | None, split: str, results: 
         "score": {"mean": score_mean, "ci95": score_ci},
         "success_rate": summary["success_rate"],
         "components": summary["components"],
+        "per_episode": list(per_episode) if per_episode is not None else [episode_record(r) for r in results],
     }
 
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
 from rewardlab.agents.base import Agent, OracleAgent, RandomAgent
 from rewardlab.errors import ConfigError, MissingDependencyError
-from rewardlab.evaluation import evaluate
-from rewardlab.leaderboard.results import make_entry
+from rewardlab.evaluation import EpisodeResult, run_episode
+from rewardlab.leaderboard.results import episode_record, make_entry
 
 AGENT_NAMES: tuple[str, ...] = ("random", "oracle", "model")
 
@@ -41,6 +43,56 @@ def agent_factory(name: str, *, seed: int, model: str | None, max_new_tokens: in
     raise ConfigError(f"unknown agent {name!r}; choose from {AGENT_NAMES}")
 
 
+class FinalInfo(gym.Wrapper[str, str, str, str]):
+    """Keeps the ``info`` of the step that ended the latest episode in :attr:`final` (``None`` until one ends)."""
+
+    def __init__(self, env: gym.Env[str, str]):
+        super().__init__(env)
+        self.final: dict[str, Any] | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        self.final = None
+        return self.env.reset(seed=seed, options=options)
+
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        result = self.env.step(action)
+        if result[2] or result[3]:
+            self.final = result[4]
+        return result
+
+
+def play_episodes(
+    env_id: str,
+    make_agent: Callable[[gym.Env], Agent],
+    *,
+    episodes: int,
+    seed: int,
+    split: str,
+    env_kwargs: dict[str, Any] | None,
+    progress: Callable[[Iterable[int]], Iterable[int]],
+    on_env: Callable[[str, gym.Env], None] | None = None,
+) -> tuple[list[EpisodeResult], list[dict[str, Any]]]:
+    """The protocol of :func:`rewardlab.evaluation.evaluate` (seeds ``seed, seed+1, ...``, the split's tasks in
+    order, cycling), returning the results and each episode's :func:`~rewardlab.leaderboard.results.episode_record`
+    (its final ``info``'s ``usable`` and ``infra_error``, its wall time). ``on_env(env_id, env)`` sees the env
+    before its first episode."""
+    env = FinalInfo(gym.make(env_id, **(env_kwargs or {})))
+    try:
+        if on_env is not None:
+            on_env(env_id, env)
+        agent = make_agent(env)
+        task_ids = env.unwrapped.tasks.ids(split)
+        results, records = [], []
+        for i in progress(range(episodes)):
+            start = time.perf_counter()
+            result = run_episode(env, agent, seed=seed + i, task_id=task_ids[i % len(task_ids)])
+            results.append(result)
+            records.append(episode_record(result, env.final, time.perf_counter() - start))
+        return results, records
+    finally:
+        env.close()
+
+
 def run_suite(
     env_ids: Sequence[str],
     agents: Sequence[str],
@@ -52,10 +104,13 @@ def run_suite(
     model_budget: ModelBudget | None = None,
     log: Callable[[str], None] = print,
     progress: bool = True,
+    on_env: Callable[[str, gym.Env], None] | None = None,
 ) -> list[dict]:
     """Evaluate every agent on every env; envs whose optional dependency is missing are skipped
     with a message. ``model_budget`` caps the language model's episodes, turns and tokens (the
-    entries record the cap, as it changes the protocol)."""
+    entries record the cap, as it changes the protocol). Each entry keeps every episode
+    (``per_episode``, see :mod:`rewardlab.leaderboard.results`). ``on_env(env_id, env)`` is called
+    with each env made, once per agent, before its episodes."""
     from tqdm import tqdm
 
     entries = []
@@ -70,7 +125,7 @@ def run_suite(
         for env_id in env_ids:
             bar = (lambda it, env_id=env_id: tqdm(it, desc=f"  {env_id}", unit="ep", leave=True)) if progress else iter
             try:
-                results = evaluate(
+                results, records = play_episodes(
                     env_id,
                     make_agent,
                     episodes=agent_episodes,
@@ -78,12 +133,13 @@ def run_suite(
                     split=split,
                     env_kwargs=env_kwargs,
                     progress=bar,
+                    on_env=on_env,
                 )
             except MissingDependencyError as exc:
                 log(f"  skipped {env_id}: {exc}")
                 continue
             model_id = (model or "SmolLM2-135M-Instruct") if agent_name == "model" else None
-            entry = make_entry(env_id, agent_name, model_id, split, results)
+            entry = make_entry(env_id, agent_name, model_id, split, results, records)
             if budget:
                 entry["budget"] = {"max_turns": budget.max_turns, "max_new_tokens": budget.max_new_tokens}
             entries.append(entry)
