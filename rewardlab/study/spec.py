@@ -324,7 +324,7 @@ CONFIG_KEYS: dict[str, Any] = {
 }
 
 
-def _parse_config(index: int, entry: Any, kind: str) -> RewardConfig:
+def _parse_config(index: int, entry: Any, trainer: TrainerSettings) -> RewardConfig:
     where = f"[[config]] #{index + 1}"
     entry = _table(where, entry)
     _check_keys(where, entry, list(CONFIG_KEYS))
@@ -346,7 +346,14 @@ def _parse_config(index: int, entry: Any, kind: str) -> RewardConfig:
     shared = [key for key in ("model", "steps") if key in overrides]
     if shared:
         raise ConfigError(f"{where} trainer cannot set {shared[0]!r}: every configuration has the same model and steps")
-    _check_trainer_fields(f"{where} trainer", overrides, kind)
+    _check_trainer_fields(f"{where} trainer", overrides, trainer.kind)
+    replacing = [key for key in ("preset", *WRAPPER_KEYS) if key in entry]
+    if {**trainer.fields, **overrides}.get("per_component") and replacing:
+        raise ConfigError(
+            f"{where}: with per_component = true (GDPO) the trainer learns from the components, weighted by the "
+            f"training env's own rubric, so {replacing[0]!r} would have no effect; use reward_weights, gates or "
+            "aggregate instead"
+        )
     return RewardConfig(
         name=name,
         preset=entry.get("preset"),
@@ -412,7 +419,7 @@ def parse_spec(data: Mapping[str, Any]) -> StudySpec:
     entries = data.get("config")
     if not isinstance(entries, list) or not entries:
         raise ConfigError("the study spec needs at least one [[config]] table")
-    configs = tuple(_parse_config(i, entry, trainer.kind) for i, entry in enumerate(entries))
+    configs = tuple(_parse_config(i, entry, trainer) for i, entry in enumerate(entries))
     names = [c.name for c in configs]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -276,6 +276,7 @@ SPEC_ERRORS = [
     (lambda d: d["config"][0].pop("preset") and d["config"][0].update(target_weight=0.5), r"option of a preset"),
     (lambda d: d["config"][0].update(trainer={"steps": 5}), r"cannot set 'steps'"),
     (lambda d: d["config"][0].update(trainer={"per_componet": True}), r"'per_componet'.*Did you mean 'per_component'"),
+    (lambda d: d["config"][1].update(trainer={"per_component": True}), r"'preset' would have no effect"),
     (lambda d: d["trainer"].update(learning_rat=1e-5), r"'learning_rat' in \[trainer\].*Did you mean 'learning_rate'"),
     (lambda d: d["trainer"].update(group_size="4"), r"\[trainer\] group_size must be int"),
     (lambda d: d["trainer"].update(seed=3), r"cannot set 'seed': the study sets it"),
@@ -344,10 +345,11 @@ def test_a_configuration_stacks_its_wrappers_in_order_and_its_options_reach_the_
             "milestones": {"per_milestone": 0.1, "budget": 0.2, "gate": "success"},
             "shaping": {"gamma": 1.0, "scale": 0.5},
             "process": {"scorer": "tests.study.test_study:short_judge", "weight": 0.2},
-            "trainer": {"per_component": True},
+            "trainer": {"beta": 0.0},
         }
     )
     data["config"].append({"name": "dynamic", "dynamic": {"window": 8, "floor": 0.1}})
+    data["config"].append({"name": "gdpo", "reward_weights": {"values": 2.0}, "trainer": {"per_component": True}})
     spec = parse_spec(data)
     validate(spec)
     env = gym.make(training_env_id(spec, spec.config("dynamic")))
@@ -367,8 +369,10 @@ def test_a_configuration_stacks_its_wrappers_in_order_and_its_options_reach_the_
         env.close()
     assert tuple(WRAPPERS) == WRAPPER_KEYS
     config = trainer_config(spec, "dense", 1, Path("unused"))
-    assert (config.per_component, config.seed, config.steps, config.save_final) == (True, 1, 1, False)
-    assert not trainer_config(spec, "equal", 1, Path("unused")).per_component
+    assert (config.beta, config.seed, config.steps, config.save_final) == (0.0, 1, 1, False)
+    assert trainer_config(spec, "gdpo", 0, Path("unused")).per_component
+    assert not trainer_config(spec, "equal", 0, Path("unused")).per_component
+    assert trainer_config(spec, "equal", 0, Path("unused")).beta == 0.04  # GRPOConfig's default
     minutes = parse_spec(mutated(lambda d: d["trainer"].update(minutes=2.5)))
     assert trainer_config(minutes, "equal", 0, Path("unused")).max_time_s == 150.0
 
