@@ -124,6 +124,6 @@ def check_training_env(spec: StudySpec, config: RewardConfig) -> tuple[str, ...]
     except TypeError as exc:
         raise ConfigError(f"[[config]] {config.name!r}: {spec.env.id} rejects its kwargs: {exc}") from exc
     try:
-        return tuple(env.unwrapped.reward_component_names)
+        return tuple(env.get_wrapper_attr("reward_component_names"))
     finally:
         env.close()

@@ -54,7 +54,7 @@ class FinalInfo(gym.Wrapper[str, str, str, str]):
         return observation, reward, terminated, truncated, info
 
 
-def reference_env(spec: StudySpec) -> gym.Env:
+def reference_env(spec: StudySpec) -> FinalInfo:
     """The env every run is evaluated on: ``[env]`` alone, behind ChatHistory and :class:`FinalInfo`."""
     return FinalInfo(ChatHistory(gym.make(spec.env.id, **spec.env.kwargs)))
 
@@ -71,7 +71,7 @@ def evaluate_model(
     torch.manual_seed(seed)
     envs = [reference_env(spec)]
     try:
-        base = envs[0].unwrapped
+        base: Any = envs[0].unwrapped
         names = tuple(base.reward_component_names)
         task_ids = list(base.tasks.ids(settings.split))[: settings.num_tasks]
         plays = [(task_id, k) for task_id in task_ids for k in range(settings.samples)]

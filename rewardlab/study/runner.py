@@ -102,7 +102,7 @@ def validate(spec: StudySpec) -> None:
 
     env = reference_env(spec)
     try:
-        if not env.unwrapped.tasks.ids(spec.eval.split):
+        if not env.get_wrapper_attr("tasks").ids(spec.eval.split):
             raise ConfigError(f"[eval] split {spec.eval.split!r} of {spec.env.id} has no tasks")
     finally:
         env.close()

@@ -75,7 +75,11 @@ class RewardConfig:
 
     def env_kwargs(self, base: Mapping[str, Any]) -> dict[str, Any]:
         """The training env's ``gym.make`` kwargs: ``[env].kwargs`` updated with this config's rubric options."""
-        own = {"reward_weights": self.reward_weights, "gates": self.gates, "invalid_penalty": self.invalid_penalty}
+        own: dict[str, Any] = {
+            "reward_weights": self.reward_weights,
+            "gates": self.gates,
+            "invalid_penalty": self.invalid_penalty,
+        }
         if self.preset is None:
             own["aggregate"] = self.aggregate
         return {**base, **{k: v for k, v in own.items() if v is not None}}
