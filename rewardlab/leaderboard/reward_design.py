@@ -242,8 +242,10 @@ def flipped_pairs(a: Sequence[float], b: Sequence[float]) -> list[tuple[int, int
     """
     found = []
     for i, j in itertools.combinations(range(len(a)), 2):
-        if (a[i] - a[j]) * (b[i] - b[j]) < 0:
-            found.append((i, j) if a[i] > a[j] else (j, i))
+        if a[i] > a[j] and b[i] < b[j]:
+            found.append((i, j))
+        elif a[i] < a[j] and b[i] > b[j]:
+            found.append((j, i))
     return found
 
 
