@@ -432,3 +432,30 @@ def test_serve_answers_a_remote_episode_and_stops_on_ctrl_c(workdir):
     finally:
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=60) == 0
+
+
+@runs("study")
+def test_study_two_configs_two_seeds_then_resume(workdir, tiny_model_dir, capsys):
+    """docs/studies.md at the smallest budget: two configurations, two seeds, one update of one token each with
+    the tiny model on BFCL-v1's simple_python tasks; the dry run lists the runs, a rerun skips the finished ones."""
+    spec = workdir / "tiny.toml"
+    spec.write_text(
+        '[study]\nname = "tiny"\nseeds = [0, 1]\nbaseline = "equal"\n'
+        '[env]\nid = "RewardLab/BFCL-v1"\nkwargs = { categories = ["simple_python"] }\n'
+        '[[config]]\nname = "equal"\npreset = "equal"\n'
+        '[[config]]\nname = "targeted"\npreset = "targeted:values"\n'
+        f'[trainer]\nkind = "grpo"\nmodel = "{tiny_model_dir}"\nsteps = 1\ntasks_per_step = 1\ngroup_size = 2\n'
+        "max_new_tokens = 1\n[eval]\nnum_tasks = 1\n"
+    )
+    assert main(["study", str(spec), "--dry-run"]) == 0
+    assert capsys.readouterr().out.count(" todo") == 4
+    assert main(["study", str(spec), "--runner", "local"]) == 0
+    output = workdir / "results" / "tiny"
+    summary = (output / "summary.md").read_text()
+    assert "| equal (baseline) | 2 |" in summary and "| targeted − equal | 2 |" in summary
+    assert (output / "summary.html").read_text().lstrip().lower().startswith("<!doctype html")
+    assert (output / "plots" / "RewardLab_BFCL-v1.png").read_bytes()[:8] == PNG
+    assert sorted(p.name for p in (output / "runs").iterdir()) == ["equal", "targeted"]
+    capsys.readouterr()
+    assert main(["study", str(spec), "--output", str(output)]) == 0
+    assert "ran 0 runs, 4 were finished already" in capsys.readouterr().out

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--audit-seconds",
         type=float,
         default=None,
-        help=f"time budget of the audit (default: {AUDIT_SHARE:.0%} of the leaderboard's time); 0 skips it",
+        help=f"time budget of the audit (default: {AUDIT_SHARE * 100:.0f}%% of the leaderboard's time); 0 skips it",
     )
     parser.add_argument("--results-dir", default="results")
 
