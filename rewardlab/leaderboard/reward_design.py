@@ -28,7 +28,7 @@ in :data:`DESIGN_CHOICES` (each with its reason):
   spread equally over the other components.
 - ``gated:<validity>``: equal weights, and the reward is ``invalid_penalty`` unless the env's *validity*
   component, the one that says whether the output is usable at all (the env's own gate where it has one,
-  else its format or validity check), reaches 1.
+  else its format or validity check; MiniWoB, which has neither, gates on the page's own reward), reaches 1.
 
 :func:`audits_within` runs ``rewardlab.audit`` on as many envs as a time budget allows, cheapest first, from
 an estimate of each audit's time (:func:`audit_episode_count` episodes at the env's measured seconds per
