@@ -24,7 +24,7 @@ import rewardlab  # noqa: F401
 from rewardlab.agents import OracleAgent
 from rewardlab.cli import main
 from rewardlab.errors import ConfigError
-from rewardlab.integrations.logs import episode_logs
+from rewardlab.integrations.common import episode_logs
 from rewardlab.remote import RemoteEnv, RemoteError
 from rewardlab.serve import ServeConfig
 from rewardlab.serve.protocol import jsonable
