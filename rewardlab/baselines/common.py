@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from rewardlab.baselines.prefix import SharedPrefixes, layout_tokens, shared_prefixes, suffix_logits
 from rewardlab.baselines.rollout import Episode
 from rewardlab.errors import require
 
@@ -79,14 +80,57 @@ def token_batch(episodes: Sequence[Episode], *, pad_id: int, device: Any = "cpu"
     )
 
 
-def forward_logprobs(model: Any, batch: TokenBatch, *, temperature: float = 1.0, hidden: bool = False) -> Any:
-    """Log-probs of ``batch.targets`` under ``model``: ``(B, K)``; with ``hidden`` also the last
-    hidden states at the predicting positions ``(B, K, H)`` (for a value head).
+@dataclasses.dataclass
+class SharedTokenBatch:
+    """Episodes whose groups share a prefix (:mod:`rewardlab.baselines.prefix`), each prefix run once.
 
-    Only the last ``K + 1`` positions get logits (``logits_to_keep``), so a long prompt costs a
-    forward pass but no vocabulary-sized tensors.
+    ``targets``/``mask`` are ``(B, K)`` with ``K = S - 1``: ``targets[i, j]`` is token
+    ``lengths[i] + 1 + j`` of episode ``i`` (the suffix after its first token), predicted from the
+    suffix position before it; ``mask`` is 1 where it is an agent token. A prefix never holds an agent
+    token nor the token that predicts the first one, so every agent token is a target.
     """
+
+    shared: SharedPrefixes
+    targets: Any
+    mask: Any
+
+
+def shared_token_batch(episodes: Sequence[Episode], *, pad_id: int, device: Any = "cpu") -> SharedTokenBatch | None:
+    """Stack ``episodes`` with their groups' common prefixes shared, or None when no prefix is shared."""
     torch = require("torch", "train")
+    shared = shared_prefixes(
+        [e.token_ids for e in episodes],
+        [e.group for e in episodes],
+        [e.prompt_length - 1 for e in episodes],
+        pad_id=pad_id,
+        left_pad_suffix=False,
+        device=device,
+    )
+    if shared is None:
+        return None
+    width = shared.suffix_ids.shape[1] - 1
+    mask = torch.zeros((len(episodes), width), dtype=torch.float32)
+    for i, (e, n) in enumerate(zip(episodes, shared.lengths, strict=True)):
+        flags = e.action_mask[n + 1 :]
+        mask[i, : len(flags)] = torch.tensor(flags, dtype=torch.float32)
+    return SharedTokenBatch(shared=shared, targets=shared.suffix_ids[:, 1:], mask=mask.to(device))
+
+
+def forward_logprobs(
+    model: Any, batch: TokenBatch | SharedTokenBatch, *, temperature: float = 1.0, hidden: bool = False
+) -> Any:
+    """Log-probs of ``batch.targets`` under ``model``: ``(B, K)``; with ``hidden`` also the last
+    hidden states at the predicting positions ``(B, K, H)`` (for a value head; a
+    :class:`TokenBatch` only).
+
+    Only the last ``K + 1`` positions of a :class:`TokenBatch` get logits (``logits_to_keep``), so a
+    long prompt costs a forward pass but no vocabulary-sized tensors; a :class:`SharedTokenBatch`
+    runs each shared prefix once, then the suffixes on its cache.
+    """
+    if isinstance(batch, SharedTokenBatch):
+        if hidden:
+            raise ValueError("hidden states need a TokenBatch")
+        return _logprobs(suffix_logits(model, batch.shared)[:, :-1], batch.targets, temperature)
     output = model(
         input_ids=batch.input_ids,
         attention_mask=batch.attention_mask,
@@ -94,15 +138,21 @@ def forward_logprobs(model: Any, batch: TokenBatch, *, temperature: float = 1.0,
         output_hidden_states=hidden,
         use_cache=False,
     )
-    logits = output.logits[:, :-1].float()
-    if temperature != 1.0:
-        logits = logits / temperature
-    chosen = torch.gather(logits, -1, batch.targets.unsqueeze(-1)).squeeze(-1)
-    logprobs = chosen - torch.logsumexp(logits, dim=-1)
+    logprobs = _logprobs(output.logits[:, :-1], batch.targets, temperature)
     if not hidden:
         return logprobs
     states = output.hidden_states[-1][:, batch.start - 1 : -1]
     return logprobs, states
+
+
+def _logprobs(logits: Any, targets: Any, temperature: float) -> Any:
+    """``log softmax(logits / temperature)`` at ``targets``."""
+    torch = require("torch", "train")
+    logits = logits.float()
+    if temperature != 1.0:
+        logits = logits / temperature
+    chosen = torch.gather(logits, -1, targets.unsqueeze(-1)).squeeze(-1)
+    return chosen - torch.logsumexp(logits, dim=-1)
 
 
 def masked_mean(values: Any, mask: Any, dim: int | None = None) -> Any:
@@ -110,6 +160,41 @@ def masked_mean(values: Any, mask: Any, dim: int | None = None) -> Any:
     if dim is None:
         return (values * mask).sum() / mask.sum().clamp(min=1.0)
     return (values * mask).sum(dim) / mask.sum(dim).clamp(min=1.0)
+
+
+def batch_tokens(episodes: Sequence[Episode], *, share: bool) -> int:
+    """Token positions of one forward pass over ``episodes``, padding included: ``B · longest``, or with
+    ``share`` the layout of :func:`shared_token_batch` (each shared prefix counted once)."""
+    if not share:
+        return len(episodes) * max(len(e.token_ids) for e in episodes)
+    sequences, labels = [e.token_ids for e in episodes], [e.group for e in episodes]
+    return layout_tokens(sequences, labels, [e.prompt_length - 1 for e in episodes])
+
+
+def microbatches(episodes: Sequence[Episode], *, count: int, max_tokens: int, share: bool = False) -> list[list[int]]:
+    """Indices of ``episodes`` in contiguous micro-batches: ``count`` nearly equal chunks (:func:`chunks`),
+    each split further, in order, so that no forward pass holds more than ``max_tokens`` token positions
+    (:func:`batch_tokens`; 0: no bound). An episode over the bound on its own is a micro-batch alone.
+
+    Example:
+        >>> from rewardlab.baselines.rollout import Episode
+        >>> def episode(n):
+        ...     e = Episode(task_id="t", group="t")
+        ...     e.add(range(n), agent=True)
+        ...     return e
+        >>> microbatches([episode(4), episode(4), episode(9), episode(2)], count=1, max_tokens=8)
+        [[0, 1], [2], [3]]
+    """
+    batches: list[list[int]] = []
+    for chunk in chunks(list(range(len(episodes))), count):
+        current: list[int] = []
+        for i in chunk:
+            if current and max_tokens and batch_tokens([episodes[j] for j in [*current, i]], share=share) > max_tokens:
+                batches.append(current)
+                current = []
+            current.append(i)
+        batches.append(current)
+    return batches
 
 
 def chunks(items: Sequence[Any], count: int) -> Iterator[Sequence[Any]]:

@@ -23,12 +23,34 @@ Algorithm, per update:
    ``loss_type="token"`` averages L_t over all agent tokens of the batch (DAPO; the default of
    TRL's GRPOTrainer); ``"sequence"`` averages per sequence, then over sequences (original GRPO).
    With ``epochs=1`` ``π_old = sg[π]`` (one forward pass per micro-batch, as TRL does).
-4. Gradient accumulation over ``gradient_accumulation_steps`` micro-batches, gradient clipping,
-   AdamW step. The reference is a frozen copy of the initial policy, or, with LoRA, the same
-   model with its adapter disabled.
+4. Gradient accumulation over ``gradient_accumulation_steps`` micro-batches (more when a
+   micro-batch would hold over ``max_batch_tokens`` tokens), gradient clipping, AdamW step. The
+   reference is a frozen copy of the initial policy, or, with LoRA, the same model with its
+   adapter disabled.
 
-Logs (per update): ``rewards/mean``, ``rewards/<component>/mean``, ``charts/success_rate``,
-``losses/policy``, ``charts/kl``, ``charts/clip_ratio``, timings and tokens/s, in
+Dynamic sampling (``dynamic_sampling``, DAPO): a group whose advantages are all 0 (equal rewards,
+or equal components with ``per_component``) gives no policy gradient. Such groups are dropped and
+as many new tasks played in their place, up to ``max_resamples`` rounds; the update takes the
+groups that carry a signal (with none, there is no update). Episodes that an infrastructure fault
+ended (``info["infra_error"]``) are dropped before the advantages; a group left with one episode
+has no signal.
+
+Shared prefixes (``share_prefix``): the G episodes of a group start with one prompt; it is encoded
+once and its KV cache repeated for the group, when sampling and in the update's forward passes
+(:mod:`rewardlab.baselines.prefix`; exact, up to float rounding).
+
+Memory: between phases the freed heap is handed back to the OS
+(:func:`rewardlab.baselines.memory.release_memory`) and the gradients are freed after each
+optimiser step, so the rollouts do not sit on the update's activations.
+
+Logs (per update): ``rewards/mean``, ``rewards/<component>/mean``, ``charts/success_rate`` (over
+every scored episode played in the update, resampled ones included), ``losses/policy``,
+``charts/kl``, ``charts/clip_ratio``, ``charts/grad_norm`` (0 when the update is skipped,
+``charts/update_skipped`` = 1), ``charts/skipped_group_ratio`` (groups without a signal over groups
+played; with ``dynamic_sampling`` off they stay in the update with advantage 0),
+``charts/groups_played``, ``charts/resample_rounds``, ``charts/infra_error_ratio``, timings,
+``perf/rollout_tokens_per_s`` (sampled tokens), ``perf/update_tokens_per_s`` (sequence tokens
+scored, times ``epochs``), ``memory/rollout_peak_rss_gb`` and ``memory/update_peak_rss_gb``, in
 ``<output_dir>/metrics.jsonl`` and ``metrics.csv``; ``training_curve.png`` at the end.
 
 Run::
@@ -60,13 +82,14 @@ import numpy as np
 from rewardlab.baselines.advantages import component_group_advantages, group_advantages
 from rewardlab.baselines.common import (
     MetricsLogger,
-    chunks,
     forward_logprobs,
     masked_mean,
+    microbatches,
     plot_curves,
     reference_context,
     reward_metrics,
     save_checkpoint,
+    shared_token_batch,
     token_batch,
 )
 from rewardlab.baselines.config import (
@@ -77,6 +100,8 @@ from rewardlab.baselines.config import (
     config_dict,
     parse_config,
 )
+from rewardlab.baselines.memory import PhasePeaks, release_memory
+from rewardlab.baselines.prefix import can_share
 from rewardlab.baselines.rollout import Episode, collect_episodes
 from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
 from rewardlab.errors import ConfigError, require
@@ -114,7 +139,21 @@ class GRPOConfig(TrainerConfig):
     epochs: int = 1
     """Optimisation passes over each batch of rollouts (μ in the GRPO paper)."""
     gradient_accumulation_steps: int = 1
-    """Micro-batches per optimiser step (the batch is ``tasks_per_step * group_size`` episodes)."""
+    """Micro-batches per optimiser step (the batch is ``tasks_per_step * group_size`` episodes); at least,
+    see ``max_batch_tokens``."""
+    max_batch_tokens: int = 1024
+    """Most token positions one forward pass of the update holds (padding included, a shared prefix counted
+    once): micro-batches over it are split further. Bounds the activation memory, about 1.4 MB per token for
+    SmolLM2-135M in float32; 0: no bound."""
+    share_prefix: bool = True
+    """Encode each group's common prefix (its prompt) once and repeat its KV cache for the group, in sampling
+    and in the update (exact; skipped for models without a plain DynamicCache or with gradient checkpointing)."""
+    dynamic_sampling: bool = True
+    """Drop groups whose advantages are all 0 (equal rewards: no policy gradient) and play new tasks in their
+    place (DAPO's dynamic sampling); their share is logged as ``charts/skipped_group_ratio``."""
+    max_resamples: int = 2
+    """Rounds of new tasks per update for the dropped groups; after the last, the update takes the groups
+    that carry a signal (none: the update is skipped)."""
     scale_rewards: bool = True
     """Divide group-centred returns by the group std (GRPO); ``False`` only centres them (Dr. GRPO)."""
     per_component: bool = False
@@ -159,7 +198,7 @@ class GRPOConfig(TrainerConfig):
             )
         if self.max_time_s is not None:
             check_positive(self, "max_time_s")
-        check_count(self, "sft_steps")
+        check_count(self, "sft_steps", "max_batch_tokens", "max_resamples")
 
     @property
     def clip_high(self) -> float:
@@ -255,10 +294,19 @@ def update(
     pad_id: int,
     device: str,
 ) -> dict[str, float]:
-    """``epochs`` optimiser steps on one batch of episodes, accumulating over micro-batches."""
+    """``epochs`` optimiser steps on one batch of episodes, accumulating over micro-batches
+    (:func:`~rewardlab.baselines.common.microbatches`; groups share their prefix with ``share_prefix``).
+    The gradients are left in ``.grad``."""
     torch = require("torch", "train")
-    micro = list(chunks(list(range(len(episodes))), config.gradient_accumulation_steps))
-    batches = [token_batch([episodes[i] for i in idx], pad_id=pad_id, device=device) for idx in micro]
+    share = config.share_prefix and can_share(policy) and (reference is None or can_share(reference))
+    micro = microbatches(
+        episodes, count=config.gradient_accumulation_steps, max_tokens=config.max_batch_tokens, share=share
+    )
+    batches = [
+        (shared_token_batch(part, pad_id=pad_id, device=device) if share else None)
+        or token_batch(part, pad_id=pad_id, device=device)
+        for part in ([episodes[i] for i in idx] for idx in micro)
+    ]
     adv = [torch.tensor(advantages[idx], dtype=torch.float32, device=device) for idx in micro]
     normalizer = float(sum(b.mask.sum() for b in batches)) if config.loss_type == "token" else float(len(episodes))
     normalizer = max(normalizer, 1.0)
@@ -311,6 +359,82 @@ def update(
     }
 
 
+def signal_groups(episodes: Sequence[Episode], config: GRPOConfig, weights: dict[str, float]) -> list[str]:
+    """The labels of the groups of ``episodes`` whose advantages are not all 0 (the groups with a policy
+    gradient), in order of first appearance. A group of equal rewards has advantages of exactly 0."""
+    if not episodes:
+        return []
+    advantages = episode_advantages(episodes, config, weights)
+    labels: dict[str, bool] = {}
+    for episode, advantage in zip(episodes, advantages, strict=True):
+        labels[episode.group] = labels.get(episode.group, False) or advantage != 0.0
+    return [label for label, signal in labels.items() if signal]
+
+
+@dataclass
+class StepSample:
+    """The rollouts of one update (:func:`sample_groups`)."""
+
+    episodes: list[Episode]
+    """The episodes that go into the update (every group with a signal; all scored ones without dynamic sampling)."""
+    played: list[Episode]
+    """Every scored episode played, resampled groups included (the reward logs)."""
+    groups_played: int
+    groups_skipped: int
+    """Groups without a signal (all advantages 0, or emptied by infrastructure faults)."""
+    rounds: int
+    """Resample rounds played after the first."""
+    infra_errors: int
+    """Episodes an infrastructure fault ended (dropped)."""
+
+
+def sample_groups(
+    envs: Sequence[Any],
+    policy: Any,
+    tokenizer: Any,
+    config: GRPOConfig,
+    draw: Callable[[int], list[str]],
+    weights: dict[str, float],
+    *,
+    seed: int,
+) -> StepSample:
+    """Play ``tasks_per_step`` groups of ``group_size`` episodes of tasks from ``draw(n)``; with
+    ``dynamic_sampling`` replace the groups without a signal by new ones, up to ``max_resamples`` rounds."""
+    kept: list[Episode] = []
+    played: list[Episode] = []
+    groups_played = skipped = infra_errors = rounds = 0
+    tasks = draw(config.tasks_per_step)
+    for round_ in range(1 + (config.max_resamples if config.dynamic_sampling else 0)):
+        rounds = round_
+        task_ids = [t for t in tasks for _ in range(config.group_size)]
+        groups = [f"{t}#{groups_played + k}" for k, t in enumerate(tasks) for _ in range(config.group_size)]
+        episodes = collect_episodes(
+            envs,
+            policy,
+            tokenizer,
+            task_ids,
+            max_new_tokens=config.max_new_tokens,
+            temperature=config.temperature,
+            top_p=config.top_p,
+            max_episode_tokens=config.max_episode_tokens,
+            seed=seed + round_ * 100_003 * len(envs),
+            groups=groups,
+            share_prefix=config.share_prefix,
+        )
+        scored = [e for e in episodes if not e.infra_error]
+        infra_errors += len(episodes) - len(scored)
+        played += scored
+        groups_played += len(tasks)
+        signal = set(signal_groups(scored, config, weights))
+        missing = len(tasks) - len(signal)
+        skipped += missing
+        kept += [e for e in scored if e.group in signal or not config.dynamic_sampling]
+        if missing == 0 or not config.dynamic_sampling:
+            break
+        tasks = draw(missing)
+    return StepSample(kept, played, groups_played, skipped, rounds, infra_errors)
+
+
 # ============================================================================ the loop (boilerplate)
 
 
@@ -322,6 +446,10 @@ class TrainResult:
     tokenizer: Any
     history: list[dict[str, float]]
     output_dir: Path
+
+
+NO_UPDATE = {"losses/policy": 0.0, "charts/kl": 0.0, "charts/clip_ratio": 0.0, "charts/grad_norm": 0.0}
+"""The loss logs of a skipped update (no group had a signal)."""
 
 
 def train(
@@ -340,6 +468,7 @@ def train(
     logger = MetricsLogger(output_dir)
     batch_size = config.tasks_per_step * config.group_size
     envs = make_training_envs(config.env_id, batch_size, config.env_kwargs, ray_rollouts=config.ray_rollouts)
+    peaks = PhasePeaks()
     try:
         base = envs[0].unwrapped
         weights = dict(base.rubric.normalized_weights)
@@ -347,6 +476,10 @@ def train(
         if not train_ids:
             raise ConfigError(f"{config.env_id} has no train tasks")
         rng = np.random.default_rng(config.seed)
+
+        def draw(count: int) -> list[str]:
+            return [str(t) for t in rng.choice(train_ids, size=count, replace=len(train_ids) < count)]
+
         started = time.perf_counter()
         if config.sft_steps:
             from rewardlab.baselines.sft import SFTConfig, sft_warm_start
@@ -364,48 +497,54 @@ def train(
             weight_decay=config.weight_decay,
         )
         for step in range(1, config.steps + 1):
-            tasks = rng.choice(train_ids, size=config.tasks_per_step, replace=len(train_ids) < config.tasks_per_step)
-            task_ids = [str(t) for t in tasks for _ in range(config.group_size)]
-            groups = [f"{t}#{k}" for k, t in enumerate(tasks) for _ in range(config.group_size)]
             policy.eval()
             start = time.perf_counter()
-            episodes = collect_episodes(
-                envs,
-                policy,
-                tokenizer,
-                task_ids,
-                max_new_tokens=config.max_new_tokens,
-                temperature=config.temperature,
-                top_p=config.top_p,
-                max_episode_tokens=config.max_episode_tokens,
-                seed=config.seed * 1_000_003 + step * batch_size,
-                groups=groups,
-            )
+            with peaks.phase("rollouts"):
+                sample = sample_groups(
+                    envs, policy, tokenizer, config, draw, weights, seed=config.seed * 1_000_003 + step * batch_size
+                )
             rollout_s = time.perf_counter() - start
-            advantages = episode_advantages(episodes, config, weights)
+            release_memory()
+            episodes = sample.episodes
+            advantages = episode_advantages(episodes, config, weights) if episodes else np.zeros(0)
             start = time.perf_counter()
-            losses = update(
-                policy,
-                optimizer,
-                episodes,
-                advantages,
-                config,
-                reference=reference,
-                pad_id=tokenizer.pad_token_id,
-                device=device,
-            )
+            with peaks.phase("updates"):
+                losses = (
+                    update(
+                        policy,
+                        optimizer,
+                        episodes,
+                        advantages,
+                        config,
+                        reference=reference,
+                        pad_id=tokenizer.pad_token_id,
+                        device=device,
+                    )
+                    if episodes
+                    else dict(NO_UPDATE)
+                )
+                optimizer.zero_grad(set_to_none=True)  # no gradients held through the next rollouts
             update_s = time.perf_counter() - start
-            generated = sum(e.agent_tokens for e in episodes)
+            release_memory()
+            played = sample.played or episodes
+            generated = sum(e.agent_tokens for e in played)
             processed = sum(len(e.token_ids) for e in episodes) * config.epochs
             row = {
                 "step": step,
-                **reward_metrics(episodes),
+                **(reward_metrics(played) if played else {}),
                 **losses,
-                "charts/advantage_abs_mean": float(np.abs(advantages).mean()),
+                "charts/advantage_abs_mean": float(np.abs(advantages).mean()) if episodes else 0.0,
+                "charts/update_skipped": float(not episodes),
+                "charts/skipped_group_ratio": sample.groups_skipped / sample.groups_played,
+                "charts/groups_played": float(sample.groups_played),
+                "charts/resample_rounds": float(sample.rounds),
+                "charts/infra_error_ratio": sample.infra_errors / (sample.groups_played * config.group_size),
                 "time/rollout_s": rollout_s,
                 "time/update_s": update_s,
                 "perf/rollout_tokens_per_s": generated / rollout_s,
-                "perf/update_tokens_per_s": processed / update_s,
+                "perf/update_tokens_per_s": processed / update_s if episodes else 0.0,
+                "memory/rollout_peak_rss_gb": peaks.last_gb["rollouts"],
+                "memory/update_peak_rss_gb": peaks.last_gb["updates"],
             }
             logger.log(row)
             if on_update is not None:

@@ -14,17 +14,27 @@ belongs to the observation part, except the end-of-turn token the model sampled 
 
 Envs run behind :class:`~rewardlab.wrappers.ChatHistory`, so ``info["messages"]`` is the chat;
 ``info["tools"]`` goes to the chat template when the env has tools.
+
+Generation is one ``generate`` call per turn for every running episode (left padding). Episodes of
+one group (a GRPO group: one task played G times) share their longest common prefix, at least the
+prompt, and that prefix is encoded once, its KV cache repeated across the group
+(:mod:`rewardlab.baselines.prefix`); the sampled tokens' distribution is that of each episode alone.
+
+An episode whose final ``info`` has ``infra_error`` is marked (:attr:`Episode.infra_error`): an
+infrastructure fault ended it, its reward is no judgement of the actions, and trainers drop it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import gymnasium as gym
 
+from rewardlab.baselines.prefix import cache_argument, can_share, prefix_cache, shared_prefixes
+from rewardlab.integrations.common import is_infra_failure
 from rewardlab.wrappers.chat import ChatHistory
 
 MAX_EMPTY_STEPS = 64
@@ -47,6 +57,7 @@ class Episode:
         is_success: ``info["is_success"]`` of the final step.
         actions: The decoded actions.
         clipped_actions: Actions cut by ``max_new_tokens`` before the model ended its turn.
+        infra_error: An infrastructure fault ended the episode (``info["infra_error"]``): drop it.
     """
 
     task_id: str
@@ -60,6 +71,7 @@ class Episode:
     is_success: bool = False
     actions: list[str] = field(default_factory=list)
     clipped_actions: int = 0
+    infra_error: bool = False
 
     @property
     def prompt_length(self) -> int:
@@ -136,6 +148,82 @@ def make_envs(env_id: str, count: int, env_kwargs: dict[str, Any] | None = None)
     return [ChatHistory(gym.make(env_id, **(env_kwargs or {}))) for _ in range(count)]
 
 
+@dataclass
+class Continuation:
+    """One sampled continuation: its tokens (cut after the first EOS), whether it ended its turn, and
+    with ``logprobs=True`` each token's log-probability under the sampling distribution."""
+
+    tokens: list[int]
+    ended_turn: bool
+    logprobs: list[float] | None = None
+
+
+def sample_continuations(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[Sequence[int]],
+    *,
+    max_new_tokens: int,
+    temperature: float,
+    top_p: float = 1.0,
+    groups: Sequence[Hashable] | None = None,
+    logprobs: bool = False,
+) -> list[Continuation]:
+    """Sample one continuation per prompt in one ``generate`` call (left padding).
+
+    With ``groups``, prompts with one label share their longest common prefix: it is encoded once
+    and its KV cache repeated for each of them (:mod:`rewardlab.baselines.prefix`), when the model's
+    cache allows it. ``logprobs`` asks for ``log softmax(logits / temperature)`` of each sampled token
+    (``top_p`` is not applied to it), at the cost of keeping every step's logits.
+    """
+    import torch
+
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    eos = tokenizer.eos_token_id
+    device = next(model.parameters()).device
+    shared = (
+        shared_prefixes(prompts, groups, [len(p) - 1 for p in prompts], pad_id=pad, left_pad_suffix=True, device=device)
+        if groups is not None and can_share(model)
+        else None
+    )
+    extra: dict[str, Any] = {}
+    with torch.no_grad():
+        if shared is not None:
+            input_ids, attention = shared.input_ids, shared.attention_mask
+            extra[cache_argument(model)] = prefix_cache(model, shared)
+        else:
+            width = max(len(p) for p in prompts)
+            input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+            attention = torch.zeros((len(prompts), width), dtype=torch.long)
+            for i, prompt in enumerate(prompts):  # left padding: every prompt ends where generation starts
+                input_ids[i, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
+                attention[i, width - len(prompt) :] = 1
+        sampling = {"temperature": temperature, "top_p": top_p, "top_k": 0} if temperature > 0 else {}
+        output = model.generate(
+            input_ids=input_ids.to(device),
+            attention_mask=attention.to(device),
+            max_new_tokens=max_new_tokens,
+            do_sample=temperature > 0,
+            pad_token_id=pad,
+            eos_token_id=eos,
+            return_dict_in_generate=True,
+            output_logits=logprobs,
+            **sampling,
+            **extra,
+        )
+        new = output.sequences[:, input_ids.shape[1] :]
+        scores = None
+        if logprobs:
+            logits = torch.stack(output.logits, dim=1).float()
+            logits = logits / temperature if temperature > 0 else logits
+            scores = torch.gather(torch.log_softmax(logits, -1), -1, new.unsqueeze(-1)).squeeze(-1).tolist()
+    results = []
+    for i, row in enumerate(new.tolist()):
+        end = row.index(eos) + 1 if eos in row else len(row)
+        results.append(Continuation(row[:end], eos in row, scores[i][:end] if scores is not None else None))
+    return results
+
+
 def generate_tokens(
     model: Any,
     tokenizer: Any,
@@ -144,37 +232,22 @@ def generate_tokens(
     max_new_tokens: int,
     temperature: float,
     top_p: float = 1.0,
+    groups: Sequence[Hashable] | None = None,
 ) -> list[tuple[list[int], bool]]:
-    """Sample one continuation per prompt: ``(tokens, ended_turn)`` each, cut after the first EOS."""
-    import torch
-
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
-    eos = tokenizer.eos_token_id
-    width = max(len(p) for p in prompts)
-    device = next(model.parameters()).device
-    input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
-    attention = torch.zeros((len(prompts), width), dtype=torch.long)
-    for i, prompt in enumerate(prompts):  # left padding: every prompt ends where generation starts
-        input_ids[i, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
-        attention[i, width - len(prompt) :] = 1
-    sampling = {"temperature": temperature, "top_p": top_p, "top_k": 0} if temperature > 0 else {}
-    with torch.no_grad():
-        output = model.generate(
-            input_ids=input_ids.to(device),
-            attention_mask=attention.to(device),
+    """Sample one continuation per prompt: ``(tokens, ended_turn)`` each, cut after the first EOS
+    (:func:`sample_continuations`; ``groups`` share their common prefix)."""
+    return [
+        (c.tokens, c.ended_turn)
+        for c in sample_continuations(
+            model,
+            tokenizer,
+            prompts,
             max_new_tokens=max_new_tokens,
-            do_sample=temperature > 0,
-            pad_token_id=pad,
-            eos_token_id=eos,
-            **sampling,
+            temperature=temperature,
+            top_p=top_p,
+            groups=groups,
         )
-    results = []
-    for row in output[:, width:].tolist():
-        if eos in row:
-            results.append((row[: row.index(eos) + 1], True))
-        else:
-            results.append((row, False))
-    return results
+    ]
 
 
 def collect_episodes(
@@ -189,13 +262,16 @@ def collect_episodes(
     max_episode_tokens: int = 4096,
     seed: int | None = None,
     groups: Sequence[str] | None = None,
+    share_prefix: bool = True,
 ) -> list[Episode]:
     """Play one episode per task id, all in lockstep, and return them as token sequences.
 
     ``envs[i]`` plays ``task_ids[i]`` (pass a task id G times for a GRPO group); generation is
-    batched over the episodes still running. An episode whose tokens would pass
-    ``max_episode_tokens`` stops generating and is given empty actions until the env ends it.
+    batched over the episodes still running, and with ``share_prefix`` the episodes of one group
+    (``groups``, else the task id) encode their common prefix once. An episode whose tokens would
+    pass ``max_episode_tokens`` stops generating and is given empty actions until the env ends it.
     """
+    labels = list(groups) if groups else list(task_ids)
     return _run_lockstep(
         envs,
         tokenizer,
@@ -205,7 +281,13 @@ def collect_episodes(
         max_episode_tokens=max_episode_tokens,
         max_new_tokens=max_new_tokens,
         policy=lambda indices, prompts: generate_tokens(
-            model, tokenizer, prompts, max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p
+            model,
+            tokenizer,
+            prompts,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            top_p=top_p,
+            groups=[labels[i] for i in indices] if share_prefix else None,
         ),
     )
 
@@ -337,6 +419,7 @@ def call_all(envs: Sequence[Any], method: str, kwargs: Sequence[dict[str, Any]])
 def _record_outcome(episode: Episode, info: dict[str, Any]) -> None:
     episode.components = {k: float(v) for k, v in info.get("reward_components", {}).items()}
     episode.is_success = bool(info.get("is_success", False))
+    episode.infra_error = is_infra_failure(info)
 
 
 def _finish_with_empty_actions(env: gym.Env, episode: Episode) -> None:

@@ -5,7 +5,12 @@ be (:func:`rewardlab.baselines.rollout.demonstrations`): the loss is the mean ne
 log-likelihood of the agent tokens (the oracle's actions and their end-of-turn token); prompt
 and observation tokens are masked out, as in RL::
 
-    L = - Σ_t m_t log π(y_t | y_<t) / Σ_t m_t
+    L = - Σ_t m_t log π(y_t | y_<t) / Σ_t m_t        (sums over every demonstration of the step)
+
+The step's demonstrations are split into micro-batches of at most ``max_batch_tokens`` tokens
+(and at least ``gradient_accumulation_steps`` of them); each adds its share of the sums, so the
+split changes memory, not the gradient. The optimiser is dropped and the freed heap handed back
+to the OS at the end (:func:`rewardlab.baselines.memory.release_memory`).
 
 The BPMN reward study found SFT initialisation helps one model family and hurts another, so
 it is an option (``sft_steps`` in the GRPO/PPO configs), off by default.
@@ -20,8 +25,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rewardlab.baselines.common import chunks, forward_logprobs, masked_mean, token_batch
-from rewardlab.baselines.config import check_positive
+from rewardlab.baselines.common import forward_logprobs, masked_mean, microbatches, token_batch
+from rewardlab.baselines.config import check_count, check_positive
+from rewardlab.baselines.memory import release_memory
 from rewardlab.baselines.rollout import Episode, demonstrations
 from rewardlab.core.env import TextEnv
 from rewardlab.errors import ConfigError, require
@@ -38,7 +44,10 @@ class SFTConfig:
     learning_rate: float = 5e-5
     """AdamW learning rate."""
     gradient_accumulation_steps: int = 4
-    """Micro-batches per optimiser step (4 keeps a CPU run of SmolLM2-135M under 8 GB of RAM)."""
+    """Micro-batches per optimiser step; at least, see ``max_batch_tokens``."""
+    max_batch_tokens: int = 1024
+    """Most token positions one forward pass holds (padding included): micro-batches over it are split
+    further. About 1.4 MB of activations per token for SmolLM2-135M in float32; 0: no bound."""
     max_grad_norm: float = 1.0
     """Gradient clipping threshold."""
     max_episode_tokens: int = 4096
@@ -49,6 +58,7 @@ class SFTConfig:
     def __post_init__(self) -> None:
         check_positive(self, "steps", "batch_size", "learning_rate", "gradient_accumulation_steps")
         check_positive(self, "max_grad_norm", "max_episode_tokens")
+        check_count(self, "max_batch_tokens")
         if self.gradient_accumulation_steps > self.batch_size:
             raise ConfigError(
                 f"gradient_accumulation_steps={self.gradient_accumulation_steps} exceeds batch_size={self.batch_size}"
@@ -99,13 +109,19 @@ def sft_warm_start(
         picked = [episodes[i] for i in rng.choice(len(episodes), size=config.batch_size)]
         optimizer.zero_grad(set_to_none=True)
         total = 0.0
-        parts = list(chunks(picked, config.gradient_accumulation_steps))
-        for part in parts:
+        tokens = sum(e.agent_tokens for e in picked)
+        parts = microbatches(picked, count=config.gradient_accumulation_steps, max_tokens=config.max_batch_tokens)
+        for idx in parts:
+            part = [picked[i] for i in idx]
             batch = token_batch(part, pad_id=tokenizer.pad_token_id, device=device)
-            loss = sft_loss(forward_logprobs(model, batch), batch.mask) / len(parts)
+            share = sum(e.agent_tokens for e in part) / tokens
+            loss = sft_loss(forward_logprobs(model, batch), batch.mask) * share
             loss.backward()
             total += loss.item()
         torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], config.max_grad_norm)
         optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
         losses.append(total)
+    del optimizer
+    release_memory()
     return losses

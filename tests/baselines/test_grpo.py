@@ -1,16 +1,30 @@
-"""GRPO mechanics on a tiny random model: loss, masking, advantages, KL, GSPO, accumulation, the loop."""
+"""GRPO mechanics on a tiny random model: loss, masking, advantages, KL, GSPO, accumulation, shared prefixes,
+dynamic sampling, memory across updates, the config, the loop."""
 
 from __future__ import annotations
 
+import gc
 import json
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import torch
 
-from rewardlab.baselines.common import forward_logprobs, token_batch
-from rewardlab.baselines.grpo import GRPOConfig, episode_advantages, grpo_loss, k3_kl, train, update
-from rewardlab.baselines.rollout import Episode
+from rewardlab.baselines.common import batch_tokens, forward_logprobs, microbatches, shared_token_batch, token_batch
+from rewardlab.baselines.config import config_dict, parse_config
+from rewardlab.baselines.grpo import (
+    GRPOConfig,
+    episode_advantages,
+    grpo_loss,
+    k3_kl,
+    sample_groups,
+    signal_groups,
+    train,
+    update,
+)
+from rewardlab.baselines.rollout import Episode, make_envs
+from rewardlab.envs.echo import EchoEnv
 from rewardlab.errors import ConfigError
 from tests.agents.tiny import register_echo, tiny_model, tiny_tokenizer
 
@@ -241,3 +255,211 @@ def test_train_with_lora_uses_the_adapter_free_model_as_reference(tmp_path):
     assert trainable and all("lora_" in n for n in trainable)
     assert result.history[0]["charts/kl"] == pytest.approx(0.0, abs=1e-6)
     assert (tmp_path / "final" / "adapter_config.json").is_file()
+
+
+def group_episodes(seed: int = 0) -> list[Episode]:
+    """Two groups of three: in each, one prompt (of a different length per group), then per episode its own
+    action, observation and second action, of different lengths."""
+    rng = np.random.default_rng(seed)
+    episodes = []
+    for g, prompt_length in enumerate((11, 7)):
+        prompt = rng.integers(10, 1000, size=prompt_length)
+        for k in range(3):
+            e = Episode(task_id=f"t{g}", group=f"t{g}#{g}", reward=float(k == g))
+            e.add(prompt, agent=False)
+            e.add(rng.integers(10, 1000, size=3 + k), agent=True)
+            e.add(rng.integers(10, 1000, size=2), agent=False)
+            e.add(rng.integers(10, 1000, size=4 - k), agent=True)
+            episodes.append(e)
+    return episodes
+
+
+def test_shared_prefix_batch_scores_the_agent_tokens_of_the_plain_batch():
+    model, episodes = tiny_model(), group_episodes()
+    plain = token_batch(episodes, pad_id=0)
+    shared = shared_token_batch(episodes, pad_id=0)
+    assert shared is not None and shared.shared.prefix_ids.shape == (2, 10)  # each prompt but its last token
+    with torch.no_grad():
+        a, b = forward_logprobs(model, plain), forward_logprobs(model, shared)
+    for i in range(len(episodes)):
+        assert int(plain.mask[i].sum()) == int(shared.mask[i].sum()) == episodes[i].agent_tokens
+        torch.testing.assert_close(a[i][plain.mask[i] == 1], b[i][shared.mask[i] == 1], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.1])
+def test_shared_prefix_update_gives_the_gradient_of_the_plain_batch(beta):
+    episodes = group_episodes()
+    advantages = np.array([1.0, -0.5, -0.5, 0.3, 0.9, -1.2])
+    grads = []
+    for share, max_tokens in ((False, 0), (True, 0), (True, 40)):
+        model = tiny_model()
+        model.train()
+        reference = tiny_model(seed=1) if beta else None  # a different reference: the KL term has a gradient
+        config = GRPOConfig(env_id="x", tasks_per_step=2, group_size=3, beta=beta, share_prefix=share)
+        config.max_batch_tokens = max_tokens
+        update(
+            model,
+            torch.optim.SGD(model.parameters(), lr=0.0),
+            episodes,
+            advantages,
+            config,
+            reference=reference,
+            pad_id=0,
+            device="cpu",
+        )
+        grads.append(torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]))
+    torch.testing.assert_close(grads[1], grads[0], atol=1e-6, rtol=1e-4)
+    torch.testing.assert_close(grads[2], grads[0], atol=1e-6, rtol=1e-4)  # split into more micro-batches
+
+
+def test_microbatches_respect_the_token_budget_and_keep_groups_together():
+    episodes = group_episodes()
+    assert microbatches(episodes, count=1, max_tokens=0, share=True) == [list(range(6))]
+    parts = microbatches(episodes, count=1, max_tokens=40, share=True)
+    assert [i for part in parts for i in part] == list(range(6)) and len(parts) > 1
+    assert all(batch_tokens([episodes[i] for i in part], share=True) <= 40 for part in parts)
+    # one group's prompt counted once: sharing fits more episodes in the same budget
+    assert batch_tokens(episodes[:3], share=True) < batch_tokens(episodes[:3], share=False)
+    assert len(microbatches(episodes, count=3, max_tokens=0)) == 3
+
+
+def _episode(group: str, reward: float, components: dict[str, float] | None = None) -> Episode:
+    e = Episode(task_id=group, group=group, reward=reward)
+    e.components = components or {"a": reward}
+    return e
+
+
+def test_signal_groups_are_those_with_a_nonzero_advantage():
+    episodes = [_episode("same", 1.0) for _ in range(3)] + [_episode("mixed", r) for r in (0.0, 1.0, 0.0)]
+    episodes += [_episode("zeros", 0.0) for _ in range(3)]
+    assert signal_groups(episodes, GRPOConfig(env_id="x"), {}) == ["mixed"]
+    # equal aggregates, different components: GDPO has a signal where GRPO has none
+    split = [_episode("g", 0.5, {"a": 1.0, "b": 0.0}), _episode("g", 0.5, {"a": 0.0, "b": 1.0})]
+    assert signal_groups(split, GRPOConfig(env_id="x"), {"a": 0.75, "b": 0.25}) == []
+    assert signal_groups(split, GRPOConfig(env_id="x", per_component=True), {"a": 0.75, "b": 0.25}) == ["g"]
+
+
+CONSTANT_TASKS = ("t0", "t1")
+
+
+class ConstantOnSomeTasks(gym.Wrapper):
+    """Echo whose tasks t0 and t1 pay 1.0 whatever the answer (every group of them has equal rewards) and
+    the others the answer's length in characters (random answers differ)."""
+
+    def reset(self, **kwargs):
+        observation, info = self.env.reset(**kwargs)
+        self.constant = self.env.unwrapped.task.id in CONSTANT_TASKS
+        return observation, info
+
+    def step(self, action):
+        observation, _, terminated, truncated, info = self.env.step(action)
+        return observation, 1.0 if self.constant else float(len(action)), terminated, truncated, info
+
+
+def register_half_constant() -> str:
+    env_id = "RewardLabTest/HalfConstantEcho-v0"
+    if env_id not in gym.registry:
+        gym.register(id=env_id, entry_point=lambda **kwargs: ConstantOnSomeTasks(EchoEnv(**kwargs)))
+    return env_id
+
+
+def test_dynamic_sampling_replaces_equal_reward_groups_by_new_tasks():
+    envs = make_envs(register_half_constant(), 6)
+    config = GRPOConfig(env_id="x", tasks_per_step=2, group_size=3, max_new_tokens=6, max_resamples=3)
+    draws = iter([["t0", "t2"], ["t1"], ["t3"]])
+    torch.manual_seed(0)
+    sample = sample_groups(envs, tiny_model(), tiny_tokenizer(), config, lambda n: next(draws)[:n], {}, seed=0)
+    # t0 (round 0) and t1 (round 1) are skipped; t2 and t3 pay random answers' lengths: a signal
+    assert (sample.groups_played, sample.groups_skipped, sample.rounds) == (4, 2, 2)
+    assert sorted({e.task_id for e in sample.episodes}) == ["t2", "t3"] and len(sample.episodes) == 6
+    assert len(sample.played) == 12 and {e.task_id for e in sample.played} == {"t0", "t1", "t2", "t3"}
+    for env in envs:
+        env.close()
+
+
+def test_train_skips_the_update_when_no_group_has_a_signal_and_logs_the_fraction(tmp_path):
+    common = {"steps": 2, "tasks_per_step": 2, "group_size": 2, "max_new_tokens": 4, "learning_rate": 1e-2}
+    common |= {"output_dir": str(tmp_path), "save_final": False, "max_resamples": 1}
+    # exact match only: a random model never matches, every group has reward 0
+    kwargs = {"env_id": register_echo(), "env_kwargs": {"reward_weights": {"exact": 1.0, "length": 0.0}}}
+    model = tiny_model()
+    before = [p.detach().clone() for p in model.parameters()]
+    result = train(GRPOConfig(**kwargs, **common), model=model, tokenizer=tiny_tokenizer())
+    for row in result.history:
+        assert row["charts/update_skipped"] == 1.0 and row["charts/skipped_group_ratio"] == 1.0
+        assert (row["charts/groups_played"], row["charts/resample_rounds"]) == (4.0, 1.0)
+        assert row["losses/policy"] == 0.0 and row["rewards/mean"] == 0.0
+    assert all(torch.equal(a, b) for a, b in zip(before, result.model.parameters(), strict=True))
+    # without dynamic sampling the zero-advantage groups stay in the update; the fraction is still logged
+    config = GRPOConfig(**kwargs, **common, dynamic_sampling=False)
+    result = train(config, model=tiny_model(), tokenizer=tiny_tokenizer())
+    logged = [
+        (r["charts/update_skipped"], r["charts/skipped_group_ratio"], r["charts/groups_played"]) for r in result.history
+    ]
+    assert logged == [(0.0, 1.0, 2.0)] * 2
+
+
+def _live_tensors() -> int:
+    gc.collect()
+    return sum(1 for obj in gc.get_objects() if issubclass(type(obj), torch.Tensor))
+
+
+def test_memory_does_not_grow_across_updates(tmp_path):
+    counts, peaks = {}, {}
+
+    def record(row):
+        counts[row["step"]] = _live_tensors()
+        peaks[row["step"]] = row["memory/update_peak_rss_gb"]
+
+    config = GRPOConfig(
+        env_id=register_echo(),
+        steps=10,
+        tasks_per_step=2,
+        group_size=2,
+        max_new_tokens=6,
+        beta=0.04,
+        learning_rate=1e-3,
+        output_dir=str(tmp_path),
+        save_final=False,
+    )
+    result = train(config, model=tiny_model(), tokenizer=tiny_tokenizer(), on_update=record)
+    assert len(result.history) == 10
+    assert counts[10] <= counts[3]  # no tensor kept from one update to the next
+    assert all(p.grad is None for p in result.model.parameters())  # gradients freed after each step
+    assert peaks[10] <= peaks[3] + 0.05  # GB: the update's peak RSS does not creep up
+    assert all(row["memory/rollout_peak_rss_gb"] > 0 for row in result.history)
+
+
+def test_config_round_trips_through_its_dict_and_the_command_line():
+    config = GRPOConfig(
+        env_id="RewardLab/ToolCall-v2",
+        env_kwargs={"aggregate": "min"},
+        learning_rate=3e-6,
+        group_size=8,
+        beta=0.02,
+        epochs=2,
+        max_batch_tokens=2048,
+        share_prefix=False,
+        dynamic_sampling=False,
+        max_resamples=4,
+    )
+    data = config_dict(config)
+    assert GRPOConfig(**data) == config
+    assert GRPOConfig(**json.loads(json.dumps(data))) == config
+    argv = []
+    for name, value in data.items():
+        flag = "--" + name.replace("_", "-")
+        if isinstance(value, bool):
+            argv.append(flag if value else "--no-" + flag[2:])
+        elif value is not None:
+            argv += [flag, json.dumps(value) if isinstance(value, dict) else str(value)]
+    assert parse_config(GRPOConfig, argv) == config
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"max_batch_tokens": -1}, "max_batch_tokens"), ({"max_resamples": 1.5}, "max_resamples")],
+)
+def test_config_rejects_bad_sampling_and_batching_values(kwargs, match):
+    with pytest.raises(ConfigError, match=match):
+        GRPOConfig(env_id="x", **kwargs)

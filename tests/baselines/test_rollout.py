@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import gymnasium as gym
+import numpy as np
 import pytest
+import torch
 
-from rewardlab.baselines.rollout import ChatEncoder, Episode, collect_episodes, demonstrations, make_envs
+from rewardlab.baselines.prefix import can_share, shared_prefixes
+from rewardlab.baselines.rollout import (
+    ChatEncoder,
+    Episode,
+    collect_episodes,
+    demonstrations,
+    generate_tokens,
+    make_envs,
+    sample_continuations,
+)
 from tests.agents.tiny import register_echo, tiny_model, tiny_tokenizer
 
 
@@ -103,3 +114,57 @@ def test_collect_episodes_samples_groups_and_respects_the_token_budget():
     assert tight[0].components  # the env still scored the episode
     for env in envs:
         env.close()
+
+
+def _alone_logprobs(model, prompt, tokens, temperature):
+    """Log-probs of ``tokens`` after ``prompt`` from the sequence alone (batch of one, no padding, no cache)."""
+    ids = torch.tensor([list(prompt) + list(tokens)])
+    with torch.no_grad():
+        logits = model(input_ids=ids, use_cache=False).logits[0, len(prompt) - 1 : -1].float() / temperature
+    return torch.log_softmax(logits, -1).gather(-1, torch.tensor(tokens).unsqueeze(-1)).squeeze(-1).tolist()
+
+
+def group_prompts():
+    """Two groups of three with prompts of different lengths, and a group whose members share only a
+    prefix (the second turn of a multi-turn episode), and one prompt alone."""
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(10, 1000, size=23).tolist(), rng.integers(10, 1000, size=9).tolist()
+    c = rng.integers(10, 1000, size=15).tolist()
+    prompts = [a, a, a, b, b, b, c + [5, 6, 7], c + [8, 9], rng.integers(10, 1000, size=4).tolist()]
+    labels = ["a", "a", "a", "b", "b", "b", "c", "c", "alone"]
+    return prompts, labels
+
+
+@pytest.mark.parametrize("share", [True, False], ids=["shared-prefix", "plain-batch"])
+def test_batched_group_generation_samples_from_each_sequence_alone(share):
+    model, tokenizer = tiny_model(), tiny_tokenizer()
+    prompts, labels = group_prompts()
+    layout = shared_prefixes(prompts, labels, [len(p) - 1 for p in prompts], pad_id=0, left_pad_suffix=True)
+    assert can_share(model) and layout is not None and layout.prefix_ids.shape[0] == 4  # 9 sequences, 4 prefixes
+    assert layout.lengths == [22, 22, 22, 8, 8, 8, 15, 15, 3]
+    torch.manual_seed(0)
+    samples = sample_continuations(
+        model, tokenizer, prompts, max_new_tokens=6, temperature=0.7, groups=labels if share else None, logprobs=True
+    )
+    assert len({tuple(s.tokens) for s in samples[:3]}) > 1  # the group's members sample independently
+    for prompt, sample in zip(prompts, samples, strict=True):
+        assert 1 <= len(sample.tokens) <= 6
+        np.testing.assert_allclose(sample.logprobs, _alone_logprobs(model, prompt, sample.tokens, 0.7), atol=1e-4)
+
+
+def test_greedy_generation_is_the_same_with_and_without_the_shared_prefix():
+    model, tokenizer = tiny_model(seed=3), tiny_tokenizer()
+    prompts, labels = group_prompts()
+    shared = generate_tokens(model, tokenizer, prompts, max_new_tokens=8, temperature=0.0, groups=labels)
+    plain = generate_tokens(model, tokenizer, prompts, max_new_tokens=8, temperature=0.0)
+    assert shared == plain
+
+
+def test_shared_prefixes_need_a_shared_nonempty_prefix():
+    # every label alone: nothing to share; a group whose members differ at the first token: an empty prefix
+    assert shared_prefixes([[1, 2, 3], [1, 2, 4]], ["x", "y"], [2, 2], pad_id=0, left_pad_suffix=True) is None
+    assert shared_prefixes([[1, 2, 3], [2, 2, 3]], ["x", "x"], [2, 2], pad_id=0, left_pad_suffix=True) is None
+    layout = shared_prefixes([[1, 2, 3], [1, 2, 4, 5]], ["x", "x"], [2, 3], pad_id=0, left_pad_suffix=False)
+    assert layout.lengths == [2, 2] and layout.suffix_ids.tolist() == [[3, 0], [4, 5]]
+    assert layout.input_ids.tolist() == [[1, 2, 3, 0], [1, 2, 4, 5]]
+    assert layout.suffix_positions().tolist() == [[2, 0], [2, 3]]
