@@ -364,15 +364,34 @@ def test_bench_two_runs_then_merge_them(workdir, capsys, tiny_model_dir):
 
 @pytest.mark.slow
 @runs("demo")
-def test_demo_with_the_smallest_budget(workdir, tiny_model_dir):
+def test_demo_with_the_smallest_budget(workdir, tiny_model_dir, capsys):
     """The main job at the smallest budget: one episode per agent and env, one turn of one token for the
     model, and the tiny model (SmolLM2's prompt prefills alone take minutes on 2 CPU cores; its loading
-    is tested in tests/agents/test_models.py)."""
+    is tested in tests/agents/test_models.py); the audit on one task per strategy. After the leaderboard it
+    prints the reward-design section: every env's episodes under equal, targeted and gated weighting, and the
+    audit of every env that fits its budget (the others listed as not audited)."""
     budget = ["--episodes", "1", "--model-episodes", "1", "--model-turns", "1", "--model-tokens", "1"]
-    assert main(["demo", *budget, "--model", str(tiny_model_dir)]) == 0
-    run = assert_board(workdir / "results" / "demo", rewardlab.env_ids())
+    assert main(["demo", *budget, "--audit-tasks", "1", "--model", str(tiny_model_dir)]) == 0
+    directory = workdir / "results" / "demo"
+    run = assert_board(directory, rewardlab.env_ids())
     agents = {(entry["agent"], entry["env"]) for entry in run["entries"]}
     assert agents == {(agent, env) for agent in ("random", "oracle", "model") for env in rewardlab.env_ids()}
+    assert all(len(entry["per_episode"]) == 1 and entry["per_episode"][0]["components"] for entry in run["entries"])
+    out = capsys.readouterr().out
+    section = (directory / "reward_design.md").read_text()
+    assert out.index("leaderboard page:") < out.index(section.splitlines()[0]) and section.strip() in out
+    design = read_json(directory / "reward_design.json")
+    assert [env["env_id"] for env in design["envs"]] == rewardlab.env_ids()
+    for env in design["envs"]:
+        assert [s["label"] for s in env["schemes"]] == ["equal", "targeted", "gated"], env["env_id"]
+        assert {e["agent"] for e in env["episodes"]} == {"random", "oracle", "model"}, env["env_id"]
+        assert f"### {env['env_id']}\n" in section and env["schemes"][1]["preset"].startswith("targeted:")
+    audit = design["audit"]
+    audited = [report["env_id"] for report in audit["reports"]]
+    assert audited and sorted(audited + list(audit["skipped"])) == rewardlab.env_ids()
+    assert all(len(report["task_ids"]) == 1 for report in audit["reports"])
+    assert "## Audit: each degenerate strategy against the oracle" in section
+    assert all(f"- {env_id}: " in section for env_id in audit["skipped"])
 
 
 @pytest.fixture(scope="module")
