@@ -5,7 +5,8 @@ so the number is exact); warm-start with ``--sft-steps`` of SFT on oracle demons
 *train* tasks and evaluate again; train GRPO on *train* tasks for the rest of the ``--minutes``
 wall-clock budget (SFT counts, evaluation does not); evaluate again on the same test tasks.
 Prints per-seed rows, mean ± std over seeds, the GRPO gain over SFT alone, per-component means,
-rollout/update tokens per second and the peak RAM of the run.
+rollout/update tokens per second, the share of groups dynamic sampling skipped (equal rewards) and
+the peak RSS of each phase (SFT, rollouts, updates, evaluation; :mod:`rewardlab.baselines.memory`).
 
     python benchmarks/grpo_learning.py                       # 3 seeds in sequence, then the table
     python benchmarks/grpo_learning.py --sft-steps 0         # GRPO from the untrained model
@@ -15,6 +16,8 @@ Default env: ``RewardLab/BFCL-v1`` restricted to ``simple_python`` (one function
 SmolLM2-135M-Instruct almost never answers it with a JSON call, so GRPO from scratch sees groups
 with equal rewards and no signal; 8 SFT steps (8 demonstrations each) teach the format, then GRPO
 with 2 tasks x 4 rollouts per update, 64 new tokens, lr 1e-5, β = 0 works on the arguments.
+Groups whose rewards are all equal are replaced by new tasks (``--max-resamples`` rounds, or
+``--no-dynamic-sampling``); a group's prompt is encoded once for its rollouts and its update.
 Run seeds one at a time: two torch processes on two cores slow each other down tenfold.
 """
 
@@ -22,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import sys
 import time
@@ -35,19 +37,23 @@ import numpy as np  # noqa: E402
 from benchmarks.common import stamp, table  # noqa: E402
 
 
-def evaluate(model, tokenizer, args, task_ids):
+def evaluate(model, tokenizer, args, task_ids, peaks=None):
+    """Greedy evaluation on ``task_ids``; with ``peaks`` (a PhasePeaks) its peak RSS is the ``evaluation`` phase."""
+    import contextlib
+
     from rewardlab.baselines.rollout import evaluate_policy
 
     start = time.perf_counter()
-    episodes = evaluate_policy(
-        model,
-        tokenizer,
-        args.env,
-        task_ids,
-        env_kwargs=args.env_kwargs,
-        batch_size=args.eval_batch,
-        max_new_tokens=args.max_new_tokens,
-    )
+    with peaks.phase("evaluation") if peaks is not None else contextlib.nullcontext():
+        episodes = evaluate_policy(
+            model,
+            tokenizer,
+            args.env,
+            task_ids,
+            env_kwargs=args.env_kwargs,
+            batch_size=args.eval_batch,
+            max_new_tokens=args.max_new_tokens,
+        )
     seconds = time.perf_counter() - start
     names = list(episodes[0].components)
     return {
@@ -89,19 +95,24 @@ def run_untrained(args) -> dict:
     return before
 
 
-def warm_start(model, tokenizer, seed: int, args) -> dict:
-    """SFT on oracle demonstrations of the train tasks (counted in the training budget), then a
-    greedy evaluation on the held-out tasks (not counted), so the table separates SFT from GRPO."""
+def warm_start(model, tokenizer, seed: int, args, peaks) -> dict:
+    """SFT on oracle demonstrations of the train tasks (counted in the training budget; its peak RSS is
+    the ``sft`` phase), then a greedy evaluation on the held-out tasks (not counted), so the table
+    separates SFT from GRPO."""
     from rewardlab.baselines.rollout import make_envs
     from rewardlab.baselines.sft import SFTConfig, sft_warm_start
 
     envs = make_envs(args.env, 8, args.env_kwargs)
     try:
-        sft_warm_start(model, tokenizer, envs, SFTConfig(steps=args.sft_steps, learning_rate=args.sft_lr, seed=seed))
+        with peaks.phase("sft"):
+            config = SFTConfig(
+                steps=args.sft_steps, learning_rate=args.sft_lr, seed=seed, mmap_threshold_kib=args.mmap_threshold_kib
+            )
+            sft_warm_start(model, tokenizer, envs, config)
     finally:
         for env in envs:
             env.close()
-    return evaluate(model, tokenizer, args, held_out_tasks(args))
+    return evaluate(model, tokenizer, args, held_out_tasks(args), peaks)
 
 
 def run_seed(seed: int, args) -> dict:
@@ -109,17 +120,19 @@ def run_seed(seed: int, args) -> dict:
 
     from rewardlab.agents.models import load_model
     from rewardlab.baselines.grpo import GRPOConfig, train
+    from rewardlab.baselines.memory import PhasePeaks
 
     torch.set_num_threads(args.threads)
+    peaks = PhasePeaks()
     task_ids = held_out_tasks(args)
     model, tokenizer = load_model("smollm2", device="cpu")
-    before = None if args.skip_untrained else evaluate(model, tokenizer, args, task_ids)
+    before = None if args.skip_untrained else evaluate(model, tokenizer, args, task_ids, peaks)
     if before is not None:
         print(f"seed {seed}: untrained test reward {before['reward']:.3f}", flush=True)
     start = time.perf_counter()
     after_sft = None
     if args.sft_steps:
-        after_sft = warm_start(model, tokenizer, seed, args)
+        after_sft = warm_start(model, tokenizer, seed, args, peaks)
         print(f"seed {seed}: after SFT test reward {after_sft['reward']:.3f}", flush=True)
     sft_s = time.perf_counter() - start - (after_sft["seconds"] if after_sft else 0.0)
     config = GRPOConfig(
@@ -137,6 +150,10 @@ def run_seed(seed: int, args) -> dict:
         output_dir=str(Path(args.out) / f"seed{seed}"),
         save_final=False,
         device="cpu",
+        dynamic_sampling=args.dynamic_sampling,
+        max_resamples=args.max_resamples,
+        max_batch_tokens=args.max_batch_tokens,
+        mmap_threshold_kib=args.mmap_threshold_kib,
     )
     grpo_start = time.perf_counter()
     result = train(
@@ -145,13 +162,18 @@ def run_seed(seed: int, args) -> dict:
         tokenizer=tokenizer,
         on_update=lambda row: print(
             f"  seed {seed} update {row['step']}: batch reward {row['rewards/mean']:.3f} "
-            f"format {row.get('rewards/format/mean', float('nan')):.2f} ({time.perf_counter() - grpo_start:.0f}s)",
+            f"format {row.get('rewards/format/mean', float('nan')):.2f} "
+            f"skipped groups {row['charts/skipped_group_ratio']:.2f} "
+            f"rollouts {row['perf/rollout_tokens_per_s']:.1f} tok/s, "
+            f"update {row['perf/update_tokens_per_s']:.1f} tok/s "
+            f"({time.perf_counter() - grpo_start:.0f}s)",
             flush=True,
         ),
     )
     train_s = sft_s + time.perf_counter() - grpo_start
-    after = evaluate(result.model, tokenizer, args, task_ids)
+    after = evaluate(result.model, tokenizer, args, task_ids, peaks)
     history = result.history
+    updated = [r for r in history if not r.get("charts/update_skipped")]
     record = {
         "seed": seed,
         "env": args.env,
@@ -163,14 +185,33 @@ def run_seed(seed: int, args) -> dict:
         "after_sft": after_sft,
         "after": after,
         "rollout_tokens_per_s": float(np.mean([r["perf/rollout_tokens_per_s"] for r in history])),
-        "update_tokens_per_s": float(np.mean([r["perf/update_tokens_per_s"] for r in history])),
-        "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2,
+        "update_tokens_per_s": float(np.mean([r["perf/update_tokens_per_s"] for r in updated])) if updated else 0.0,
+        "skipped_group_ratio": float(np.mean([r["charts/skipped_group_ratio"] for r in history])),
+        "skipped_updates": len(history) - len(updated),
+        "peak_rss_gb_by_phase": {
+            **peaks.gb,
+            "rollouts": max(r["memory/rollout_peak_rss_gb"] for r in history),
+            "updates": max(r["memory/update_peak_rss_gb"] for r in history),
+        },
         "config": {
-            **{k: getattr(config, k) for k in ("tasks_per_step", "group_size", "max_new_tokens", "learning_rate")},
+            **{
+                k: getattr(config, k)
+                for k in (
+                    "tasks_per_step",
+                    "group_size",
+                    "max_new_tokens",
+                    "learning_rate",
+                    "beta",
+                    "dynamic_sampling",
+                    "max_resamples",
+                    "max_batch_tokens",
+                )
+            },
             "sft_steps": args.sft_steps,
             "sft_learning_rate": args.sft_lr,
         },
     }
+    record["peak_rss_gb"] = max(record["peak_rss_gb_by_phase"].values())
     path = Path(args.out) / f"seed{seed}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2))
@@ -249,17 +290,44 @@ def report(records: list[dict], untrained: dict | None = None) -> None:
     print(
         "\n"
         + table(
-            ["rollout tokens/s (train)", "update tokens/s", "eval tokens/s (greedy)", "peak RSS per run"],
+            [
+                "rollout tokens/s (train)",
+                "update tokens/s",
+                "eval tokens/s (greedy)",
+                "groups skipped (equal rewards)",
+                "peak RSS per run",
+            ],
             [
                 [
                     f"{statistics.median(r['rollout_tokens_per_s'] for r in records):.1f}",
                     f"{statistics.median(r['update_tokens_per_s'] for r in records):.1f}",
                     f"{statistics.median(r['after']['tokens_per_s'] for r in records):.1f}",
+                    _mean_of(records, "skipped_group_ratio", "{:.1%}"),
                     f"{max(r['peak_rss_gb'] for r in records):.2f} GB",
                 ]
             ],
         )
     )
+    phases = [("sft", "SFT"), ("rollouts", "rollouts"), ("updates", "updates"), ("evaluation", "evaluation")]
+    by_phase = [r.get("peak_rss_gb_by_phase", {}) for r in records]
+    print(
+        "\n"
+        + table(
+            ["peak RSS (GB, max over seeds)", *(label for _, label in phases)],
+            [["", *(_max_of(by_phase, key) for key, _ in phases)]],
+        )
+    )
+
+
+def _mean_of(records: list[dict], key: str, fmt: str) -> str:
+    """Mean of ``key`` over the records that have it ("-" when none does: records of older runs)."""
+    values = [r[key] for r in records if key in r]
+    return fmt.format(statistics.fmean(values)) if values else "-"
+
+
+def _max_of(rows: list[dict], key: str) -> str:
+    values = [row[key] for row in rows if key in row]
+    return f"{max(values):.2f}" if values else "-"
 
 
 def _gain_over_sft(records: list[dict], sd) -> list[str]:
@@ -285,6 +353,17 @@ def main() -> int:
     parser.add_argument("--sft-steps", type=int, default=8, help="SFT warm start on oracle demonstrations first")
     parser.add_argument("--sft-lr", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--dynamic-sampling",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="replace groups whose rewards are all equal by new tasks",
+    )
+    parser.add_argument("--max-resamples", type=int, default=2, help="resample rounds per update")
+    parser.add_argument("--max-batch-tokens", type=int, default=1024, help="most tokens per forward pass (memory)")
+    parser.add_argument(
+        "--mmap-threshold-kib", type=int, default=256, help="glibc mmap threshold in updates and SFT (0: glibc's)"
+    )
     parser.add_argument("--untrained-only", action="store_true", help="only evaluate the untrained model")
     parser.add_argument(
         "--skip-untrained", action="store_true", help="do not evaluate the untrained model (use --untrained-only once)"

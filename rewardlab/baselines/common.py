@@ -93,9 +93,13 @@ class SharedTokenBatch:
     shared: SharedPrefixes
     targets: Any
     mask: Any
+    recompute: bool = False
+    """Checkpoint the prefixes' forward pass (:func:`rewardlab.baselines.prefix.prefix_cache`)."""
 
 
-def shared_token_batch(episodes: Sequence[Episode], *, pad_id: int, device: Any = "cpu") -> SharedTokenBatch | None:
+def shared_token_batch(
+    episodes: Sequence[Episode], *, pad_id: int, device: Any = "cpu", recompute: bool = False
+) -> SharedTokenBatch | None:
     """Stack ``episodes`` with their groups' common prefixes shared, or None when no prefix is shared."""
     torch = require("torch", "train")
     shared = shared_prefixes(
@@ -113,7 +117,7 @@ def shared_token_batch(episodes: Sequence[Episode], *, pad_id: int, device: Any 
     for i, (e, n) in enumerate(zip(episodes, shared.lengths, strict=True)):
         flags = e.action_mask[n + 1 :]
         mask[i, : len(flags)] = torch.tensor(flags, dtype=torch.float32)
-    return SharedTokenBatch(shared=shared, targets=shared.suffix_ids[:, 1:], mask=mask.to(device))
+    return SharedTokenBatch(shared, shared.suffix_ids[:, 1:], mask.to(device), recompute)
 
 
 def forward_logprobs(
@@ -130,7 +134,8 @@ def forward_logprobs(
     if isinstance(batch, SharedTokenBatch):
         if hidden:
             raise ValueError("hidden states need a TokenBatch")
-        return _logprobs(suffix_logits(model, batch.shared)[:, :-1], batch.targets, temperature)
+        logits = suffix_logits(model, batch.shared, recompute=batch.recompute)
+        return _logprobs(logits[:, :-1], batch.targets, temperature)
     output = model(
         input_ids=batch.input_ids,
         attention_mask=batch.attention_mask,

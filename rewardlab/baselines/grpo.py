@@ -100,7 +100,7 @@ from rewardlab.baselines.config import (
     config_dict,
     parse_config,
 )
-from rewardlab.baselines.memory import PhasePeaks, release_memory
+from rewardlab.baselines.memory import PhasePeaks, mapped_heap, release_memory
 from rewardlab.baselines.prefix import can_share
 from rewardlab.baselines.rollout import Episode, collect_episodes
 from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
@@ -148,6 +148,14 @@ class GRPOConfig(TrainerConfig):
     share_prefix: bool = True
     """Encode each group's common prefix (its prompt) once and repeat its KV cache for the group, in sampling
     and in the update (exact; skipped for models without a plain DynamicCache or with gradient checkpointing)."""
+    recompute_prefix: bool = True
+    """With ``share_prefix``: hold only the shared prefix's keys and values in the update and run its forward
+    pass again in the backward pass (activation checkpointing of the prompt: less memory, one more forward
+    pass over each prompt)."""
+    mmap_threshold_kib: int = 256
+    """glibc only, process-wide, during updates (and the SFT warm start): tensors over this many KiB get their
+    own memory mapping, returned to the OS when freed (``mallopt(M_MMAP_THRESHOLD)``; glibc otherwise keeps
+    freed activations in a fragmenting heap); 0 leaves glibc's policy alone. See :mod:`rewardlab.baselines.memory`."""
     dynamic_sampling: bool = True
     """Drop groups whose advantages are all 0 (equal rewards: no policy gradient) and play new tasks in their
     place (DAPO's dynamic sampling); their share is logged as ``charts/skipped_group_ratio``."""
@@ -198,7 +206,7 @@ class GRPOConfig(TrainerConfig):
             )
         if self.max_time_s is not None:
             check_positive(self, "max_time_s")
-        check_count(self, "sft_steps", "max_batch_tokens", "max_resamples")
+        check_count(self, "sft_steps", "max_batch_tokens", "max_resamples", "mmap_threshold_kib")
 
     @property
     def clip_high(self) -> float:
@@ -303,7 +311,7 @@ def update(
         episodes, count=config.gradient_accumulation_steps, max_tokens=config.max_batch_tokens, share=share
     )
     batches = [
-        (shared_token_batch(part, pad_id=pad_id, device=device) if share else None)
+        (shared_token_batch(part, pad_id=pad_id, device=device, recompute=config.recompute_prefix) if share else None)
         or token_batch(part, pad_id=pad_id, device=device)
         for part in ([episodes[i] for i in idx] for idx in micro)
     ]
@@ -488,7 +496,12 @@ def train(
                 policy,
                 tokenizer,
                 envs,
-                SFTConfig(steps=config.sft_steps, learning_rate=config.sft_learning_rate, seed=config.seed),
+                SFTConfig(
+                    steps=config.sft_steps,
+                    learning_rate=config.sft_learning_rate,
+                    seed=config.seed,
+                    mmap_threshold_kib=config.mmap_threshold_kib,
+                ),
                 device=device,
             )
         optimizer = torch.optim.AdamW(
@@ -508,7 +521,7 @@ def train(
             episodes = sample.episodes
             advantages = episode_advantages(episodes, config, weights) if episodes else np.zeros(0)
             start = time.perf_counter()
-            with peaks.phase("updates"):
+            with peaks.phase("updates"), mapped_heap(config.mmap_threshold_kib):
                 losses = (
                     update(
                         policy,

@@ -5,7 +5,12 @@ On CPU, torch takes tensor memory from the C allocator. glibc keeps what a phase
 ever grows: the rollouts after an update, and the update after an SFT warm start, sit on top of
 the heap the previous phase left behind. :func:`release_memory` runs the garbage collector and
 ``malloc_trim(0)``, which returns every free page of the heap to the OS; the trainers call it
-between phases.
+between phases. Within a phase, glibc raises its mmap threshold (up to 32 MiB) each time a large
+block is freed, so later activations come from the heap and fragment it. :func:`mapped_heap` holds
+the threshold low for a block (an update, an SFT step): every tensor over it gets its own mapping,
+unmapped when freed (0.3 GB less peak in a SmolLM2-135M update on CPU, about 3% slower). Not for
+generation: a decode step allocates a fresh KV cache per layer, and mapping each one cut sampling
+from 80 to 51 tokens/s here, so after the block the threshold is back at 32 MiB.
 
 Peaks: on Linux the kernel's high-water mark ``VmHWM`` (``/proc/self/status``) can be reset by
 writing ``5`` to ``/proc/self/clear_refs``, so :class:`PhasePeaks` measures the peak of each phase
@@ -64,21 +69,50 @@ def reset_peak_rss() -> bool:
     return True
 
 
+M_MMAP_THRESHOLD = -3
+"""glibc's ``mallopt`` parameter number for the mmap threshold."""
+
+
 @functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
+def _glibc(function: str) -> Callable[..., int] | None:
     name = ctypes.util.find_library("c")
     if name is None:
         return None
     try:
-        return ctypes.CDLL(name).malloc_trim
+        return getattr(ctypes.CDLL(name), function)
     except (OSError, AttributeError):  # not glibc (musl, macOS)
         return None
+
+
+HEAP_THRESHOLD_KIB = 32 * 1024
+"""The mmap threshold after a :func:`mapped_heap` block: 32 MiB, the ceiling of glibc's own adjustments."""
+
+
+def _set_mmap_threshold(kib: int) -> bool:
+    mallopt = _glibc("mallopt")
+    return bool(mallopt is not None and mallopt(M_MMAP_THRESHOLD, kib * 1024))
+
+
+@contextlib.contextmanager
+def mapped_heap(threshold_kib: int) -> Iterator[bool]:
+    """Process-wide, glibc only: within the block, allocations over ``threshold_kib`` KiB get their own
+    memory mapping, given back to the OS when freed (``mallopt(M_MMAP_THRESHOLD)``); after it the
+    threshold is :data:`HEAP_THRESHOLD_KIB`. Yields whether the setting took; ``0`` changes nothing."""
+    if threshold_kib <= 0:
+        yield False
+        return
+    took = _set_mmap_threshold(threshold_kib)
+    try:
+        yield took
+    finally:
+        if took:
+            _set_mmap_threshold(HEAP_THRESHOLD_KIB)
 
 
 def release_memory() -> None:
     """Collect garbage, then give the C heap's free pages back to the OS (glibc ``malloc_trim(0)``)."""
     gc.collect()
-    trim = _malloc_trim()
+    trim = _glibc("malloc_trim")
     if trim is not None:
         trim(0)
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from rewardlab.baselines.common import forward_logprobs, masked_mean, microbatches, token_batch
 from rewardlab.baselines.config import check_count, check_positive
-from rewardlab.baselines.memory import release_memory
+from rewardlab.baselines.memory import mapped_heap, release_memory
 from rewardlab.baselines.rollout import Episode, demonstrations
 from rewardlab.core.env import TextEnv
 from rewardlab.errors import ConfigError, require
@@ -45,9 +45,12 @@ class SFTConfig:
     """AdamW learning rate."""
     gradient_accumulation_steps: int = 4
     """Micro-batches per optimiser step; at least, see ``max_batch_tokens``."""
-    max_batch_tokens: int = 1024
+    max_batch_tokens: int = 512
     """Most token positions one forward pass holds (padding included): micro-batches over it are split
     further. About 1.4 MB of activations per token for SmolLM2-135M in float32; 0: no bound."""
+    mmap_threshold_kib: int = 256
+    """glibc only, process-wide, during the warm start: tensors over this many KiB get their own memory mapping,
+    returned to the OS when freed (:func:`rewardlab.baselines.memory.mapped_heap`); 0: glibc's policy."""
     max_grad_norm: float = 1.0
     """Gradient clipping threshold."""
     max_episode_tokens: int = 4096
@@ -58,7 +61,7 @@ class SFTConfig:
     def __post_init__(self) -> None:
         check_positive(self, "steps", "batch_size", "learning_rate", "gradient_accumulation_steps")
         check_positive(self, "max_grad_norm", "max_episode_tokens")
-        check_count(self, "max_batch_tokens")
+        check_count(self, "max_batch_tokens", "mmap_threshold_kib")
         if self.gradient_accumulation_steps > self.batch_size:
             raise ConfigError(
                 f"gradient_accumulation_steps={self.gradient_accumulation_steps} exceeds batch_size={self.batch_size}"
@@ -105,23 +108,24 @@ def sft_warm_start(
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=config.learning_rate)
     model.train()
     losses = []
-    for _ in range(config.steps):
-        picked = [episodes[i] for i in rng.choice(len(episodes), size=config.batch_size)]
-        optimizer.zero_grad(set_to_none=True)
-        total = 0.0
-        tokens = sum(e.agent_tokens for e in picked)
-        parts = microbatches(picked, count=config.gradient_accumulation_steps, max_tokens=config.max_batch_tokens)
-        for idx in parts:
-            part = [picked[i] for i in idx]
-            batch = token_batch(part, pad_id=tokenizer.pad_token_id, device=device)
-            share = sum(e.agent_tokens for e in part) / tokens
-            loss = sft_loss(forward_logprobs(model, batch), batch.mask) * share
-            loss.backward()
-            total += loss.item()
-        torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], config.max_grad_norm)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        losses.append(total)
+    with mapped_heap(config.mmap_threshold_kib):
+        for _ in range(config.steps):
+            picked = [episodes[i] for i in rng.choice(len(episodes), size=config.batch_size)]
+            optimizer.zero_grad(set_to_none=True)
+            total = 0.0
+            tokens = sum(e.agent_tokens for e in picked)
+            parts = microbatches(picked, count=config.gradient_accumulation_steps, max_tokens=config.max_batch_tokens)
+            for idx in parts:
+                part = [picked[i] for i in idx]
+                batch = token_batch(part, pad_id=tokenizer.pad_token_id, device=device)
+                share = sum(e.agent_tokens for e in part) / tokens
+                loss = sft_loss(forward_logprobs(model, batch), batch.mask) * share
+                loss.backward()
+                total += loss.item()
+            torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], config.max_grad_norm)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            losses.append(total)
     del optimizer
     release_memory()
     return losses

@@ -291,12 +291,12 @@ def test_shared_prefix_update_gives_the_gradient_of_the_plain_batch(beta):
     episodes = group_episodes()
     advantages = np.array([1.0, -0.5, -0.5, 0.3, 0.9, -1.2])
     grads = []
-    for share, max_tokens in ((False, 0), (True, 0), (True, 40)):
+    for share, recompute, max_tokens in ((False, False, 0), (True, False, 0), (True, True, 0), (True, True, 40)):
         model = tiny_model()
         model.train()
         reference = tiny_model(seed=1) if beta else None  # a different reference: the KL term has a gradient
         config = GRPOConfig(env_id="x", tasks_per_step=2, group_size=3, beta=beta, share_prefix=share)
-        config.max_batch_tokens = max_tokens
+        config.recompute_prefix, config.max_batch_tokens = recompute, max_tokens
         update(
             model,
             torch.optim.SGD(model.parameters(), lr=0.0),
@@ -309,7 +309,8 @@ def test_shared_prefix_update_gives_the_gradient_of_the_plain_batch(beta):
         )
         grads.append(torch.cat([p.grad.flatten() for p in model.parameters() if p.grad is not None]))
     torch.testing.assert_close(grads[1], grads[0], atol=1e-6, rtol=1e-4)
-    torch.testing.assert_close(grads[2], grads[0], atol=1e-6, rtol=1e-4)  # split into more micro-batches
+    torch.testing.assert_close(grads[2], grads[0], atol=1e-6, rtol=1e-4)  # the prompt's pass run again in backward
+    torch.testing.assert_close(grads[3], grads[0], atol=1e-6, rtol=1e-4)  # split into more micro-batches
 
 
 def test_microbatches_respect_the_token_budget_and_keep_groups_together():
@@ -440,8 +441,10 @@ def test_config_round_trips_through_its_dict_and_the_command_line():
         epochs=2,
         max_batch_tokens=2048,
         share_prefix=False,
+        recompute_prefix=False,
         dynamic_sampling=False,
         max_resamples=4,
+        mmap_threshold_kib=0,
     )
     data = config_dict(config)
     assert GRPOConfig(**data) == config

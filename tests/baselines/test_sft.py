@@ -43,3 +43,16 @@ def test_sft_config_validation():
 def test_sft_warm_start_needs_rewardlab_envs():
     with pytest.raises(ConfigError, match="TextEnv"):
         sft_warm_start(tiny_model(), tiny_tokenizer(), [gym.make("CartPole-v1")], SFTConfig(steps=1))
+
+
+def test_the_token_budget_splits_a_step_without_changing_its_loss():
+    tokenizer = tiny_tokenizer()
+    envs = make_envs(register_echo(), 2)
+    losses = []
+    for budget in (0, 40):  # one forward pass for the 4 demonstrations, or one each
+        config = SFTConfig(steps=1, batch_size=4, gradient_accumulation_steps=1, max_batch_tokens=budget)
+        losses += sft_warm_start(tiny_model(), tokenizer, envs, config)
+    # the mean NLL over the step's agent tokens, however the step is split (the gradient is its derivative)
+    assert losses[1] == pytest.approx(losses[0], rel=1e-5)
+    demos = oracle_demonstrations(envs, tokenizer, ["t0", "t1", "t2", "t3"], max_episode_tokens=512)
+    assert 4 * max(len(d.token_ids) for d in demos) > 40 >= max(len(d.token_ids) for d in demos)
