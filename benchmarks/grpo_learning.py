@@ -161,7 +161,7 @@ def run_seed(seed: int, args) -> dict:
         model=model,
         tokenizer=tokenizer,
         on_update=lambda row: print(
-            f"  seed {seed} update {row['step']}: batch reward {row['rewards/mean']:.3f} "
+            f"  seed {seed} update {row['step']}: batch reward {row.get('rewards/mean', float('nan')):.3f} "
             f"format {row.get('rewards/format/mean', float('nan')):.2f} "
             f"skipped groups {row['charts/skipped_group_ratio']:.2f} "
             f"rollouts {row['perf/rollout_tokens_per_s']:.1f} tok/s, "
