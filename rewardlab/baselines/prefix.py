@@ -192,7 +192,7 @@ def is_plain_dynamic(cache: Any) -> bool:
     rows can be repeated and left-padded."""
     from transformers.cache_utils import DynamicCache, DynamicLayer
 
-    layers = getattr(cache, "layers", None)
+    layers = getattr(cache, "layers", None) or ()
     return isinstance(cache, DynamicCache) and bool(layers) and all(type(layer) is DynamicLayer for layer in layers)
 
 
