@@ -182,6 +182,9 @@ class GRPOConfig(TrainerConfig):
     max_time_s: float | None = None
     """Time budget in seconds (SFT warm start included): stop after an update when one more update of the
     same duration would overrun it."""
+    torch_threads: int = 0
+    """Process-wide torch intra-op threads (``torch.set_num_threads``) for the run; 0 keeps torch's default
+    (one per core). Where other processes share the cores, 1 avoids threads waiting on a descheduled peer."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -206,7 +209,7 @@ class GRPOConfig(TrainerConfig):
             )
         if self.max_time_s is not None:
             check_positive(self, "max_time_s")
-        check_count(self, "sft_steps", "max_batch_tokens", "max_resamples", "mmap_threshold_kib")
+        check_count(self, "sft_steps", "max_batch_tokens", "max_resamples", "mmap_threshold_kib", "torch_threads")
 
     @property
     def clip_high(self) -> float:
@@ -470,6 +473,8 @@ def train(
     """Run GRPO as configured. ``model``/``tokenizer`` override ``config.model`` (e.g. a tiny test model);
     ``on_update`` receives each metrics row (the CLI's progress bar)."""
     torch = require("torch", "train")
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
     policy, tokenizer, device = load_policy(config, model, tokenizer)
     reference = frozen_reference(policy, config, kl_coefficient=config.beta)
     output_dir = Path(config.output_dir)

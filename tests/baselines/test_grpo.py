@@ -445,6 +445,7 @@ def test_config_round_trips_through_its_dict_and_the_command_line():
         dynamic_sampling=False,
         max_resamples=4,
         mmap_threshold_kib=0,
+        torch_threads=1,
     )
     data = config_dict(config)
     assert GRPOConfig(**data) == config
@@ -461,8 +462,32 @@ def test_config_round_trips_through_its_dict_and_the_command_line():
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
-    [({"max_batch_tokens": -1}, "max_batch_tokens"), ({"max_resamples": 1.5}, "max_resamples")],
+    [
+        ({"max_batch_tokens": -1}, "max_batch_tokens"),
+        ({"max_resamples": 1.5}, "max_resamples"),
+        ({"mmap_threshold_kib": -1}, "mmap_threshold_kib"),
+        ({"torch_threads": -2}, "torch_threads"),
+    ],
 )
 def test_config_rejects_bad_sampling_and_batching_values(kwargs, match):
     with pytest.raises(ConfigError, match=match):
         GRPOConfig(env_id="x", **kwargs)
+
+
+def test_train_sets_the_torch_threads(tmp_path):
+    threads = torch.get_num_threads()
+    config = GRPOConfig(
+        env_id=register_echo(),
+        steps=1,
+        tasks_per_step=1,
+        group_size=2,
+        max_new_tokens=2,
+        output_dir=str(tmp_path),
+        save_final=False,
+        torch_threads=1,
+    )
+    try:
+        train(config, model=tiny_model(), tokenizer=tiny_tokenizer())
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
