@@ -378,6 +378,30 @@ def test_dynamic_sampling_replaces_equal_reward_groups_by_new_tasks():
         env.close()
 
 
+class InfraFaultOnT0(gym.Wrapper):
+    """Echo whose task t0 always ends with an infrastructure fault (``info["infra_error"]``)."""
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        if (terminated or truncated) and self.env.unwrapped.task.id == "t0":
+            info = {**info, "infra_error": "sandbox lost"}
+        return observation, reward, terminated, truncated, info
+
+
+def test_rollouts_ended_by_an_infra_fault_are_dropped_not_scored():
+    env_id = "RewardLabTest/InfraFaultEcho-v0"
+    if env_id not in gym.registry:
+        gym.register(id=env_id, entry_point=lambda **kwargs: InfraFaultOnT0(EchoEnv(**kwargs)))
+    envs = make_envs(env_id, 6)
+    config = GRPOConfig(env_id="x", tasks_per_step=2, group_size=3, max_new_tokens=4, max_resamples=0)
+    torch.manual_seed(0)
+    sample = sample_groups(envs, tiny_model(), tiny_tokenizer(), config, lambda n: ["t0", "t2"][:n], {}, seed=0)
+    assert sample.infra_errors == 3 and all(e.task_id == "t2" for e in sample.played)
+    assert {e.task_id for e in sample.episodes} <= {"t2"} and sample.groups_skipped >= 1  # t0 left no episode
+    for env in envs:
+        env.close()
+
+
 def test_train_skips_the_update_when_no_group_has_a_signal_and_logs_the_fraction(tmp_path):
     common = {"steps": 2, "tasks_per_step": 2, "group_size": 2, "max_new_tokens": 4, "learning_rate": 1e-2}
     common |= {"output_dir": str(tmp_path), "save_final": False, "max_resamples": 1}
