@@ -20,9 +20,10 @@ its own tokens at its own positions, so logits, the log-probs of sampled tokens 
 those of the unshared batch up to float rounding; the gradient through a shared prefix is the sum of
 the contributions of every sequence that shares it, as autograd does for any repeated tensor.
 
-This needs a cache of plain ``DynamicLayer`` layers (no sliding window, transformers >= 5's layer
-API) and no gradient checkpointing (which turns the cache off); :func:`can_share` says whether a
-model qualifies, and every caller falls back to the unshared batch when it does not.
+This needs a ``DynamicCache`` whose ``layers`` are all plain ``DynamicLayer`` (no sliding window;
+the layer API of the installed transformers 5) and no gradient checkpointing (which turns the cache
+off); :func:`can_share` says whether a model qualifies, and every caller falls back to the unshared
+batch when it does not.
 """
 
 from __future__ import annotations
@@ -177,7 +178,8 @@ def base_model(model: Any) -> Any:
 
 
 def cache_argument(model: Any) -> str:
-    """The forward argument that takes a KV cache: ``cache`` (transformers >= 5.24) or ``past_key_values``."""
+    """The forward argument that takes a KV cache: ``cache`` where the model's forward has it (transformers
+    5 renamed it), else ``past_key_values``."""
     return "cache" if "cache" in inspect.signature(base_model(model).forward).parameters else "past_key_values"
 
 
