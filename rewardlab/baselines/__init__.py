@@ -7,6 +7,9 @@
 - :mod:`rewardlab.baselines.advantages`: group advantages (GRPO, per-component GDPO), pure functions
   usable by any trainer (also exported by :mod:`rewardlab.wrappers`).
 - :mod:`rewardlab.baselines.rollout`: multi-turn rollouts as token sequences with agent masks.
+- :mod:`rewardlab.baselines.prefix`: a group's common prompt run once, its KV cache repeated for the
+  group, in sampling and in the update's forward passes (exact).
+- :mod:`rewardlab.baselines.memory`: peak RSS per phase, and freed heap handed back to the OS.
 - :mod:`rewardlab.baselines.session`: the set-up both trainers share: seed, device, dtype, the policy
   (LoRA optional), the frozen KL reference, envs local or on Ray actors (``ray_rollouts``).
 - :mod:`rewardlab.baselines.common`: KL reference context, log-probs, batches, logs, plots, checkpoints.
