@@ -7,7 +7,7 @@ protocol), as a ``gymnasium.Env``.
     observation, info = env.reset(seed=0)
     observation, reward, terminated, truncated, info = env.step("...")
 
-or ``gym.make("RewardLab/Remote-v0", url=..., env_id=..., env_kwargs={...})``. Observations,
+or ``gym.make("RewardLabClient/Remote-v0", url=..., env_id=..., env_kwargs={...})``. Observations,
 rewards and ``info`` (every key, as JSON data: tuples come back as lists) are the served env's.
 A session the server ended on an infrastructure fault comes back as a truncated step with
 ``info["infra_error"]`` and reward 0.0; the next ``reset`` opens a new session. Server errors
