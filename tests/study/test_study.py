@@ -329,8 +329,9 @@ def test_any_unknown_eval_key_is_refused_by_name(key):
         parse_spec(mutated(lambda d: d["eval"].update({key: 1})))
 
 
-def test_the_example_spec_is_valid():
-    spec = load_spec(Path(__file__).resolve().parents[2] / "examples" / "studies" / "bfcl_weighting.toml")
+@pytest.mark.parametrize("name", ["bfcl_weighting.toml", "bfcl_weighting_small.toml"])
+def test_the_example_specs_are_valid(name):
+    spec = load_spec(Path(__file__).resolve().parents[2] / "examples" / "studies" / name)
     validate(spec)
     assert spec.baseline in [c.name for c in spec.configs] and len(plan(spec)) == len(spec.configs) * len(spec.seeds)
 
