@@ -115,10 +115,15 @@ class PPOConfig(TrainerConfig):
     ray_rollouts: bool = False
     """Step each of the ``episodes_per_step`` envs in its own Ray actor (``ray.init()`` first, or a local Ray
     instance is started); generation stays in the trainer. See :mod:`rewardlab.integrations.ray`."""
+    max_time_s: float | None = None
+    """Time budget in seconds (SFT warm start included): stop after an update when one more update of the
+    same duration would overrun it."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         check_positive(self, "steps", "episodes_per_step", "learning_rate")
+        if self.max_time_s is not None:
+            check_positive(self, "max_time_s")
         check_positive(self, "epochs", "num_minibatches", "gradient_accumulation_steps")
         check_range(self, "gamma", 0.0, 1.0)
         check_range(self, "lam", 0.0, 1.0)
@@ -355,6 +360,7 @@ def train(
         if not train_ids:
             raise ConfigError(f"{config.env_id} has no train tasks")
         rng = np.random.default_rng(config.seed)
+        started = time.perf_counter()
         if config.sft_steps:
             from rewardlab.baselines.sft import SFTConfig, sft_warm_start
 
@@ -410,6 +416,9 @@ def train(
                 on_update(row)
             if config.save_every and step % config.save_every == 0:
                 _save(policy, value_head, tokenizer, output_dir / f"checkpoint-{step}", {"step": step})
+            elapsed = time.perf_counter() - started
+            if config.max_time_s is not None and elapsed + rollout_s + update_s > config.max_time_s:
+                break
         if config.save_final:
             _save(policy, value_head, tokenizer, output_dir / "final", {"config": config_dict(config)})
         plot_curves(logger.rows, output_dir / "training_curve.png", title=f"PPO on {config.env_id}")

@@ -1,7 +1,8 @@
 """Adapters to other libraries, one module each:
 
 - :mod:`rewardlab.integrations.trl`: TRL's ``GRPOTrainer`` (one reward function per component, and
-  ``environment_factory`` classes whose methods are the env's own tools);
+  ``environment_factory`` classes whose methods are the env's own tools); :mod:`rewardlab.integrations.trl_train`
+  runs it behind the baselines' ``train(config)`` interface (``kind = "trl"`` of ``rewardlab study``);
 - :mod:`rewardlab.integrations.verifiers`: a verifiers v1 taskset (``rewardlab_verifiers``, in ``.venv-np2``);
 - :mod:`rewardlab.integrations.skyrl`: SkyRL-Gym ``BaseTextEnv``;
 - :mod:`rewardlab.integrations.verl`: verl's agent loop (``AgentLoopBase``, registered ``"rewardlab"``);

@@ -7,7 +7,8 @@ Sections (the reference with every key is ``docs/studies.md``)::
     [[config]]  name, then any of: preset (+ target_weight, gate_threshold, aggregate), reward_weights,
                 gates, aggregate, invalid_penalty, [config.dynamic], [config.milestones],
                 [config.shaping], [config.process], [config.trainer] (trainer field overrides)
-    [trainer]   kind ("grpo" | "ppo"), model, steps and/or minutes, any field of GRPOConfig/PPOConfig
+    [trainer]   kind ("grpo" | "ppo" | "trl"), model, steps and/or minutes, any field of the kind's config
+                (GRPOConfig, PPOConfig, TRLGRPOConfig)
     [eval]      split, num_tasks, temperature (0: greedy), samples, max_new_tokens, max_episode_tokens,
                 batch_size
 
@@ -31,8 +32,12 @@ from typing import Any
 
 from rewardlab.errors import ConfigError, MissingDependencyError, did_you_mean
 
-TRAINERS: dict[str, str] = {"grpo": "rewardlab.baselines.grpo:GRPOConfig", "ppo": "rewardlab.baselines.ppo:PPOConfig"}
-"""Trainer kind -> its config class. ``"trl"`` (TRL's GRPOTrainer) is not supported yet."""
+TRAINERS: dict[str, str] = {
+    "grpo": "rewardlab.baselines.grpo:GRPOConfig",
+    "ppo": "rewardlab.baselines.ppo:PPOConfig",
+    "trl": "rewardlab.integrations.trl_train:TRLGRPOConfig",
+}
+"""Trainer kind -> its config class; the class's module has ``train(config)`` (``"trl"``: TRL's GRPOTrainer)."""
 
 SET_BY_STUDY: tuple[str, ...] = ("env_id", "env_kwargs", "seed", "output_dir", "max_time_s")
 """Trainer fields the study sets itself (``max_time_s`` comes from ``minutes``)."""
@@ -109,7 +114,7 @@ class TrainerSettings:
     def config_fields(self, overrides: Mapping[str, Any]) -> dict[str, Any]:
         """The trainer config's fields for one run (without env, seed and output dir).
 
-        The budget: ``steps`` updates, or with ``minutes`` (GRPO) ``max_time_s = 60 * minutes`` and, when
+        The budget: ``steps`` updates, or with ``minutes`` ``max_time_s = 60 * minutes`` and, when
         ``steps`` is not set, no step limit; with both, whichever comes first. ``save_final`` defaults to
         False (the study evaluates the model in memory; set it to keep each run's final model).
         """
@@ -254,11 +259,6 @@ def _fits(value: Any, hint: Any) -> bool:
 
 def trainer_class(kind: str) -> type:
     """The config class of trainer ``kind`` (ConfigError for an unknown or unsupported kind)."""
-    if kind == "trl":
-        raise ConfigError(
-            "trainer kind 'trl' (TRL's GRPOTrainer) is not supported by rewardlab study yet; use 'grpo' or 'ppo', "
-            "or train with rewardlab.integrations.trl directly (examples/trl_grpo_single_turn.py)"
-        )
     if kind not in TRAINERS:
         raise ConfigError(f"[trainer] kind must be one of {[*TRAINERS]}, got {kind!r}." + did_you_mean(kind, TRAINERS))
     import importlib
@@ -388,8 +388,6 @@ def _parse_trainer(data: Mapping[str, Any]) -> TrainerSettings:
         _check_type("[trainer] minutes", minutes, float)
         if not minutes > 0:
             raise ConfigError(f"[trainer] minutes must be > 0, got {minutes!r}")
-        if "max_time_s" not in {f.name for f in dataclasses.fields(trainer_class(kind))}:
-            raise ConfigError(f"[trainer] kind {kind!r} has no time budget (no max_time_s); set steps instead")
     _check_trainer_fields("[trainer]", trainer, kind)
     return TrainerSettings(kind=kind, model=model, steps=steps, minutes=minutes, fields=trainer)
 

@@ -102,7 +102,12 @@ def test_value_clipping_bounds_the_update():
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
-    [({"gamma": 1.5}, "gamma"), ({"lam": -0.1}, "lam"), ({"num_minibatches": 16}, "num_minibatches")],
+    [
+        ({"gamma": 1.5}, "gamma"),
+        ({"lam": -0.1}, "lam"),
+        ({"num_minibatches": 16}, "num_minibatches"),
+        ({"max_time_s": 0.0}, "max_time_s"),
+    ],
 )
 def test_config_rejects_bad_values(kwargs, match):
     with pytest.raises(ConfigError, match=match):
@@ -126,3 +131,18 @@ def test_train_runs_and_logs_value_metrics(tmp_path):
     assert result.history[0]["charts/kl"] == pytest.approx(0.0, abs=1e-6)
     assert (tmp_path / "final" / "value_head.pt").is_file()
     assert (tmp_path / "training_curve.png").is_file()
+
+
+def test_train_stops_on_its_time_budget(tmp_path):
+    """With ``max_time_s`` PPO stops after the update that leaves no room for another as long."""
+    config = PPOConfig(
+        env_id=register_echo(),
+        steps=50,
+        episodes_per_step=2,
+        num_minibatches=1,
+        max_new_tokens=3,
+        output_dir=str(tmp_path),
+        max_time_s=1e-3,
+        save_final=False,
+    )
+    assert len(train(config, model=tiny_model(), tokenizer=tiny_tokenizer()).history) == 1

@@ -280,8 +280,8 @@ SPEC_ERRORS = [
     (lambda d: d["trainer"].update(learning_rat=1e-5), r"'learning_rat' in \[trainer\].*Did you mean 'learning_rate'"),
     (lambda d: d["trainer"].update(group_size="4"), r"\[trainer\] group_size must be int"),
     (lambda d: d["trainer"].update(seed=3), r"cannot set 'seed': the study sets it"),
-    (lambda d: d["trainer"].update(kind="trl"), r"'trl' .* is not supported by rewardlab study yet"),
-    (lambda d: d["trainer"].update(kind="ppo", minutes=5), r"'ppo' has no time budget"),
+    (lambda d: d["trainer"].update(kind="trl", per_component=True), r"'per_component' in \[trainer\] for kind 'trl'"),
+    (lambda d: d["trainer"].update(kind="ppo"), r"'tasks_per_step' in \[trainer\] for kind 'ppo'.*'episodes_per_step'"),
     (lambda d: d["trainer"].pop("steps"), r"needs a budget per run"),
     (lambda d: d["eval"].update(samples=4), r"samples > 1 needs temperature > 0"),
     (lambda d: d["eval"].update(split_="test"), r"unknown key 'split_' in \[eval\].*Did you mean 'split'"),
@@ -376,6 +376,68 @@ def test_a_configuration_stacks_its_wrappers_in_order_and_its_options_reach_the_
     assert trainer_config(spec, "equal", 0, Path("unused")).beta == 0.04  # GRPOConfig's default
     minutes = parse_spec(mutated(lambda d: d["trainer"].update(minutes=2.5)))
     assert trainer_config(minutes, "equal", 0, Path("unused")).max_time_s == 150.0
+
+
+@pytest.mark.parametrize("kind", ["ppo", "trl"])
+def test_every_trainer_kind_takes_a_time_budget(kind):
+    def change(d):
+        d["trainer"] = {"kind": kind, "model": "smollm2", "minutes": 0.5}
+
+    config = trainer_config(parse_spec(mutated(change)), "equal", 0, Path("unused"))
+    assert type(config).__name__ == {"ppo": "PPOConfig", "trl": "TRLGRPOConfig"}[kind]
+    assert config.max_time_s == 30.0
+
+
+# ------------------------------------------------------------------------------ TRL's GRPOTrainer
+def test_a_trl_study_trains_with_grpotrainer_and_reports_like_the_others(tmp_path, tiny_model_dir):
+    """kind = "trl": each run is TRL's GRPOTrainer on the configuration's training env (its metrics rows carry
+    TRL's per-component logs), evaluated under the reference rubric like a baseline run."""
+    pytest.importorskip("trl")
+    data = base_spec(str(tiny_model_dir))
+    data["study"]["seeds"] = [0]
+    data["trainer"] = {
+        "kind": "trl",
+        "model": str(tiny_model_dir),
+        "steps": 2,
+        "tasks_per_step": 1,
+        "group_size": 2,
+        "max_new_tokens": 4,
+        "device": "cpu",
+    }
+    spec = dataclasses.replace(parse_spec(data), output=str(tmp_path / "out"))
+    result = run_study(spec, log=lambda line: None)
+    assert [run.label for run in result.ran] == ["equal/seed0", "count_only/seed0"]
+    for run in result.ran:
+        done = json.loads((run.directory / "done.json").read_text())
+        assert done["updates"] == 2 and done["trainer"]["group_size"] == 2
+        assert done["eval"]["episodes"] == 2
+        rows = [json.loads(line) for line in (run.directory / "metrics.jsonl").read_text().splitlines()]
+        assert [row["step"] for row in rows] == [1.0, 2.0]
+        assert all(f"rewards/{c}/mean" in rows[0] for c in COMPONENTS) and "rewards/mean" in rows[0]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert set(summary["configs"]) == {"equal", "count_only"}
+
+
+def test_the_trl_trainer_stops_on_its_time_budget_and_refuses_multi_turn_envs(tmp_path, tiny_model_dir):
+    pytest.importorskip("trl")
+    from rewardlab.integrations.trl_train import TRLGRPOConfig, train
+
+    config = TRLGRPOConfig(
+        env_id=ENV,
+        env_kwargs={"categories": ["simple_python"]},
+        model=str(tiny_model_dir),
+        steps=50,
+        tasks_per_step=1,
+        group_size=2,
+        max_new_tokens=4,
+        device="cpu",
+        max_time_s=1e-3,
+        save_final=False,
+        output_dir=str(tmp_path / "budget"),
+    )
+    assert len(train(config).history) == 1  # the first step already ran past the budget
+    with pytest.raises(ConfigError, match="multi-turn"):
+        train(TRLGRPOConfig(env_id="RewardLab/ToolCall-v2", model=str(tiny_model_dir), output_dir=str(tmp_path)))
 
 
 # ------------------------------------------------------------------------------ the statistics
