@@ -1,4 +1,4 @@
-"""The trusted result collector of SWE evaluations: a pytest plugin and the script that starts pytest.
+"""The in-sandbox side of SWE evaluations: a sealed pytest run that streams signed, per-test evidence.
 
 This file runs *inside* the sandbox, so it imports only the standard library and pytest
 (RewardLab itself is hidden there). The host copies it into a fresh runner directory next to
@@ -6,36 +6,45 @@ the evaluated repository, writes a one-time ticket beside it and runs::
 
     python -s -B <runner>/collector.py <ticket> <repo> <pytest args...>
 
-Before anything of the repository is imported, the script
+The verdict is computed on the host (:func:`rewardlab.envs.swe.testrun.read_result`), never
+here. Here, before anything of the repository is imported, the script
 
-0. makes itself non-dumpable, so that a process the tests start cannot attach to it or read
-   its memory (and the key in it);
-1. reads the ticket (an HMAC key, a nonce, the result file's random name, the guarded files)
-   and deletes it;
-2. opens the result file with ``O_CREAT | O_EXCL | O_NOFOLLOW`` and keeps the descriptor;
-3. drops its own directory from ``sys.path`` and *appends* the repository, so that nothing in
-   the repository can shadow a standard-library or installed module (directories a
-   ``pythonpath`` setting puts first are moved to the end too, at session start); only the
-   repository's own top-level packages, named by the host from the base commit (never a
-   standard-library or runner name), are found in the repository first, so that an installed
-   package of the same name (a stray top-level ``tests`` package, the project itself in
-   site-packages) cannot stand in for them;
-4. imports pytest, captures the runner's functions, classes and modules it relies on, and
-   hashes the guarded files (those the host vouches for: the evaluated test files, every
-   ``conftest.py`` and every file the agent did not change).
+0. makes itself non-dumpable, so no process the tests start can attach to it or read its memory;
+1. reads the ticket (HMAC key, nonce, the result file's random name, the guarded files, the
+   repository's packages) and deletes it, opens the result file with ``O_CREAT | O_EXCL``;
+2. imports pytest and the standard-library modules whose code it trusts, indexes their code
+   objects, and snapshots the test machinery (every function and class of pytest, pluggy,
+   ``unittest`` and ``builtins``, and their ``sys.modules`` entries);
+3. moves the key into a suspended generator (:func:`signer`): no module, object attribute or
+   closure holds it, only that generator's frame;
+4. installs a PEP 578 audit hook (:func:`seal`, which no code can remove) and only then lets
+   pytest import the repository.
 
-pytest then runs with this module as a plugin that records each test's reports. When pytest
-returns, the script checks that the captured objects and hook relays are still the originals,
-that every implementation of an outcome-deciding hook comes from pytest, pluggy, a plugin from
-outside the repository that the configuration loaded before any test import, or a guarded
-repository file (a base ``conftest.py`` or ``pytest_plugins`` module), that no test item's
-``runtest`` was swapped, and that no guarded file changed (after collection and at the end);
-then it writes ``{"body": json, "mac": HMAC-SHA256(key, body)}`` through the descriptor. A run
-that dies before that (``os._exit``, a crash) leaves no result, and every test counts as failed.
+**The seal.** Every way Python code can *obtain* a frame or another object's internals raises
+an audit event: ``sys._getframe``, ``sys._current_frames``, ``sys.settrace``/``setprofile``,
+``tb_frame``/``gi_frame``/``cr_frame``/``ag_frame``, ``gc.get_objects``/``get_referrers``/
+``get_referents`` and every ``ctypes`` event. Each is allowed only when the code object that
+asked is on an allowlist of *consumers* (:data:`CONSUMERS`: functions of the standard library,
+pytest and this file that use what they obtain and return none of it; a few helpers that do
+return frames, :data:`PASS_THROUGH`, pass the decision to their caller). Identity of code
+objects decides, not names or file names, so nothing can impersonate a consumer; creating
+code that claims a protected file name (``compile``, ``code.__new__``/``replace``,
+``marshal``) is refused as well, and ``/proc/*/mem`` cannot be opened. A refused operation
+raises ``PermissionError`` and is recorded as tampering in the next signed record.
+
+**The evidence.** The :class:`Witness` plugin sends each test's reports, and whether
+``item.runtest()`` itself returned (from a ``pytest_runtest_call`` wrapper), to the signer.
+The signer refuses to sign unless every frame on the calling stack is code of pytest, pluggy
+or this file (so repository code cannot call it, directly or through pytest), and with each
+call-phase record it checks that the snapshot of the test machinery is intact and that the
+test function comes from a guarded file. Each record carries the nonce and a sequence number
+and is signed with HMAC-SHA256; after the final record the file is closed and the signer ends.
 """
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import hashlib
 import hmac
 import importlib
@@ -43,56 +52,310 @@ import importlib.machinery
 import json
 import os
 import sys
+import sysconfig
+import types
+from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
-#: ``(module, class or None, attribute)``: the objects that decide whether a test passed.
-WATCHED: tuple[tuple[str, str | None, str], ...] = (
-    ("_pytest.python", "Function", "runtest"),
-    ("_pytest.python", "Function", "_getobj"),
-    ("_pytest.python", None, "pytest_pyfunc_call"),
-    ("_pytest.runner", "CallInfo", "from_call"),
-    ("_pytest.runner", None, "call_and_report"),
-    ("_pytest.runner", None, "runtestprotocol"),
-    ("_pytest.runner", None, "pytest_runtest_protocol"),
-    ("_pytest.runner", None, "pytest_runtest_call"),
-    ("_pytest.runner", None, "pytest_runtest_makereport"),
-    ("_pytest.reports", "TestReport", "from_item_and_call"),
-    ("_pytest.main", None, "pytest_runtestloop"),
-    ("_pytest.config", None, "main"),
-    ("pluggy._hooks", "HookCaller", "__call__"),
-    ("pluggy._callers", None, "_multicall"),
-    ("pluggy._manager", "PluginManager", "_hookexec"),
+#: Events that hand out frames or object internals; ``ctypes.*`` events are policed too.
+FRAME_EVENTS = frozenset(
+    {"sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile", "gc.get_objects",
+     "gc.get_referrers", "gc.get_referents", "sys.monitoring.register_callback"}
+)  # fmt: skip
+#: Attributes whose read raises ``object.__getattr__`` and yields a frame.
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+#: Modules whose code is imported before the repository and may appear in the allowlists below.
+TRUSTED_MODULES: tuple[str, ...] = (
+    "logging", "collections", "typing", "enum", "dataclasses", "traceback", "inspect", "warnings",
+    "linecache", "functools", "abc", "importlib._bootstrap_external", "importlib._bootstrap", "unittest",
+    "unittest.case", "unittest.result", "unittest.mock", "threading", "contextlib", "doctest", "pdb",
+    "bdb", "ast", "pprint", "re", "string", "textwrap", "tokenize", "copy",
+)  # fmt: skip
+#: ``(module, qualified name)`` of functions that may obtain frames and object internals: each
+#: uses what it obtains and returns none of it (a name, a line, a formatted string, a decision).
+CONSUMERS: tuple[tuple[str, str], ...] = (
+    ("collections", "namedtuple"),
+    ("typing", "_caller"),
+    ("typing", "TypeVar.__init__"),
+    ("typing", "ParamSpec.__init__"),
+    ("typing", "TypeVarTuple.__init__"),
+    ("typing", "NewType.__init__"),
+    ("typing", "_ProtocolMeta.__instancecheck__"),
+    ("typing", "_allow_reckless_class_checks"),
+    ("typing", "_no_init_or_replace_init"),
+    ("typing", "NamedTupleMeta.__new__"),
+    ("typing", "_namedtuple_mro_entries"),
+    ("typing", "NamedTuple"),
+    ("typing", "_TypedDictMeta.__new__"),
+    ("typing", "TypedDict"),
+    ("enum", "EnumType._create_"),
+    ("enum", "EnumMeta._create_"),
+    ("enum", "_EnumDict.__setitem__"),
+    ("logging", "Logger.findCaller"),
+    ("warnings", "_is_internal_frame"),
+    ("warnings", "_next_external_frame"),
+    ("warnings", "warn"),
+    ("traceback", "StackSummary._extract_from_extended_frame_gen"),
+    ("traceback", "StackSummary.extract"),
+    ("traceback", "extract_stack"),
+    ("traceback", "format_stack"),
+    ("traceback", "print_stack"),
+    ("traceback", "TracebackException.__init__"),
+    ("traceback", "_walk_tb_with_full_positions"),
+    ("traceback", "clear_frames"),
+    ("inspect", "getframeinfo"),
+    ("unittest.result", "TestResult._is_relevant_tb_level"),
+    ("unittest.result", "TestResult._clean_tracebacks"),
+    ("unittest.result", "TestResult._exc_info_to_string"),
+    ("unittest.case", "_Outcome.testPartExecutor"),
+    ("unittest.mock", "_patch.__exit__"),
+    ("dataclasses", "_process_class"),
+    ("dataclasses", "make_dataclass"),
+    ("doctest", "DocTestRunner.run"),
+    ("threading", "excepthook"),
+    ("threading", "_make_invoke_excepthook"),
+    ("_pytest.python_api", "RaisesContext.__exit__"),
+    ("_pytest.raises", "RaisesExc.__exit__"),
+    ("_pytest.raises", "AbstractRaises.matches"),
+    ("_pytest._code.code", "ExceptionInfo.from_exc_info"),
+    ("_pytest._code.code", "ExceptionInfo.getrepr"),
+    ("_pytest._code.code", "FormattedExcinfo.repr_traceback_entry"),
+    ("_pytest._code.code", "FormattedExcinfo.repr_traceback"),
+    ("_pytest._code.code", "FormattedExcinfo.repr_excinfo"),
+    ("_pytest._code.code", "FormattedExcinfo.get_source"),
+    ("_pytest._code.code", "FormattedExcinfo.repr_locals"),
+    ("_pytest._code.code", "ExceptionInfo._getreprcrash"),
+    ("_pytest._code.code", "TracebackEntry.ishidden"),
+    ("_pytest._code.code", "TracebackEntry.getsource"),
+    ("_pytest._code.code", "TracebackEntry.getfirstlinesource"),
+    ("_pytest._code.code", "TracebackEntry.relline"),
+    ("_pytest._code.code", "TracebackEntry.end_lineno_relative"),
+    ("_pytest._code.code", "TracebackEntry.path"),
+    ("_pytest._code.code", "TracebackEntry.statement"),
+    ("_pytest._code.code", "TracebackEntry.__repr__"),
+    ("_pytest._code.code", "TracebackEntry.name"),
+    ("_pytest._code.code", "ExceptionInfoFormatter.repr_args"),
+    ("_pytest._code.code", "ExceptionInfoFormatter.repr_traceback_entry"),
+    ("_pytest._code.code", "FormattedExcinfo.repr_args"),
+    ("_pytest._code.code", "filter_traceback"),
+    ("_pytest.nodes", "Node._repr_failure_py"),
+    ("_pytest.nodes", "Node._traceback_filter"),
+    ("_pytest.nodes", "Collector._traceback_filter"),
+    ("_pytest.nodes", "Collector.repr_failure"),
+    ("_pytest.python", "Function._traceback_filter"),
+    ("_pytest.python", "Function._prunetraceback"),
+    ("_pytest.nodes", "Node._prunetraceback"),
+    ("_pytest.reports", "BaseReport.toterminal"),
+    ("_pytest.runner", "CallInfo.from_call"),
+    ("_pytest.outcomes", "importorskip"),
+    ("_pytest.warning_types", "warn_explicit_for"),
+    ("_pytest.python", "Metafunc.parametrize"),
+    ("_pytest.python", "_find_parametrized_scope"),
+    ("_pytest.fixtures", "FixtureRequest._get_fixturestack"),
+    ("_pytest.fixtures", "FixtureRequest._compute_fixture_value"),
+    ("_pytest.fixtures", "TopRequest._compute_fixture_value"),
+    ("_pytest.fixtures", "SubRequest._compute_fixture_value"),
+    ("_pytest.fixtures", "FixtureRequest._factorytraceback"),
+    ("_pytest.unittest", "TestCaseFunction._prunetraceback"),
+    ("_pytest.unittest", "TestCaseFunction.addError"),
+    ("_pytest.unittest", "TestCaseFunction.addFailure"),
+    ("_pytest.unittest", "TestCaseFunction._addexcinfo"),
+    ("_pytest.python_api", "raises"),
+    ("_pytest.recwarn", "warns"),
+    ("_pytest.recwarn", "WarningsChecker.__exit__"),
+    ("_pytest.monkeypatch", "MonkeyPatch.setattr"),
+    ("_pytest.logging", "LogCaptureHandler.emit"),
+    ("pluggy._callers", "_multicall"),
+    ("pluggy._result", "Result.get_result"),
+    ("pluggy._result", "_Result.get_result"),
+    ("pluggy._hooks", "HookimplMarker.__call__"),
+    ("pluggy._hooks", "varnames"),
+)
+#: ``(module, qualified name)`` of functions that may compile source under a protected file name, and
+#: only the source that file holds (checked); ``_rewrite_test`` compiles the tree it parsed from that file.
+COMPILERS: tuple[tuple[str, str], ...] = (
+    ("importlib._bootstrap", "_call_with_frames_removed"),
+    ("importlib._bootstrap_external", "SourceLoader.source_to_code"),
+    ("ast", "parse"),
+    ("_pytest.assertion.rewrite", "_rewrite_test"),
+)
+#: Functions that may unmarshal code (the import system's and pytest's byte-code caches).
+UNMARSHALLERS: tuple[tuple[str, str], ...] = (
+    ("importlib._bootstrap_external", "_compile_bytecode"),
+    ("_pytest.assertion.rewrite", "_read_pyc"),
+)
+#: Helpers that return the frames they obtain: the caller decides (walking up past them).
+PASS_THROUGH: tuple[tuple[str, str], ...] = (
+    ("logging", "<lambda>"),
+    ("traceback", "walk_stack"),
+    ("traceback", "walk_tb"),
+    ("_pytest._code.code", "TracebackEntry.frame"),
+    ("_pytest._code.code", "Traceback.__init__"),
+    ("_pytest._code.code", "Traceback.cut"),
+    ("_pytest._code.code", "Traceback.filter"),
+    ("_pytest._code.code", "Traceback.__getitem__"),
+    ("_pytest._code.code", "Traceback.recursionindex"),
+    ("_pytest._code.code", "Traceback.getcrashentry"),
+    ("_pytest._code.code", "ExceptionInfo.from_current"),
+    ("_pytest._code.code", "TracebackEntry.locals"),
+    ("_pytest._code.code", "Frame.f_locals"),
 )
 #: Hooks whose implementations may change a test's outcome or its report.
-WATCHED_HOOKS: tuple[str, ...] = (
-    "pytest_runtest_protocol",
-    "pytest_runtest_setup",
-    "pytest_runtest_call",
-    "pytest_runtest_teardown",
-    "pytest_runtest_makereport",
-    "pytest_runtest_logreport",
-    "pytest_pyfunc_call",
-    "pytest_runtestloop",
-    "pytest_collection_modifyitems",
-    "pytest_report_teststatus",
-)
+OUTCOME_HOOKS: tuple[str, ...] = (
+    "pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown",
+    "pytest_runtest_makereport", "pytest_runtest_logreport", "pytest_pyfunc_call", "pytest_runtestloop",
+    "pytest_collection_modifyitems", "pytest_report_teststatus",
+)  # fmt: skip
+#: Test machinery whose functions and classes must stay as they were imported.
+MACHINERY_PREFIXES: tuple[str, ...] = ("pytest", "_pytest", "pluggy", "unittest", "builtins")
+RUNNER_PREFIXES: tuple[str, ...] = ("pytest", "_pytest", "pluggy")
 
 
-def _code(value: Any) -> Any:
-    function = getattr(value, "__func__", value)
-    return getattr(function, "__code__", None)
+def _is_under(name: str, prefixes: Iterable[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
-def capture(modules: dict[str, Any]) -> dict[tuple[str, str | None, str], tuple[Any, Any]]:
-    """``{watched name: (object, its code object)}`` as found now (``vars``, so no descriptor runs)."""
-    found = {}
-    for module_name, class_name, attribute in WATCHED:
-        owner = modules[module_name]
-        if class_name is not None:
-            owner = vars(owner).get(class_name)
-        value = vars(owner).get(attribute) if owner is not None else None
-        found[(module_name, class_name, attribute)] = (value, _code(value))
+def _functions_of(value: Any) -> list[Any]:
+    """The plain functions behind ``value`` (a function, method wrapper, property or class member)."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, property):
+        return [f for f in (value.fget, value.fset, value.fdel) if isinstance(f, types.FunctionType)]
+    if not isinstance(value, types.FunctionType):
+        try:
+            value = value.__wrapped__
+        except Exception:  # noqa: BLE001 - any object: its attribute lookup may fail any way
+            return []
+    return [value] if isinstance(value, types.FunctionType) else []
+
+
+def module_codes(module: types.ModuleType) -> dict[str, list[types.CodeType]]:
+    """``{qualified name: [code objects]}`` of every function of ``module``, nested ones included."""
+    found: dict[str, list[types.CodeType]] = {}
+    pending: list[types.CodeType] = []
+    seen_classes: set[int] = set()
+
+    namespace_of_module = vars(module)
+
+    def visit(namespace: dict[str, Any]) -> None:
+        for value in list(namespace.values()):
+            if isinstance(value, type) and id(value) not in seen_classes:
+                seen_classes.add(id(value))
+                visit(dict(vars(value)))
+            for function in _functions_of(value):
+                if function.__globals__ is namespace_of_module:
+                    pending.append(function.__code__)
+
+    visit(dict(namespace_of_module))
+    seen: set[int] = set()
+    while pending:
+        code = pending.pop()
+        if id(code) in seen:
+            continue
+        seen.add(id(code))
+        found.setdefault(getattr(code, "co_qualname", code.co_name), []).append(code)
+        pending.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
     return found
+
+
+def resolve(entries: Iterable[tuple[str, str]]) -> set[types.CodeType]:
+    """The code objects named by ``(module, qualified name)`` entries; absent modules or names are skipped
+    (pytest and the standard library differ between versions)."""
+    codes: set[types.CodeType] = set()
+    index: dict[str, dict[str, list[types.CodeType]]] = {}
+    for module_name, qualname in entries:
+        module = sys.modules.get(module_name)
+        if module is None:
+            continue
+        if module_name not in index:
+            index[module_name] = module_codes(module)
+        codes.update(index[module_name].get(qualname, ()))
+    return codes
+
+
+def runner_codes() -> set[types.CodeType]:
+    """Every code object of pytest, pluggy and this file: the only code allowed on the signer's stack."""
+    codes: set[types.CodeType] = set()
+    for name, module in list(sys.modules.items()):
+        if module is not None and (_is_under(name, RUNNER_PREFIXES) or name == __name__):
+            for found in module_codes(module).values():
+                codes.update(found)
+    return codes
+
+
+def _methods(cls: type) -> dict[str, Any]:
+    """The functions (and static, class and property wrappers) in the class's own namespace."""
+    kinds = (types.FunctionType, staticmethod, classmethod, property)
+    return {k: v for k, v in vars(cls).items() if isinstance(v, kinds)}
+
+
+def _codes_of(value: Any) -> list[Any]:
+    """The code objects behind a function, method wrapper or property."""
+    return [f.__code__ for f in _functions_of(value)] if value is not None else []
+
+
+class Machinery:
+    """A snapshot of the test machinery's functions and classes, checked for replacement later.
+
+    Covers every module of pytest, pluggy and ``unittest`` and ``builtins``: each module's
+    ``sys.modules`` entry, each module-level function, class and builtin, and each attribute of
+    the classes defined there (a class that gained or lost an attribute counts as changed).
+    """
+
+    def __init__(self, guarded: Iterable[str], trusted: set[types.CodeType]) -> None:
+        self.trusted = trusted
+        self.files = {path: digest(path) for path in guarded}
+        self.modules = {n: m for n, m in sys.modules.items() if m is not None and _is_under(n, MACHINERY_PREFIXES)}
+        self.entries: list[tuple[Any, str, Any]] = []
+        self.classes: list[tuple[type, frozenset[str]]] = []
+        kinds = (types.FunctionType, types.BuiltinFunctionType, type)
+        for name, module in self.modules.items():
+            for key, value in list(vars(module).items()):
+                if isinstance(value, kinds):
+                    self.entries.append((module, key, value))
+                if isinstance(value, type) and value.__module__ == name:
+                    methods = _methods(value)
+                    self.classes.append((value, frozenset(methods)))
+                    self.entries.extend((value, k, v) for k, v in methods.items())
+
+    def _runner_made(self, value: Any) -> bool:
+        """Whether ``value`` is a function or property of pytest's own (its plugins install some on classes)."""
+        codes = _codes_of(value)
+        return bool(codes) and all(code in self.trusted for code in codes)
+
+    def changes(self, *, final: bool = False, files: bool = False) -> list[str]:
+        """What was replaced since the snapshot (empty when intact).
+
+        pytest, pluggy and their ``sys.modules`` entries always; ``builtins`` and ``unittest`` only
+        when ``final`` (a test may monkeypatch them until its teardown); the guarded files' content
+        when ``files``.
+        """
+        found = [
+            f"module {n} was replaced in sys.modules" for n, m in self.modules.items() if sys.modules.get(n) is not m
+        ]
+        found += [
+            f"{getattr(owner, '__name__', owner)}.{key} was replaced"
+            for owner, key, value in self.entries
+            if (final or _is_under(owner.__module__ if isinstance(owner, type) else owner.__name__, RUNNER_PREFIXES))
+            and vars(owner).get(key, self) is not value
+            and not self._runner_made(vars(owner).get(key))
+        ]
+        for cls, names in self.classes:
+            if final or _is_under(cls.__module__, RUNNER_PREFIXES):
+                methods = _methods(cls)
+                found += [
+                    f"{cls.__qualname__}.{k} was added"
+                    for k in methods.keys() - names
+                    if not self._runner_made(methods[k])
+                ]
+                found += [f"{cls.__qualname__}.{k} was removed" for k in names - methods.keys()]
+        if files:
+            found += [
+                f"{os.path.relpath(path)} changed during the run"
+                for path, before in self.files.items()
+                if digest(path) != before
+            ]
+        return found
 
 
 def digest(path: str) -> str | None:
@@ -104,123 +367,298 @@ def digest(path: str) -> str | None:
         return None
 
 
-class Collector:
-    """The pytest plugin: per-test reports in, one signed verdict out.
+def protected_roots(guarded: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``(guarded files, protected directories)``: file names no new code object may claim."""
+    paths = sysconfig.get_paths()
+    roots = {os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    roots.add(os.path.dirname(os.path.realpath(__file__)) + os.sep)
+    return frozenset(os.path.realpath(p) for p in guarded), tuple(sorted(roots))
+
+
+def seal(
+    consumers: set[types.CodeType],
+    compilers: set[types.CodeType],
+    unmarshallers: set[types.CodeType],
+    pass_through: set[types.CodeType],
+    protected: tuple[frozenset[str], tuple[str, ...]],
+    violations: list[str],
+) -> None:
+    """Install the audit hook that refuses frame and object introspection outside :data:`CONSUMERS`.
+
+    A refused operation raises ``PermissionError``; its description is appended to
+    ``violations`` (read by the signer only). The hook ignores events raised while it runs.
+    """
+    busy: set[int] = set()
+    rewriters = {code for code in compilers if code.co_name == "_rewrite_test"}
+    get_ident, getframe, realpath = _thread.get_ident, sys._getframe, os.path.realpath
+    protected_files, protected_dirs = protected
+
+    def claims_protected(name: Any) -> bool:
+        if not isinstance(name, str) or name.startswith("<"):
+            return False
+        path = realpath(name)
+        return path in protected_files or path.startswith(protected_dirs)
+
+    def asker(depth: int) -> Any:
+        frame = getframe(depth)
+        while frame is not None and frame.f_code in pass_through:
+            frame = frame.f_back
+        return frame
+
+    def describe(frame: Any) -> str:
+        if frame is None:
+            return "no Python caller"
+        code = frame.f_code
+        return f"{getattr(code, 'co_qualname', code.co_name)} in {code.co_filename}"
+
+    def verdict(event: str, args: tuple[Any, ...]) -> str | None:
+        if event == "object.__getattr__":
+            if len(args) < 2 or args[1] not in FRAME_ATTRIBUTES:
+                return None
+        elif event == "open":
+            path = args[0] if args else None
+            if isinstance(path, bytes):
+                path = os.fsdecode(path)
+            if isinstance(path, str):
+                parts = realpath(path).split("/")
+                if parts[1:2] == ["proc"] and (parts[-1] in ("mem", "pagemap") or "map_files" in parts):
+                    return f"open({path!r}): reading process memory"
+            return None
+        elif event in ("compile", "code.__new__"):
+            name = args[1] if len(args) > 1 else None
+            if not claims_protected(name):
+                return None
+            frame = asker(3)
+            if event == "compile" and frame is not None and frame.f_code in compilers:
+                source = args[0]
+                if isinstance(source, (bytes, str)) and _same_content(name, source):
+                    return None
+                if not isinstance(source, (bytes, str)) and frame.f_code in rewriters:
+                    return None
+            return f"{event} claiming {name!r} from {describe(frame)}"
+        elif event in ("marshal.loads", "marshal.load"):
+            frame = asker(3)
+            return None if frame is not None and frame.f_code in unmarshallers else f"{event} from {describe(frame)}"
+        elif event not in FRAME_EVENTS and not event.startswith("ctypes."):
+            return None
+        frame = asker(3)
+        if frame is not None and frame.f_code in consumers:
+            return None
+        return f"{event} from {describe(frame)}"
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        ident = get_ident()
+        if ident in busy:
+            return
+        busy.add(ident)
+        try:
+            reason = verdict(event, args)
+        finally:
+            busy.discard(ident)
+        if reason is not None:
+            violations.append(reason)
+            raise PermissionError(f"refused by the RewardLab evaluation: {reason}")
+
+    sys.addaudithook(hook)
+
+
+def _same_content(path: str, source: bytes | str) -> bool:
+    """Whether ``source`` is what the file at ``path`` holds (a compile that claims a file must compile it)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    return data == (source.encode("utf-8") if isinstance(source, str) else source)
+
+
+def signer(
+    key: bytes, nonce: str, fd: int, trusted: set[types.CodeType], machinery: Machinery, violations: list[str]
+) -> Generator[None, tuple[Any, ...], None]:
+    """The only holder of the key: receives ``(kind, payload)`` messages and appends signed records to ``fd``.
+
+    Records: ``{"seq", "nonce", "kind", "data"}`` as JSON, written as ``{"body", "mac"}`` lines with
+    ``mac = HMAC-SHA256(key, body)``. Before each record it checks that every frame calling it is
+    in ``trusted`` (else it signs a ``tampering`` record instead), forwards new ``violations`` and,
+    for ``ran`` and call-phase ``report`` messages, the machinery snapshot. ``end`` closes ``fd``.
+    """
+    getframe, dumps, write, sign_with = sys._getframe, json.dumps, os.write, hmac.new
+    seq, forwarded = 0, 0
+
+    def emit(kind: str, data: Any) -> None:
+        nonlocal seq
+        body = dumps({"seq": seq, "nonce": nonce, "kind": kind, "data": data}, sort_keys=True)
+        line = dumps({"body": body, "mac": sign_with(key, body.encode("utf-8"), hashlib.sha256).hexdigest()})
+        payload = (line + "\n").encode("utf-8")
+        while payload:
+            payload = payload[write(fd, payload) :]
+        seq += 1
+
+    while True:
+        message = yield
+        frame = getframe(1)
+        strangers = []
+        while frame is not None:
+            if frame.f_code not in trusted:
+                code = frame.f_code
+                strangers.append(f"{getattr(code, 'co_qualname', code.co_name)} in {code.co_filename}")
+            frame = frame.f_back
+        if violations[forwarded:]:
+            emit("tampering", [f"refused: {v}" for v in violations[forwarded:]])
+            forwarded = len(violations)
+        if strangers:
+            emit("tampering", [f"the evidence channel was called from {s}" for s in strangers[:3]])
+            continue
+        kind, data = message
+        if kind in ("ran", "collected", "end") or (kind == "report" and data["when"] == "call"):
+            changes = machinery.changes(final=kind == "end", files=kind != "ran" and kind != "report")
+            if changes:
+                emit("tampering", changes[:10])
+        emit(kind, data)
+        if kind == "end":
+            os.close(fd)
+            return
+
+
+class Witness:
+    """The pytest plugin: sends what happened to each test to the signer.
 
     Args:
-        repo: The repository root (the current directory).
-        guarded: Repository paths the host vouches for (reset to the base commit or unchanged
-            from it: test files, ``conftest.py`` files, untouched modules). Their content is
-            hashed now and must not change while the tests run; within the repository, only
-            they may implement hooks.
+        send: The signer's ``send``.
+        guarded: Real paths of the files the host vouches for (test files among them).
+        trusted_dirs: Directories of trusted library code (standard library, site-packages).
     """
 
-    def __init__(self, repo: str, guarded: list[str]):
-        self.repo = os.path.realpath(repo)
-        self.guarded = {
-            os.path.realpath(os.path.join(self.repo, p)): digest(os.path.join(self.repo, p)) for p in guarded
-        }
-        self.modules = {name: sys.modules[name] for name, _, _ in WATCHED}
-        self.originals = capture(self.modules)
-        self.function_class = vars(self.modules["_pytest.python"])["Function"]
-        self.reports: dict[str, list[tuple[str, str, bool]]] = {}
-        self.items: list[Any] = []
-        self.changed_during_collection: list[str] = []
-        self.config: Any = None
-        self.relay: dict[str, Any] = {}
-        #: Where trusted hook implementations live: the runner's packages and this file.
-        self.trusted = {os.path.dirname(os.path.realpath(m.__file__)) + os.sep for m in self.modules.values()}
-        self.trusted.add(os.path.realpath(__file__))
+    def __init__(
+        self,
+        send: Callable[[tuple[Any, ...]], None],
+        guarded: frozenset[str],
+        trusted_dirs: tuple[str, ...],
+        trusted: set[types.CodeType],
+    ):
+        self._send = send
+        self._trusted = trusted
+        self._config: Any = None
+        self._guarded = guarded
+        self._trusted_dirs = trusted_dirs
+        self._function_class = vars(sys.modules["_pytest.python"])["Function"]
 
-    # ---------------------------------------------------------------- hooks
     def pytest_configure(self, config: Any) -> None:
-        self.config = config
-        for name in WATCHED_HOOKS:
-            caller = getattr(config.hook, name)
-            self.relay[name] = caller
-            for impl in caller.get_hookimpls():  # plugins the configuration asked for (before any test import)
-                path = self._source(impl.function)
-                if path is not None and not self._in_repository(path):
-                    self.trusted.add(path)
+        self._config = config
+
+    def _hooks(self) -> str | None:
+        """Why an outcome-deciding hook cannot be trusted: an implementation from outside pytest and
+        the guarded files (``None`` when every one is pytest's, this plugin's or a guarded file's)."""
+        for name in OUTCOME_HOOKS:
+            for impl in getattr(self._config.hook, name).get_hookimpls():
+                code = getattr(impl.function, "__code__", None)
+                if code is None or not (code in self._trusted or os.path.realpath(code.co_filename) in self._guarded):
+                    return f"hook {name} has an implementation from {getattr(code, 'co_filename', impl.plugin_name)}"
+        return None
 
     def pytest_sessionstart(self, session: Any) -> None:
         """Move the repository's entries of ``sys.path`` (a ``pythonpath`` setting puts them first) to the end."""
-        inside = [p for p in sys.path if p and (os.path.realpath(p) + os.sep).startswith(self.repo + os.sep)]
+        repo = os.path.realpath(".")
+        inside = [p for p in sys.path if p and (os.path.realpath(p) + os.sep).startswith(repo + os.sep)]
         sys.path[:] = [p for p in sys.path if p not in inside] + inside
 
-    def pytest_collection_finish(self, session: Any) -> None:
-        self.items = list(session.items)
-        self.changed_during_collection = self._changed_files()
+    def _origin(self, item: Any) -> str | None:
+        """Why ``item``'s test function cannot be trusted to be the guarded test (``None`` when it can)."""
+        if not isinstance(item, self._function_class):
+            return None
+        if "runtest" in vars(item):
+            return f"{item.nodeid}: runtest was replaced on the item"
+        runtest = getattr(type(item), "runtest", None)
+        if not all(code in self._trusted for code in _codes_of(runtest)) or not _codes_of(runtest):
+            return f"{item.nodeid}: its class {type(item).__qualname__} has a runtest that is not pytest's"
+        hooks = self._hooks()
+        if hooks:
+            return hooks
+        function = getattr(item, "obj", None)
+        for _ in range(16):
+            function = getattr(function, "__func__", function)
+            code = getattr(function, "__code__", None) if isinstance(function, types.FunctionType) else None
+            if code is None:
+                return f"{item.nodeid}: the test object is not a Python function"
+            path = os.path.realpath(code.co_filename)
+            inner = vars(function).get("__wrapped__")
+            if inner is None:
+                return None if path in self._guarded else f"{item.nodeid}: the test function comes from {path}"
+            if path not in self._guarded and not path.startswith(self._trusted_dirs):
+                return f"{item.nodeid}: a wrapper of the test comes from {path}"
+            function = inner
+        return f"{item.nodeid}: the test is wrapped too deeply"
 
-    def _changed_files(self) -> list[str]:
-        return [
-            f"{os.path.relpath(p, self.repo)} changed during the run" for p, d in self.guarded.items() if digest(p) != d
-        ]
+    def pytest_collection_finish(self, session: Any) -> None:
+        self._send(("collected", {"items": len(session.items)}))
+
+    def pytest_runtest_call(self, item: Any) -> Generator[None, Any, None]:
+        outcome = yield
+        function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        while isinstance(
+            vars(function).get("__wrapped__") if isinstance(function, types.FunctionType) else None, types.FunctionType
+        ):
+            function = vars(function)["__wrapped__"]
+        code = getattr(function, "__code__", None) if isinstance(function, types.FunctionType) else None
+        name = None if code is None else [os.path.relpath(os.path.realpath(code.co_filename)), code.co_name]
+        data = {"nodeid": item.nodeid, "ok": outcome.excinfo is None, "origin": self._origin(item), "function": name}
+        self._send(("ran", data))
 
     def pytest_runtest_logreport(self, report: Any) -> None:
-        self.reports.setdefault(report.nodeid, []).append(
-            (report.when, report.outcome, bool(getattr(report, "wasxfail", False)))
-        )
+        data = {
+            "nodeid": report.nodeid,
+            "when": report.when,
+            "outcome": report.outcome,
+            "xfail": bool(getattr(report, "wasxfail", False)),
+        }
+        self._send(("report", data))
 
-    # ---------------------------------------------------------------- verdict
-    def outcomes(self) -> dict[str, str]:
-        """``{node id: "passed" | "failed" | "skipped" | "xfail" | "incomplete"}``."""
-        verdicts = {}
-        for nodeid, reports in self.reports.items():
-            phases = {when for when, _, _ in reports}
-            if any(outcome == "failed" for _, outcome, _ in reports):
-                verdicts[nodeid] = "failed"
-            elif any(xfail for _, _, xfail in reports):
-                verdicts[nodeid] = "xfail"
-            elif any(outcome == "skipped" for _, outcome, _ in reports):
-                verdicts[nodeid] = "skipped"
-            elif {"setup", "call", "teardown"} <= phases:
-                verdicts[nodeid] = "passed"
-            else:
-                verdicts[nodeid] = "incomplete"
-        return verdicts
 
-    def tampering(self) -> list[str]:
-        """What was changed in the runner since the collector captured it (empty when intact)."""
-        found = list(dict.fromkeys([*self.changed_during_collection, *self._changed_files()]))
-        for name, module in self.modules.items():
-            if sys.modules.get(name) is not module:
-                found.append(f"module {name} was replaced in sys.modules")
-        now = capture(self.modules)
-        for key, (value, code) in self.originals.items():
-            if now[key][0] is not value or _code(value) is not code:
-                found.append(f"{'.'.join(k for k in key if k)} was replaced")
-        original_runtest = self.originals[("_pytest.python", "Function", "runtest")][0]
-        for item in self.items:
-            runtest = getattr(type(item), "runtest", None)
-            # pytest's own Function subclasses (unittest's TestCaseFunction) have their own runtest
-            own = runtest is original_runtest or self._is_trusted(self._source(runtest) or "")
-            if isinstance(item, self.function_class) and ("runtest" in vars(item) or not own):
-                found.append(f"runtest of {item.nodeid} was replaced")
-                break
-        if self.config is None:
-            return [*found, "pytest never configured the collector"]
-        for name, relay in self.relay.items():
-            caller = getattr(self.config.hook, name, None)
-            if caller is not relay:
-                found.append(f"hook {name} was replaced")
-                continue
-            for impl in caller.get_hookimpls():
-                path = self._source(impl.function)
-                if path is None or not (self._is_trusted(path) or path in self.guarded):
-                    found.append(f"hook {name} gained an implementation from {path or impl.plugin_name}")
-        return found
+def main(argv: list[str]) -> int:
+    not_dumpable()
+    ticket_path, repo, *pytest_args = argv
+    with open(ticket_path, encoding="utf-8") as handle:
+        ticket = json.load(handle)
+    os.unlink(ticket_path)
+    runner = os.path.dirname(os.path.realpath(__file__))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(os.path.join(runner, ticket.pop("result")), flags, 0o600)
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != runner]
+    sys.path.append(os.path.realpath(repo))
+    os.chdir(repo)
+    import pytest  # noqa: F401  (the runner: imported before any repository code)
 
-    @staticmethod
-    def _source(function: Any) -> str | None:
-        code = _code(function)
-        return os.path.realpath(code.co_filename) if code is not None else None
-
-    def _is_trusted(self, path: str) -> bool:
-        return path in self.trusted or any(root.endswith(os.sep) and path.startswith(root) for root in self.trusted)
-
-    def _in_repository(self, path: str) -> bool:
-        return path.startswith(self.repo + os.sep)
+    plugins = vars(sys.modules["_pytest.config"]).get("default_plugins", ())
+    for name in ("python", "runner", "unittest", "raises", "python_api", "legacypath", *plugins):
+        name = name if name.startswith("_pytest") or "." in name else f"_pytest.{name}"
+        with contextlib.suppress(ImportError):  # older or newer pytest: not every module exists
+            importlib.import_module(name)
+    for name in TRUSTED_MODULES:
+        importlib.import_module(name)
+    guarded = [os.path.join(os.getcwd(), p) for p in ticket["guarded"]]
+    protected = protected_roots(guarded)
+    violations: list[str] = []
+    witness_codes = module_codes(sys.modules[__name__])
+    trusted = runner_codes() | {c for codes in witness_codes.values() for c in codes}
+    trusted.add(sys._getframe().f_code)
+    if sys._getframe().f_back is not None:
+        trusted.add(sys._getframe().f_back.f_code)
+    consumers = resolve(CONSUMERS) | {c for codes in witness_codes.values() for c in codes}
+    machinery = Machinery(protected[0], trusted)
+    channel = signer(bytes.fromhex(ticket.pop("key")), ticket.pop("nonce"), fd, trusted, machinery, violations)
+    next(channel)
+    packages = [str(name) for name in ticket.get("packages", ())]
+    sys.meta_path.insert(0, RepositoryPackages(".", [name for name in packages if name not in sys.modules]))
+    witness = Witness(channel.send, protected[0], protected[1], trusted)
+    pytest_hookimpl = vars(sys.modules["pytest"])["hookimpl"]
+    pytest_hookimpl(hookwrapper=True)(Witness.pytest_runtest_call)
+    seal(consumers, resolve(COMPILERS), resolve(UNMARSHALLERS), resolve(PASS_THROUGH), protected, violations)
+    del ticket
+    run = vars(sys.modules["_pytest.config"])["main"]
+    exitstatus = int(run(pytest_args, plugins=[witness]))
+    with contextlib.suppress(StopIteration):  # the signer ends after the final record
+        channel.send(("end", {"exitstatus": exitstatus}))
+    return exitstatus
 
 
 class RepositoryPackages:
@@ -255,40 +693,6 @@ def not_dumpable() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
     except (OSError, AttributeError):  # not Linux: nothing to do
         pass
-
-
-def main(argv: list[str]) -> int:
-    not_dumpable()
-    ticket_path, repo, *pytest_args = argv
-    with open(ticket_path, encoding="utf-8") as handle:
-        ticket = json.load(handle)
-    os.unlink(ticket_path)
-    runner = os.path.dirname(os.path.realpath(__file__))
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(os.path.join(runner, ticket["result"]), flags, 0o600)
-    key, nonce, guarded = bytes.fromhex(ticket["key"]), ticket["nonce"], list(ticket["guarded"])
-    packages = [str(name) for name in ticket.get("packages", ())]
-    del ticket
-    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != runner]
-    sys.path.append(os.path.realpath(repo))
-    os.chdir(repo)
-    for name in dict.fromkeys(module for module, _, _ in WATCHED):
-        importlib.import_module(name)
-    sys.meta_path.insert(0, RepositoryPackages(".", [name for name in packages if name not in sys.modules]))
-    collector = Collector(".", guarded)  # hashes the guarded files before any repository code runs
-
-    run = vars(sys.modules["_pytest.config"])["main"]
-    dumps, write, close = json.dumps, os.write, os.close
-    exitstatus = int(run(pytest_args, plugins=[collector]))
-    body = dumps(
-        {"nonce": nonce, "exitstatus": exitstatus, "tests": collector.outcomes(), "tampering": collector.tampering()},
-        sort_keys=True,
-    )
-    data = dumps({"body": body, "mac": sign(key, body)}).encode("utf-8")
-    while data:
-        data = data[write(fd, data) :]
-    close(fd)
-    return exitstatus
 
 
 if __name__ == "__main__":

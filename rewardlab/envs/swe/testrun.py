@@ -188,26 +188,84 @@ def run_tests(
 def read_result(
     outputs: Mapping[str, bytes | None], path: str, key: bytes, nonce: str
 ) -> tuple[dict[str, str] | None, list[str]]:
-    """``(statuses or None when there is no result, tampering reasons)`` from the collector's result
-    file as the sandbox returned it (:attr:`~rewardlab.sandbox.SandboxResult.outputs`)."""
+    """``(statuses or None when there is no complete result, tampering reasons)`` from the signed
+    record stream the sealed runner wrote (:mod:`~rewardlab.envs.swe.collector`).
+
+    Every line must carry a valid HMAC, the run's nonce and the next sequence number, and the
+    stream must end with an ``end`` record; anything else is forged or truncated. A test's status
+    is ``passed`` only when its setup, call and teardown reports all passed *and* the runner saw
+    its ``runtest`` return, for a test function that comes from a guarded file.
+    """
     if path not in outputs:
         return None, []
     data = outputs[path]
     if data is None:
         return None, ["the result file was replaced (not a regular file)"]
-    if not data:
-        return None, []
-    forged = ["the test result was forged or altered (its signature does not verify)"]
+    records = []
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines()):
+        record = _verified(line, key)
+        if record is None or record.get("nonce") != nonce or record.get("seq") != number:
+            return None, ["the test result was forged or altered (a record does not verify)"]
+        records.append(record)
+    if not records or records[-1].get("kind") != "end":
+        return None, []  # the run died before it finished: every test failed
+    tampering: list[str] = []
+    reports: dict[str, list[tuple[str, str, bool]]] = {}
+    ran: dict[str, bool] = {}
+    for record in records:
+        kind, body = record.get("kind"), record.get("data")
+        if kind == "tampering":
+            tampering.extend(f"runner: {reason}" for reason in body)
+        elif kind == "report":
+            phases = reports.setdefault(str(body["nodeid"]), [])
+            if any(when == body["when"] for when, _, _ in phases):
+                tampering.append(f"{body['nodeid']} reported its {body['when']} phase twice")
+            phases.append((body["when"], body["outcome"], bool(body["xfail"])))
+        elif kind == "ran":
+            nodeid = str(body["nodeid"])
+            problem = body.get("origin") or _identity_problem(nodeid, body.get("function"))
+            if problem:
+                tampering.append(f"runner: {problem}")
+            if nodeid in ran:
+                tampering.append(f"{nodeid} ran twice")
+            ran[nodeid] = bool(body["ok"])
+    statuses = {nodeid: _status(phases, ran.get(nodeid)) for nodeid, phases in reports.items()}
+    return statuses, list(dict.fromkeys(tampering))
+
+
+def _identity_problem(nodeid: str, function: list[str] | None) -> str | None:
+    """Why the function that ran is not the test ``nodeid`` names (``[file, function name]``)."""
+    if function is None:
+        return None
+    parts = nodeid.split("::")
+    name = parts[-1].split("[", 1)[0]
+    if [parts[0], name] != list(function):
+        return f"{nodeid} ran {function[1]} of {function[0]}"
+    return None
+
+
+def _verified(line: str, key: bytes) -> dict | None:
+    """The record a ``{"body", "mac"}`` line carries, when its MAC verifies under ``key``."""
     try:
-        record = json.loads(data.decode("utf-8"))
-        body, mac = record["body"], record["mac"]
+        envelope = json.loads(line)
+        body, mac = envelope["body"], envelope["mac"]
         if not (isinstance(body, str) and isinstance(mac, str) and hmac.compare_digest(sign(key, body), mac)):
-            return None, forged
-        payload = json.loads(body)
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        return None, forged
-    if payload.get("nonce") != nonce:
-        return None, ["the test result belongs to another run (wrong nonce)"]
-    tampering = [f"collector: {reason}" for reason in payload.get("tampering", [])]
-    statuses = {str(k): str(v) for k, v in dict(payload.get("tests", {})).items()}
-    return statuses, tampering
+            return None
+        record = json.loads(body)
+    except (ValueError, KeyError, TypeError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _status(phases: list[tuple[str, str, bool]], ran: bool | None) -> str:
+    """``"passed" | "failed" | "skipped" | "xfail" | "incomplete"`` of one test from its reports and
+    whether its ``runtest`` returned (``None``: the runner never saw it run)."""
+    if any(outcome == "failed" for _, outcome, _ in phases):
+        return "failed"
+    if any(xfail for _, _, xfail in phases):
+        return "xfail"
+    if any(outcome == "skipped" for _, outcome, _ in phases):
+        return "skipped"
+    if {"setup", "call", "teardown"} <= {when for when, _, _ in phases} and ran:
+        return "passed"
+    return "incomplete"
