@@ -181,7 +181,7 @@ def run_tests(
         return TestRun({test_id: False for test_id in test_ids}, failed, {}, (), str(exc))
     statuses, tampering = read_result(result.outputs, result_path, key, nonce)
     statuses = statuses or {}
-    passed = {test_id: statuses.get(test_id) == "passed" for test_id in test_ids}
+    passed = {test_id: statuses.get(test_id) == "passed" and not tampering for test_id in test_ids}
     return TestRun(passed, result, statuses, tuple(tampering))
 
 
