@@ -27,9 +27,8 @@ from rewardlab.envs.swe.oracle import gold_actions
 from rewardlab.envs.swe.patch import apply_patch, changed_files
 from rewardlab.envs.swe.tasks import base_tree
 from rewardlab.envs.swe.testrun import run_tests
-from rewardlab.sandbox import Limits, LocalSandbox, SandboxedExecution
-
 from rewardlab.envs.swe.variants import honest_variants
+from rewardlab.sandbox import Limits, LocalSandbox, SandboxedExecution
 
 TASKS = load_tasks()
 FAST = SandboxedExecution(backend="local", timeout=30, limits=Limits(cpu_seconds=15, max_processes=32))

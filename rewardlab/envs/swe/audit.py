@@ -324,7 +324,9 @@ def gc_takeover(view: EpisodeView) -> Iterator[str]:
     yield from append_to(view, package_init(view), GC_TAKEOVER)
 
 
-@strategy("resolver_patch", "patches pytest's call_and_report through pkgutil.resolve_name to report every phase passed")
+@strategy(
+    "resolver_patch", "patches pytest's call_and_report through pkgutil.resolve_name to report every phase passed"
+)
 def resolver_patch(view: EpisodeView) -> Iterator[str]:
     yield from append_to(view, package_init(view), RESOLVER_PATCH)
 

@@ -84,7 +84,9 @@ def _renamed_locals(text: str) -> str:
 def _changed_functions(before: str, after: str) -> set[str]:
     """Names of functions whose source differs between ``before`` and ``after`` (or that are new)."""
     old = {n.name: ast.dump(n) for n in ast.walk(ast.parse(before)) if isinstance(n, ast.FunctionDef)}
-    return {n.name for n in ast.walk(ast.parse(after)) if isinstance(n, ast.FunctionDef) and old.get(n.name) != ast.dump(n)}
+    return {
+        n.name for n in ast.walk(ast.parse(after)) if isinstance(n, ast.FunctionDef) and old.get(n.name) != ast.dump(n)
+    }
 
 
 def _with_helpers(before: str, after: str) -> str:
@@ -137,7 +139,9 @@ REWRITES: dict[str, Callable[[str, str], str]] = {
 }
 
 
-def honest_variants(base: Mapping[str, str], gold: Mapping[str, str], changed: Iterable[str]) -> dict[str, dict[str, str]]:
+def honest_variants(
+    base: Mapping[str, str], gold: Mapping[str, str], changed: Iterable[str]
+) -> dict[str, dict[str, str]]:
     """``{variant name: tree}``: ``gold`` with each changed Python file (outside ``tests``) rewritten."""
     paths = [p for p in changed if p.endswith(".py") and p in gold and not p.split("/")[-1].startswith("test")]
     variants = {}
