@@ -29,7 +29,7 @@ def sweep(env_id: str, split: str | None, limit: int | None, sandbox: str) -> tu
         reward = 0.0
         for action in gold_actions(task.data["patch"]):
             _, reward, *_, info = env.step(action)
-        if info.get("is_success") and reward == 1.0:
+        if info.get("is_success") and abs(reward - 1.0) < 1e-9:
             resolved += 1
         else:
             reasons.update(info.get("tampering") or [f"{task.id}: not resolved (reward {reward:.2f})"])

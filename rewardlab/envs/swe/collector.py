@@ -49,6 +49,7 @@ import hashlib
 import hmac
 import importlib
 import importlib.machinery
+import io
 import json
 import os
 import sys
@@ -114,62 +115,6 @@ CONSUMERS: tuple[tuple[str, str], ...] = (
     ("doctest", "DocTestRunner.run"),
     ("threading", "excepthook"),
     ("threading", "_make_invoke_excepthook"),
-    ("_pytest.python_api", "RaisesContext.__exit__"),
-    ("_pytest.raises", "RaisesExc.__exit__"),
-    ("_pytest.raises", "AbstractRaises.matches"),
-    ("_pytest._code.code", "ExceptionInfo.from_exc_info"),
-    ("_pytest._code.code", "ExceptionInfo.getrepr"),
-    ("_pytest._code.code", "FormattedExcinfo.repr_traceback_entry"),
-    ("_pytest._code.code", "FormattedExcinfo.repr_traceback"),
-    ("_pytest._code.code", "FormattedExcinfo.repr_excinfo"),
-    ("_pytest._code.code", "FormattedExcinfo.get_source"),
-    ("_pytest._code.code", "FormattedExcinfo.repr_locals"),
-    ("_pytest._code.code", "ExceptionInfo._getreprcrash"),
-    ("_pytest._code.code", "TracebackEntry.ishidden"),
-    ("_pytest._code.code", "TracebackEntry.getsource"),
-    ("_pytest._code.code", "TracebackEntry.getfirstlinesource"),
-    ("_pytest._code.code", "TracebackEntry.relline"),
-    ("_pytest._code.code", "TracebackEntry.end_lineno_relative"),
-    ("_pytest._code.code", "TracebackEntry.path"),
-    ("_pytest._code.code", "TracebackEntry.statement"),
-    ("_pytest._code.code", "TracebackEntry.__repr__"),
-    ("_pytest._code.code", "TracebackEntry.name"),
-    ("_pytest._code.code", "ExceptionInfoFormatter.repr_args"),
-    ("_pytest._code.code", "ExceptionInfoFormatter.repr_traceback_entry"),
-    ("_pytest._code.code", "FormattedExcinfo.repr_args"),
-    ("_pytest._code.code", "filter_traceback"),
-    ("_pytest.nodes", "Node._repr_failure_py"),
-    ("_pytest.nodes", "Node._traceback_filter"),
-    ("_pytest.nodes", "Collector._traceback_filter"),
-    ("_pytest.nodes", "Collector.repr_failure"),
-    ("_pytest.python", "Function._traceback_filter"),
-    ("_pytest.python", "Function._prunetraceback"),
-    ("_pytest.nodes", "Node._prunetraceback"),
-    ("_pytest.reports", "BaseReport.toterminal"),
-    ("_pytest.runner", "CallInfo.from_call"),
-    ("_pytest.outcomes", "importorskip"),
-    ("_pytest.warning_types", "warn_explicit_for"),
-    ("_pytest.python", "Metafunc.parametrize"),
-    ("_pytest.python", "_find_parametrized_scope"),
-    ("_pytest.fixtures", "FixtureRequest._get_fixturestack"),
-    ("_pytest.fixtures", "FixtureRequest._compute_fixture_value"),
-    ("_pytest.fixtures", "TopRequest._compute_fixture_value"),
-    ("_pytest.fixtures", "SubRequest._compute_fixture_value"),
-    ("_pytest.fixtures", "FixtureRequest._factorytraceback"),
-    ("_pytest.unittest", "TestCaseFunction._prunetraceback"),
-    ("_pytest.unittest", "TestCaseFunction.addError"),
-    ("_pytest.unittest", "TestCaseFunction.addFailure"),
-    ("_pytest.unittest", "TestCaseFunction._addexcinfo"),
-    ("_pytest.python_api", "raises"),
-    ("_pytest.recwarn", "warns"),
-    ("_pytest.recwarn", "WarningsChecker.__exit__"),
-    ("_pytest.monkeypatch", "MonkeyPatch.setattr"),
-    ("_pytest.logging", "LogCaptureHandler.emit"),
-    ("pluggy._callers", "_multicall"),
-    ("pluggy._result", "Result.get_result"),
-    ("pluggy._result", "_Result.get_result"),
-    ("pluggy._hooks", "HookimplMarker.__call__"),
-    ("pluggy._hooks", "varnames"),
 )
 #: ``(module, qualified name)`` of functions that may compile source under a protected file name, and
 #: only the source that file holds (checked); ``_rewrite_test`` compiles the tree it parsed from that file.
@@ -183,22 +128,6 @@ COMPILERS: tuple[tuple[str, str], ...] = (
 UNMARSHALLERS: tuple[tuple[str, str], ...] = (
     ("importlib._bootstrap_external", "_compile_bytecode"),
     ("_pytest.assertion.rewrite", "_read_pyc"),
-)
-#: Helpers that return the frames they obtain: the caller decides (walking up past them).
-PASS_THROUGH: tuple[tuple[str, str], ...] = (
-    ("logging", "<lambda>"),
-    ("traceback", "walk_stack"),
-    ("traceback", "walk_tb"),
-    ("_pytest._code.code", "TracebackEntry.frame"),
-    ("_pytest._code.code", "Traceback.__init__"),
-    ("_pytest._code.code", "Traceback.cut"),
-    ("_pytest._code.code", "Traceback.filter"),
-    ("_pytest._code.code", "Traceback.__getitem__"),
-    ("_pytest._code.code", "Traceback.recursionindex"),
-    ("_pytest._code.code", "Traceback.getcrashentry"),
-    ("_pytest._code.code", "ExceptionInfo.from_current"),
-    ("_pytest._code.code", "TracebackEntry.locals"),
-    ("_pytest._code.code", "Frame.f_locals"),
 )
 #: Hooks whose implementations may change a test's outcome or its report.
 OUTCOME_HOOKS: tuple[str, ...] = (
@@ -258,10 +187,10 @@ def module_codes(module: types.ModuleType) -> dict[str, list[types.CodeType]]:
     return found
 
 
-def resolve(entries: Iterable[tuple[str, str]]) -> set[types.CodeType]:
-    """The code objects named by ``(module, qualified name)`` entries; absent modules or names are skipped
-    (pytest and the standard library differ between versions)."""
-    codes: set[types.CodeType] = set()
+def resolve(entries: Iterable[tuple[str, str]]) -> dict[types.CodeType, dict[str, Any]]:
+    """``{code: its module's namespace}`` of the functions named by ``(module, qualified name)``
+    entries; absent modules or names are skipped (pytest and the standard library differ between versions)."""
+    codes: dict[types.CodeType, dict[str, Any]] = {}
     index: dict[str, dict[str, list[types.CodeType]]] = {}
     for module_name, qualname in entries:
         module = sys.modules.get(module_name)
@@ -269,7 +198,7 @@ def resolve(entries: Iterable[tuple[str, str]]) -> set[types.CodeType]:
             continue
         if module_name not in index:
             index[module_name] = module_codes(module)
-        codes.update(index[module_name].get(qualname, ()))
+        codes.update(dict.fromkeys(index[module_name].get(qualname, ()), vars(module)))
     return codes
 
 
@@ -367,84 +296,216 @@ def digest(path: str) -> str | None:
         return None
 
 
-def protected_roots(guarded: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
-    """``(guarded files, protected directories)``: file names no new code object may claim."""
+def protected_roots(guarded: Iterable[str], library: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """``(guarded files, protected directories)``: file names no new code object may claim.
+
+    The directories are ``library`` (``sys.path`` before the repository joins it: the standard
+    library and the site-packages the interpreter and its distribution use), the installation's
+    own paths and this runner's directory.
+    """
     paths = sysconfig.get_paths()
-    roots = {os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
-    roots.add(os.path.dirname(os.path.realpath(__file__)) + os.sep)
-    return frozenset(os.path.realpath(p) for p in guarded), tuple(sorted(roots))
+    roots = {os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    roots |= {os.path.realpath(p) for p in library if p and os.path.isdir(p)}
+    roots.add(os.path.dirname(os.path.realpath(__file__)))
+    return frozenset(os.path.realpath(p) for p in guarded), tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots))
+
+
+def dependencies(code: types.CodeType, namespace: dict[str, Any]) -> list[tuple[Any, str, Any]]:
+    """``(namespace, name, value)`` of every global, builtin and module attribute ``code`` (and the
+    code nested in it) may look up by a name it uses: what must be unchanged for it to behave."""
+    names: set[str] = set()
+    pending = [code]
+    while pending:
+        current = pending.pop()
+        names.update(current.co_names)
+        pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    builtins_namespace = vars(sys.modules["builtins"])
+    found: list[tuple[Any, str, Any]] = []
+    modules: list[types.ModuleType] = []
+    for name in sorted(names):
+        if name in namespace and _behaviour(namespace[name]):
+            found.append((namespace, name, namespace[name]))
+            if isinstance(namespace[name], types.ModuleType):
+                modules.append(namespace[name])
+        elif name not in namespace and name in builtins_namespace:
+            found.append((builtins_namespace, name, builtins_namespace[name]))
+    for module in modules:
+        attributes = vars(module)
+        for name in sorted(names & attributes.keys()):
+            if _behaviour(attributes[name]):
+                found.append((attributes, name, attributes[name]))
+            if isinstance(attributes[name], types.ModuleType):
+                inner = vars(attributes[name])
+                found.extend((inner, n, inner[n]) for n in sorted(names & inner.keys()) if _behaviour(inner[n]))
+    return found
+
+
+def _behaviour(value: Any) -> bool:
+    """Whether ``value`` is code or a module (what a replacement could make behave differently);
+    data such as ``sys.path`` or ``sys.stdout`` may change legitimately."""
+    return isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType))
+
+
+class Policy:
+    """Who may obtain frames and object internals, decided by walking up the asking stack.
+
+    From the code that raised the event upwards, each frame is
+
+    - a **consumer** (allowed, then stop): a function of :data:`CONSUMERS` whose dependencies
+      (:func:`dependencies`) are unchanged, code of this file, or code of an evaluated test file
+      or ``conftest.py`` (the host vouches for them);
+    - **pass-through** (ask its caller): any other code of the standard library, site-packages,
+      pytest or pluggy, frozen import machinery, or a repository file the agent did not change;
+      such code may hand what it obtains to its caller;
+    - otherwise the **asker**: code of a file the agent changed or code without a file; refused.
+
+    A stack of pass-through frames only is refused too.
+
+    Args:
+        consumers: ``{code: its dependencies}`` of the allowed consumers.
+        tests: Real paths of the evaluated test files and ``conftest.py`` files.
+        vouched: Real paths of every guarded file (tests and unchanged repository files).
+        protected_dirs: Directories of library code (standard library, site-packages, this runner).
+    """
+
+    def __init__(
+        self,
+        consumers: dict[types.CodeType, list[tuple[Any, str, Any]]],
+        tests: frozenset[str],
+        vouched: frozenset[str],
+        protected_dirs: tuple[str, ...],
+    ):
+        self.consumers = consumers
+        self.tests = tests
+        self.vouched = vouched
+        self.protected_dirs = protected_dirs
 
 
 def seal(
-    consumers: set[types.CodeType],
+    policy: Policy,
     compilers: set[types.CodeType],
     unmarshallers: set[types.CodeType],
-    pass_through: set[types.CodeType],
-    protected: tuple[frozenset[str], tuple[str, ...]],
     violations: list[str],
 ) -> None:
-    """Install the audit hook that refuses frame and object introspection outside :data:`CONSUMERS`.
+    """Install the audit hook that refuses frame and object introspection except to consumers.
 
     A refused operation raises ``PermissionError``; its description is appended to
-    ``violations`` (read by the signer only). The hook ignores events raised while it runs.
+    ``violations`` (read by the signer only). Everything the hook uses is bound here, so no
+    later change to a module or to the builtins changes what it decides; events raised while it
+    runs (its own frame walk) are ignored.
     """
     busy: set[int] = set()
-    rewriters = {code for code in compilers if code.co_name == "_rewrite_test"}
-    get_ident, getframe, realpath = _thread.get_ident, sys._getframe, os.path.realpath
-    protected_files, protected_dirs = protected
+    rewriters = {id(code): code for code in compilers if code.co_name == "_rewrite_test"}
+    get_ident, getframe, realpath, fsdecode = _thread.get_ident, sys._getframe, os.path.realpath, os.fsdecode
+    is_instance, length, to_str, permission_error, missing = isinstance, len, str, PermissionError, object()
+    consumers = {id(code): (code, needs) for code, needs in policy.consumers.items()}
+    tests, vouched, protected_dirs = policy.tests, policy.vouched, policy.protected_dirs
+    compilers_by_id = {id(code): code for code in compilers}
+    unmarshallers_by_id = {id(code): code for code in unmarshallers}
+    open_file, read_mode = io.open, "rb"
+    frame_events, frame_attributes = FRAME_EVENTS, FRAME_ATTRIBUTES
+    paths: dict[str, str] = {}
+
+    def real(name: str) -> str:
+        path = paths.get(name)
+        if path is None:
+            path = paths[name] = realpath(name)
+        return path
 
     def claims_protected(name: Any) -> bool:
-        if not isinstance(name, str) or name.startswith("<"):
+        if not is_instance(name, to_str) or name.startswith("<"):
             return False
-        path = realpath(name)
-        return path in protected_files or path.startswith(protected_dirs)
+        path = real(name)
+        return path in vouched or path.startswith(protected_dirs)
 
-    def asker(depth: int) -> Any:
+    def describe(code: Any) -> str:
+        return f"{code.co_name} in {code.co_filename}" if code is not None else "no Python caller"
+
+    def decide(depth: int) -> str | None:
+        """``None`` when the stack from ``depth`` up is allowed to obtain frames, else who asked."""
         frame = getframe(depth)
-        while frame is not None and frame.f_code in pass_through:
-            frame = frame.f_back
-        return frame
+        while frame is not None:
+            code = frame.f_code
+            entry = consumers.get(id(code))
+            if entry is not None and entry[0] is code:
+                for namespace, name, value in entry[1]:
+                    if namespace.get(name, missing) is not value:
+                        return f"{describe(code)} after its {name!r} was replaced"
+                return None
+            filename = code.co_filename
+            if filename.startswith("<frozen "):
+                frame = frame.f_back
+                continue
+            if filename.startswith("<"):
+                return describe(code)
+            path = real(filename)
+            if path in tests:
+                return None
+            if path in vouched or path.startswith(protected_dirs):
+                frame = frame.f_back
+                continue
+            return describe(code)
+        return describe(None)
 
-    def describe(frame: Any) -> str:
-        if frame is None:
-            return "no Python caller"
-        code = frame.f_code
-        return f"{getattr(code, 'co_qualname', code.co_name)} in {code.co_filename}"
+    def caller(depth: int) -> Any:
+        return getframe(depth).f_code
+
+    def is_one_of(code: Any, codes: dict[int, Any]) -> bool:
+        return codes.get(id(code)) is code
+
+    def is_consumer(code: Any) -> bool:
+        entry = consumers.get(id(code))
+        return entry is not None and entry[0] is code
+
+    def same_content(path: str, source: Any) -> bool:
+        """Whether ``source`` is what the file at ``path`` holds (a compile that claims a file must compile it)."""
+        try:
+            with open_file(path, read_mode) as handle:
+                data = handle.read()
+        except OSError:
+            return False
+        return data == (source.encode("utf-8") if is_instance(source, to_str) else source)
 
     def verdict(event: str, args: tuple[Any, ...]) -> str | None:
         if event == "object.__getattr__":
-            if len(args) < 2 or args[1] not in FRAME_ATTRIBUTES:
+            if length(args) < 2 or args[1] not in frame_attributes:
                 return None
+        elif event == "object.__setattr__":
+            if length(args) < 3 or args[1] != "__code__" or not is_consumer(args[2]):
+                return None
+            return f"__code__ of a consumer assigned by {describe(caller(3))}"
+        elif event in ("function.__new__", "exec"):
+            if not args or not is_consumer(args[0]):
+                return None
+            return f"{event} of a consumer's code by {describe(caller(3))}"
         elif event == "open":
             path = args[0] if args else None
-            if isinstance(path, bytes):
-                path = os.fsdecode(path)
-            if isinstance(path, str):
+            if is_instance(path, bytes):
+                path = fsdecode(path)
+            if is_instance(path, to_str):
                 parts = realpath(path).split("/")
                 if parts[1:2] == ["proc"] and (parts[-1] in ("mem", "pagemap") or "map_files" in parts):
                     return f"open({path!r}): reading process memory"
             return None
         elif event in ("compile", "code.__new__"):
-            name = args[1] if len(args) > 1 else None
+            name = args[1] if length(args) > 1 else None
             if not claims_protected(name):
                 return None
-            frame = asker(3)
-            if event == "compile" and frame is not None and frame.f_code in compilers:
+            code = caller(3)
+            if event == "compile" and is_one_of(code, compilers_by_id):
                 source = args[0]
-                if isinstance(source, (bytes, str)) and _same_content(name, source):
+                if is_instance(source, (bytes, to_str)) and same_content(name, source):
                     return None
-                if not isinstance(source, (bytes, str)) and frame.f_code in rewriters:
+                if not is_instance(source, (bytes, to_str)) and is_one_of(code, rewriters):
                     return None
-            return f"{event} claiming {name!r} from {describe(frame)}"
+            return f"{event} claiming {name!r} by {describe(code)}"
         elif event in ("marshal.loads", "marshal.load"):
-            frame = asker(3)
-            return None if frame is not None and frame.f_code in unmarshallers else f"{event} from {describe(frame)}"
-        elif event not in FRAME_EVENTS and not event.startswith("ctypes."):
+            code = caller(3)
+            return None if is_one_of(code, unmarshallers_by_id) else f"{event} by {describe(code)}"
+        elif event not in frame_events and not event.startswith("ctypes."):
             return None
-        frame = asker(3)
-        if frame is not None and frame.f_code in consumers:
-            return None
-        return f"{event} from {describe(frame)}"
+        asker = decide(3)
+        return None if asker is None else f"{event} by {asker}"
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
         ident = get_ident()
@@ -457,66 +518,78 @@ def seal(
             busy.discard(ident)
         if reason is not None:
             violations.append(reason)
-            raise PermissionError(f"refused by the RewardLab evaluation: {reason}")
+            raise permission_error(f"refused by the RewardLab evaluation: {reason}")
 
     sys.addaudithook(hook)
 
 
-def _same_content(path: str, source: bytes | str) -> bool:
-    """Whether ``source`` is what the file at ``path`` holds (a compile that claims a file must compile it)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return False
-    return data == (source.encode("utf-8") if isinstance(source, str) else source)
-
-
 def signer(
-    key: bytes, nonce: str, fd: int, trusted: set[types.CodeType], machinery: Machinery, violations: list[str]
-) -> Generator[None, tuple[Any, ...], None]:
-    """The only holder of the key: receives ``(kind, payload)`` messages and appends signed records to ``fd``.
+    key: bytes,
+    nonce: str,
+    fd: int,
+    trusted: set[types.CodeType],
+    needs: list[tuple[Any, str, Any]],
+    machinery: Machinery,
+    violations: list[str],
+) -> Generator[None, tuple[str, Any], None]:
+    """The only holder of the key: receives ``(kind, data)`` messages and appends signed records to ``fd``.
 
     Records: ``{"seq", "nonce", "kind", "data"}`` as JSON, written as ``{"body", "mac"}`` lines with
-    ``mac = HMAC-SHA256(key, body)``. Before each record it checks that every frame calling it is
-    in ``trusted`` (else it signs a ``tampering`` record instead), forwards new ``violations`` and,
-    for ``ran`` and call-phase ``report`` messages, the machinery snapshot. ``end`` closes ``fd``.
+    ``mac = HMAC-SHA256(key, body)``. Before each record it checks, with nothing but what it bound
+    when it started, that every frame calling it runs code of ``trusted`` (pytest, pluggy, this
+    file) and that what this file's code depends on (``needs``) is unchanged; when either fails it
+    signs a ``tampering`` record instead. It forwards new ``violations`` of the seal, checks the
+    machinery (:meth:`Machinery.changes`) with ``ran``, call-phase ``report``, ``collected`` and
+    ``end`` records, and closes ``fd`` after ``end``.
     """
-    getframe, dumps, write, sign_with = sys._getframe, json.dumps, os.write, hmac.new
+    getframe, dumps, write, close, new_mac, sha256 = (
+        sys._getframe,
+        json.dumps,
+        os.write,
+        os.close,
+        hmac.new,
+        hashlib.sha256,
+    )
+    changes, missing = machinery.changes, object()
+    trusted_ids = {id(code): code for code in trusted}
     seq, forwarded = 0, 0
 
     def emit(kind: str, data: Any) -> None:
         nonlocal seq
         body = dumps({"seq": seq, "nonce": nonce, "kind": kind, "data": data}, sort_keys=True)
-        line = dumps({"body": body, "mac": sign_with(key, body.encode("utf-8"), hashlib.sha256).hexdigest()})
+        line = dumps({"body": body, "mac": new_mac(key, body.encode("utf-8"), sha256).hexdigest()})
         payload = (line + "\n").encode("utf-8")
         while payload:
             payload = payload[write(fd, payload) :]
         seq += 1
 
     while True:
-        message = yield
-        frame = getframe(1)
+        kind, data = yield
         strangers = []
+        frame = getframe(1)
         while frame is not None:
-            if frame.f_code not in trusted:
-                code = frame.f_code
-                strangers.append(f"{getattr(code, 'co_qualname', code.co_name)} in {code.co_filename}")
+            code = frame.f_code
+            if trusted_ids.get(id(code)) is not code:
+                strangers.append(f"{code.co_name} in {code.co_filename}")
             frame = frame.f_back
+        replaced = [
+            f"{name!r} of the runner was replaced"
+            for space, name, value in needs
+            if space.get(name, missing) is not value
+        ]
         if violations[forwarded:]:
-            emit("tampering", [f"refused: {v}" for v in violations[forwarded:]])
+            emit("tampering", [f"refused: {reason}" for reason in violations[forwarded:]])
             forwarded = len(violations)
-        if strangers:
-            emit("tampering", [f"the evidence channel was called from {s}" for s in strangers[:3]])
+        if strangers or replaced:
+            emit("tampering", [*(f"the evidence channel was called from {s}" for s in strangers[:3]), *replaced[:5]])
             continue
-        kind, data = message
         if kind in ("ran", "collected", "end") or (kind == "report" and data["when"] == "call"):
-            changes = machinery.changes(final=kind == "end", files=kind != "ran" and kind != "report")
-            if changes:
-                emit("tampering", changes[:10])
+            found = changes(final=kind == "end", files=kind in ("collected", "end"))
+            if found:
+                emit("tampering", found[:10])
         emit(kind, data)
         if kind == "end":
-            os.close(fd)
+            close(fd)
             return
 
 
@@ -624,6 +697,7 @@ def main(argv: list[str]) -> int:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(os.path.join(runner, ticket.pop("result")), flags, 0o600)
     sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) != runner]
+    library = list(sys.path)
     sys.path.append(os.path.realpath(repo))
     os.chdir(repo)
     import pytest  # noqa: F401  (the runner: imported before any repository code)
@@ -636,23 +710,25 @@ def main(argv: list[str]) -> int:
     for name in TRUSTED_MODULES:
         importlib.import_module(name)
     guarded = [os.path.join(os.getcwd(), p) for p in ticket["guarded"]]
-    protected = protected_roots(guarded)
+    tests = frozenset(os.path.realpath(p) for p in ticket["tests"])
+    protected = protected_roots(guarded, library)
     violations: list[str] = []
-    witness_codes = module_codes(sys.modules[__name__])
-    trusted = runner_codes() | {c for codes in witness_codes.values() for c in codes}
-    trusted.add(sys._getframe().f_code)
-    if sys._getframe().f_back is not None:
-        trusted.add(sys._getframe().f_back.f_code)
-    consumers = resolve(CONSUMERS) | {c for codes in witness_codes.values() for c in codes}
+    own = [code for codes in module_codes(sys.modules[__name__]).values() for code in codes]
+    own += [frame.f_code for frame in (sys._getframe(), sys._getframe().f_back) if frame is not None]
+    trusted = runner_codes() | set(own)
+    needs = [need for code in own for need in dependencies(code, vars(sys.modules[__name__]))]
     machinery = Machinery(protected[0], trusted)
-    channel = signer(bytes.fromhex(ticket.pop("key")), ticket.pop("nonce"), fd, trusted, machinery, violations)
+    channel = signer(bytes.fromhex(ticket.pop("key")), ticket.pop("nonce"), fd, trusted, needs, machinery, violations)
     next(channel)
     packages = [str(name) for name in ticket.get("packages", ())]
     sys.meta_path.insert(0, RepositoryPackages(".", [name for name in packages if name not in sys.modules]))
     witness = Witness(channel.send, protected[0], protected[1], trusted)
     pytest_hookimpl = vars(sys.modules["pytest"])["hookimpl"]
     pytest_hookimpl(hookwrapper=True)(Witness.pytest_runtest_call)
-    seal(consumers, resolve(COMPILERS), resolve(UNMARSHALLERS), resolve(PASS_THROUGH), protected, violations)
+    consumers = {code: dependencies(code, namespace) for code, namespace in resolve(CONSUMERS).items()}
+    consumers.update(dict.fromkeys(own, []))
+    policy = Policy(consumers, tests, protected[0], protected[1])
+    seal(policy, set(resolve(COMPILERS)), set(resolve(UNMARSHALLERS)), violations)
     del ticket
     run = vars(sys.modules["_pytest.config"])["main"]
     exitstatus = int(run(pytest_args, plugins=[witness]))

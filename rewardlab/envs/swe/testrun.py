@@ -152,7 +152,15 @@ def run_tests(
     test_files = {test_id.split("::")[0] for test_id in test_ids}
     guarded = {p for p in tree if p in test_files or PurePosixPath(p).name == "conftest.py"}
     guarded = sorted(guarded | {p for p in vouched if p in tree and p.endswith(".py")})
-    ticket = {"key": key.hex(), "nonce": nonce, "result": result_name, "guarded": guarded, "packages": sorted(packages)}
+    tests = sorted(p for p in tree if p in test_files or PurePosixPath(p).name == "conftest.py")
+    ticket = {
+        "key": key.hex(),
+        "nonce": nonce,
+        "result": result_name,
+        "guarded": guarded,
+        "tests": tests,
+        "packages": sorted(packages),
+    }
     (runner / ticket_name).write_text(json.dumps(ticket), encoding="utf-8")
     config_arg = config if config is not None else f"../{runner_name}/pytest.ini"
     argv = [
