@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up RewardLab on a fresh machine: system packages (Debian), a virtual environment in .venv,
 # a CPU build of torch where no GPU is present, every extra, the default policy model, a running
-# Docker engine, the sandbox image built from Debian packages and SWERepo's pinned sdists. Idempotent: a second run only checks.
+# Docker engine, the sandbox image and the local sandbox's root built from Debian packages and SWERepo's pinned sdists. Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,6 +59,9 @@ if docker info >/dev/null 2>&1; then
 else
   echo "!! no Docker engine answers: Docker tests will skip (as root: apt-get install docker.io mmdebstrap; dockerd)" >&2
 fi
+# The local sandbox's minimal root: the image's Debian root file system as a directory, mounted as / by bubblewrap.
+echo "== local sandbox root"
+.venv/bin/rewardlab sandbox build-root
 # SWERepo's real projects: the pinned sdists, fetched with pip and verified by sha256 (cached).
 echo "== SWERepo sdists"
 .venv/bin/rewardlab swe fetch

@@ -1,10 +1,13 @@
-"""``rewardlab sandbox build-image|status``: the local Docker sandbox image."""
+"""``rewardlab sandbox build-image|build-root|status``: the Docker sandbox image and the local sandbox's root."""
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "Build the Docker sandbox image from Debian packages (no registry pull), or show its status."
+HELP = (
+    "Build the Docker sandbox image or the local sandbox's minimal root from Debian packages (no registry pull), "
+    "or show their status."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -14,21 +17,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     build.add_argument("--from", dest="from_image", default=None, help="start from this (pulled) image instead")
     build.add_argument("--mirror", default=None, help="Debian mirror URL for mmdebstrap")
     build.add_argument("--force", action="store_true", help="rebuild even when the tag exists")
-    actions.add_parser("status", help="say whether an engine answers and the default image exists")
+    root = actions.add_parser("build-root", help="build the local sandbox's root file system (cached)")
+    root.add_argument("--mirror", default=None, help="Debian mirror URL for mmdebstrap")
+    root.add_argument("--force", action="store_true", help="rebuild even when it exists")
+    actions.add_parser("status", help="say whether an engine answers, the default image exists and the root is built")
 
 
 def run(args: argparse.Namespace) -> int:
     from rewardlab.sandbox.image import SandboxError, build_image, default_image, docker_client, image_exists
+    from rewardlab.sandbox.rootfs import build_root, built_root, default_root_dir
 
     try:
         if args.action == "status":
+            root = built_root()
+            missing = f"missing at {default_root_dir()} (rewardlab sandbox build-root)"
+            print(f"root: {root if root is not None else missing}")
             client = docker_client(timeout=5)
             tag = default_image()
             present = image_exists(client, tag)
             print(
                 f"engine: answers; image {tag}: {'present' if present else 'missing (rewardlab sandbox build-image)'}"
             )
-            return 0 if present else 1
+            return 0 if present and root is not None else 1
+        if args.action == "build-root":
+            built = build_root(force=args.force, mirror=args.mirror)
+            print(f"built {built.path} in {built.seconds:.1f} s" if built.built else f"{built.path} is already built")
+            return 0
         result = build_image(args.tag, from_image=args.from_image, force=args.force, mirror=args.mirror)
     except SandboxError as exc:
         print(f"error: {exc}")

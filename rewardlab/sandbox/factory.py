@@ -8,7 +8,8 @@ from typing import Literal
 from rewardlab.errors import ConfigError, did_you_mean
 from rewardlab.sandbox.base import Limits, Sandbox
 from rewardlab.sandbox.docker import DEFAULT_IMAGE, DockerSandbox, docker_engine_error
-from rewardlab.sandbox.local import LocalSandbox
+from rewardlab.sandbox.local import LocalSandbox, isolation_modes
+from rewardlab.sandbox.rootfs import BUILD_ROOT_COMMAND, built_root
 
 Backend = Literal["auto", "local", "docker"]
 BACKENDS: tuple[str, ...] = ("auto", "local", "docker")
@@ -19,6 +20,9 @@ def make_sandbox(backend: Backend = "auto", *, limits: Limits | None = None, ima
 
     ``"auto"`` picks :class:`DockerSandbox` only when a Docker engine answers a ping, else
     :class:`LocalSandbox`. ``"docker"`` raises :class:`ConfigError` when no engine answers.
+    A :class:`LocalSandbox` mounts the minimal root (:mod:`rewardlab.sandbox.rootfs`, the files
+    the Docker image has) when it is built and bubblewrap works; otherwise it shows an
+    allow-list of the host and says so in its ``warnings``.
 
     Example:
         >>> make_sandbox("local").backend
@@ -29,13 +33,31 @@ def make_sandbox(backend: Backend = "auto", *, limits: Limits | None = None, ima
             f"sandbox backend must be one of {BACKENDS}, got {backend!r}" + did_you_mean(backend, BACKENDS)
         )
     if backend == "local":
-        return LocalSandbox(limits=limits)
+        return local_sandbox(limits)
     problem = docker_engine_error()
     if problem is None:
         return DockerSandbox(image=image, limits=limits)
     if backend == "docker":
         raise ConfigError(f"sandbox='docker' needs a running Docker engine: {problem}. Use sandbox='local'.")
-    return LocalSandbox(limits=limits)
+    return local_sandbox(limits)
+
+
+def local_sandbox(limits: Limits | None = None) -> LocalSandbox:
+    """A :class:`LocalSandbox` on the minimal root when it is built and bubblewrap works, else on
+    the host allow-list with a warning that says how to get the root."""
+    root = built_root()
+    if root is not None and "bwrap" in isolation_modes():
+        return LocalSandbox(limits=limits, root=root)
+    sandbox = LocalSandbox(limits=limits)
+    reason = "it is not built" if root is None else "bubblewrap does not work here"
+    sandbox.warnings = (*sandbox.warnings, NO_ROOT_WARNING.format(reason=reason))
+    return sandbox
+
+
+NO_ROOT_WARNING = (
+    "WARNING: the local sandbox shows an allow-list of the host's files (its Python installation and "
+    "site-packages included), not the minimal root, because {reason}: run `" + BUILD_ROOT_COMMAND + "`."
+)
 
 
 @dataclass(frozen=True)

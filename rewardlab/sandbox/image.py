@@ -125,17 +125,11 @@ def build_image(
         return BuildResult(tag, built=False, size_bytes=client.images.get(tag).attrs.get("Size", 0))
     if from_image is not None:
         return _tag_existing(client, from_image, tag)
-    if shutil.which("mmdebstrap") is None:
-        raise SandboxError("mmdebstrap is not installed; as root on Debian: apt-get install mmdebstrap")
     with tempfile.TemporaryDirectory(prefix="rewardlab-image-") as tmp:
         rootfs = Path(tmp) / "rootfs.tar"
-        argv = ["mmdebstrap", f"--variant={VARIANT}", f"--include={','.join(PACKAGES)}", "--format=tar", "--quiet"]
-        argv += [SUITE, str(rootfs)] + ([mirror] if mirror else [])
         start = time.perf_counter()
-        done = subprocess.run(argv, capture_output=True, text=True)
+        make_rootfs_tar(rootfs, mirror=mirror)
         rootfs_seconds = time.perf_counter() - start
-        if done.returncode != 0:
-            raise SandboxError(f"mmdebstrap failed (exit {done.returncode}): {done.stderr.strip()[-2000:]}")
         repository, _, version = tag.rpartition(":")
         start = time.perf_counter()
         try:
@@ -145,6 +139,23 @@ def build_image(
         import_seconds = time.perf_counter() - start
     size = client.images.get(tag).attrs.get("Size", 0)
     return BuildResult(tag, True, rootfs_seconds, import_seconds, size)
+
+
+def make_rootfs_tar(destination: Path, *, mirror: str | None = None) -> None:
+    """Write the recipe's Debian root file system (:data:`SUITE`, :data:`VARIANT`, :data:`PACKAGES`)
+    to ``destination`` as a tar archive with ``mmdebstrap``.
+
+    Raises:
+        SandboxError: no ``mmdebstrap`` (as root: ``apt-get install mmdebstrap``) or a failed build,
+            with the tool's own error output.
+    """
+    if shutil.which("mmdebstrap") is None:
+        raise SandboxError("mmdebstrap is not installed; as root on Debian: apt-get install mmdebstrap")
+    argv = ["mmdebstrap", f"--variant={VARIANT}", f"--include={','.join(PACKAGES)}", "--format=tar", "--quiet"]
+    argv += [SUITE, str(destination)] + ([mirror] if mirror else [])
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SandboxError(f"mmdebstrap failed (exit {done.returncode}): {done.stderr.strip()[-2000:]}")
 
 
 def _tag_existing(client: Any, source: str, tag: str) -> BuildResult:

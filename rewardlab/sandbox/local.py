@@ -3,12 +3,15 @@
 Containment, strongest available first (chosen once per process, see :func:`isolation_modes`):
 
 ``bwrap`` (bubblewrap)
-    New PID, network, IPC and UTS namespaces; ``--die-with-parent``; the root file system is a
-    read-only tmpfs into which only an allow-list is bound read-only (``/usr``, the ``/bin``
-    and ``/lib*`` links, the Python installation and virtual environment that run the tests,
-    the few ``/etc`` files the dynamic linker needs, plus ``read_only_paths``); ``/tmp`` is a
-    fresh tmpfs, ``/proc`` belongs to the new PID namespace, ``/dev`` is minimal. The working
-    directory is bound read-write at ``/workspace``. Nothing else of the host is visible.
+    New PID, network, IPC and UTS namespaces; ``--die-with-parent``. With ``root`` (a root file
+    system directory, normally the Debian root of :mod:`rewardlab.sandbox.rootfs`, which holds
+    the same files as the Docker image) that directory is bound read-only as ``/``: the command
+    sees no file of the host at all. Without it, the root is a read-only tmpfs into which only an
+    allow-list of the host is bound read-only (``/usr``, the ``/bin`` and ``/lib*`` links, the
+    Python installation and virtual environment that run the tests, the few ``/etc`` files the
+    dynamic linker needs, plus ``read_only_paths``). Either way ``/tmp`` is a fresh tmpfs,
+    ``/proc`` belongs to the new PID namespace, ``/dev`` is minimal and the working directory is
+    bound read-write at ``/workspace``.
 ``unshare``
     ``unshare --net --pid --fork --kill-child``: no network and a PID namespace whose processes
     all die with the run, but the host file system is visible (with the run's uid's rights).
@@ -147,6 +150,9 @@ class LocalSandbox:
             sandboxed code.
         run_as: The uid (and gid) to run as when the host process is root (default ``nobody``);
             ``None`` keeps root, which disables the process limit.
+        root: A root file system directory to mount read-only as ``/`` (needs bubblewrap; see
+            :func:`rewardlab.sandbox.rootfs.build_root`). Commands then use its interpreter,
+            ``python3``; :attr:`python` names it.
 
     Example:
         >>> sandbox = LocalSandbox()
@@ -164,6 +170,7 @@ class LocalSandbox:
         read_only_paths: Sequence[str | Path] = (),
         hidden_paths: Sequence[str | Path] | None = None,
         run_as: int | None = NOBODY,
+        root: str | Path | None = None,
     ):
         if isolation not in ISOLATIONS:
             raise ConfigError(
@@ -175,6 +182,19 @@ class LocalSandbox:
         elif isolation not in available:
             raise ConfigError(f"isolation {isolation!r} does not work on this host; available: {list(available)}")
         self.isolation: str = isolation
+        if root is not None and (isolation != "bwrap" or read_only_paths):
+            raise ConfigError(
+                "a root file system needs bubblewrap (apt-get install bubblewrap) and takes no read_only_paths; "
+                f"isolation here is {isolation!r}"
+            )
+        if root is not None and not (Path(root) / "usr" / "bin").is_dir():
+            raise ConfigError(
+                f"root {str(root)!r} is not a root file system (no usr/bin); build one: rewardlab sandbox build-root"
+            )
+        #: The root file system mounted as ``/`` (``None``: an allow-list of the host's files).
+        self.root = str(Path(root).resolve()) if root is not None else None
+        #: The Python interpreter commands should call inside this sandbox.
+        self.python = "python3" if self.root is not None else sys.executable
         self.limits = limits or Limits()
         self.read_only_paths = [str(Path(p).resolve()) for p in read_only_paths]
         if hidden_paths is None:
@@ -246,9 +266,9 @@ class LocalSandbox:
     def _environment(self, workdir: Path, extra: dict[str, str]) -> dict[str, str]:
         inside = WORKSPACE if self.isolation == "bwrap" else str(workdir)
         tmp = "/tmp" if self.isolation == "bwrap" else inside
-        bin_dir = str(Path(sys.executable).parent)
+        system_path = "/usr/local/bin:/usr/bin:/bin"
         env = {
-            "PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": system_path if self.root is not None else f"{Path(sys.executable).parent}:{system_path}",
             "HOME": tmp,
             "TMPDIR": tmp,
             "LANG": "C.UTF-8",
@@ -276,6 +296,21 @@ class LocalSandbox:
     def _bwrap_args(self, workdir: Path) -> list[str]:
         args = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         args += ["--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        if self.root is not None:
+            args += ["--ro-bind", self.root, "/", "--proc", "/proc", "--dev", "/dev"]
+            args += [
+                "--tmpfs",
+                "/tmp",
+                "--chmod",
+                "1777",
+                "/tmp",
+                "--bind",
+                str(workdir),
+                WORKSPACE,
+                "--chdir",
+                WORKSPACE,
+            ]
+            return args + self._capabilities()
         args += ["--ro-bind", "/usr", "/usr"]
         for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
             host = Path("/") / name
@@ -304,9 +339,11 @@ class LocalSandbox:
                 elif os.path.isfile(path):  # a single-module package: an empty file in its place
                     args += ["--ro-bind", "/dev/null", path]
         args += ["--bind", str(workdir), WORKSPACE, "--chdir", WORKSPACE, "--remount-ro", "/"]
-        if self.uid is not None:
-            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-        return args
+        return args + self._capabilities()
+
+    def _capabilities(self) -> list[str]:
+        """What ``setpriv`` needs inside bubblewrap to drop to the unprivileged uid."""
+        return ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"] if self.uid is not None else []
 
     def _rlimits(self, limits: Limits) -> list[tuple[int, tuple[int, int]]]:
         nproc = self._process_baseline + limits.max_processes
