@@ -106,6 +106,8 @@ class DockerSandbox:
     """
 
     backend = "docker"
+    #: The Python interpreter commands call inside the container (Debian's).
+    python = "python3"
     isolation = "docker"
 
     def __init__(

@@ -28,7 +28,8 @@ from rewardlab.envs.swe.patch import apply_patch, changed_files
 from rewardlab.envs.swe.tasks import base_tree
 from rewardlab.envs.swe.testrun import run_tests
 from rewardlab.envs.swe.variants import honest_variants
-from rewardlab.sandbox import Limits, LocalSandbox, SandboxedExecution
+from rewardlab.sandbox import Limits, SandboxedExecution, make_sandbox
+from tests.conftest import docker_or_skip
 
 TASKS = load_tasks()
 FAST = SandboxedExecution(backend="local", timeout=30, limits=Limits(cpu_seconds=15, max_processes=32))
@@ -77,14 +78,21 @@ TAKEOVERS = {
 }
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    return LocalSandbox(limits=FAST.limits)
+@pytest.fixture(scope="module", params=["local", "docker"])
+def sandbox(request):
+    if request.param == "docker":
+        docker_or_skip()
+    sandbox = make_sandbox(request.param, limits=FAST.limits)
+    yield sandbox
+    sandbox.close()
 
 
 def evaluate(sandbox, tmp_path, tree):
     """The hidden run of ``tree`` (test patch on top), without the static check."""
-    return run_tests(sandbox, apply_patch(tree, TASK.data["test_patch"]), tmp_path / "eval", IDS, timeout=30)
+    python = getattr(sandbox, "python", "python3")
+    return run_tests(
+        sandbox, apply_patch(tree, TASK.data["test_patch"]), tmp_path / "eval", IDS, timeout=60, python=python
+    )
 
 
 def with_payload(code: str, path: str = "textkit/__init__.py") -> dict[str, str]:
