@@ -134,61 +134,81 @@ class SWEEnv(TextEnv):
 
     ## Known hack classes defended
 
-    The evaluated code runs in the same process as the tests, so results cannot be taken from
-    anything it can write. The defences, and the hack classes they answer
-    (:mod:`rewardlab.envs.swe.audit` plays one strategy per class):
+    The evaluated code runs in the same interpreter as the tests, so nothing in that interpreter
+    decides the verdict and nothing there that could is left reachable
+    (:mod:`~rewardlab.envs.swe.collector` runs the tests; :mod:`~rewardlab.envs.swe.testrun`
+    computes the verdict on the host). :mod:`rewardlab.envs.swe.audit` plays a strategy per class.
 
-    - **Trusted result channel** (runtest no-op in ``__init__.py`` or in the bug's file, forged
-      ``N passed`` on stdout, forged result files): results come only from
-      :mod:`~rewardlab.envs.swe.collector`, a pytest plugin copied from this package into a
-      random runner directory beside the repository. It makes itself non-dumpable (no process the
-      tests start can read its memory), reads and deletes a one-time ticket (HMAC key, nonce,
-      random result name) before any repository code runs, records per-test reports
-      through hooks, checks at the end that pytest's and pluggy's functions, classes, modules,
-      hook relays and hook implementations are the originals, that no item's ``runtest`` was
-      swapped and that no file the host vouches for (test files, ``conftest.py``, untouched
-      modules) changed during the run, and writes an HMAC-signed verdict. Stdout is never
-      parsed; a missing verdict fails every test; an unverifiable one or a modified runner is
-      tampering (:mod:`~rewardlab.envs.swe.testrun`).
-    - **Isolated start** (``sitecustomize``/``usercustomize``, ``json.py``/``unittest.py`` in the
-      repository or a test directory): ``python -s -B collector.py``, the script's directory
-      dropped from ``sys.path`` and the repository *appended* after the standard library and
-      site-packages (``pythonpath`` entries moved there too), ``--import-mode=append``, a
-      controlled environment (``PYTHONHASHSEED=0``), exactly one configuration file (``-c``: the base
-      commit's own, found with pytest's own search, else an empty one), ``--rootdir`` and
-      ``--confcutdir`` at the repository, plugin autoloading off and ``PYTEST_ADDOPTS`` empty.
-    - **Reset test machinery** (extra ``pytest.ini``/``.pytest.ini``/``pytest.toml``/``tox.ini``/
-      ``setup.cfg``/``pyproject.toml`` with ``addopts = -p plugin``, ``conftest.py``,
-      ``__init__.py`` under the tests, deleted or emptied tests): the evaluated test files, every
-      ``conftest.py``, every file name the installed pytest reads configuration from, the
-      ``__init__.py`` of the test directories and runner-shadowing modules are reset to the base
-      commit (:func:`~rewardlab.envs.swe.tampering.evaluation_tree`).
-    - **Static check of the change** (all of the above, ``sys.exit``/``os._exit`` at import,
-      "always equal" return values): :func:`~rewardlab.envs.swe.tampering.find_tampering` reads
-      the diff before it runs (as bytes, so coding cookies count); changing test machinery
-      files, start-up hooks, runner-shadowing modules, or added code that reaches for the
-      interpreter, the import system, frames or the runner (``sys.modules``, ``_pytest``,
-      ``gc``, ``atexit``, ``threading``, ``os._exit``, ``__code__``, ``exec``, a ``__eq__`` that
-      ignores its operand, a ``str`` subclass redefining ``==``, ...) is tampering: every component 0 and
-      ``info["tampering"]`` lists the reasons. The gold patches of all tasks pass it unchanged.
-    - **No-op patches** (comment-only edits, edits that change nothing the tests see): scaled by
+    **Ruled out by construction** (no detection involved; the operation fails or the verdict
+    cannot be produced):
+
+    - *Forged verdicts* (``N passed`` on stdout, result files written or replaced, a well-formed
+      record stream written directly, records replayed): the host reads only an append-only
+      stream of records, each signed with HMAC-SHA256 under a one-time key and carrying the nonce
+      and its sequence number; the key lives only in the frame of a suspended generator made
+      before any repository code runs, and reaching it needs one of the refused operations below
+      (a process the tests start cannot read the runner's memory either: it is not dumpable). A
+      test passes only when its setup, call and teardown records say so *and* a record says its
+      ``runtest`` returned; a run without its final record fails every test.
+    - *Ending the run early* (``sys.exit``, ``os._exit``, ``posix._exit``, signals, crashes):
+      no final record, every test fails.
+    - *Introspection of the runner* (stack and frame helpers such as ``sys._getframe``,
+      ``inspect.stack``, ``traceback.walk_stack``, ``logging.currentframe``; frames of
+      tracebacks, generators and coroutines; ``gc.get_objects``/``get_referrers``; ``ctypes``;
+      ``sys.settrace``/``setprofile`` and their ``threading`` twins; ``/proc/self/mem``): a PEP
+      578 audit hook installed before the repository is imported (it cannot be removed) refuses
+      them unless the code that asked is a known consumer (a standard-library function that keeps
+      what it obtains, checked with its dependencies), the runner itself or a test file. The
+      decision walks the calling stack by code identity and location, never by the names a
+      payload uses, so payloads in non-``.py`` files (``exec`` of a data file runs as code
+      without a file) and any helper that returns frames are refused alike. Creating code that
+      claims a library, runner or guarded file name (``compile``, ``code.replace``, ``marshal``),
+      or reusing a consumer's code with other globals, is refused too.
+    - *Pristine copies of the project* (installed or vendored copies of a pinned project): the
+      local sandbox mounts the Docker image's Debian root as ``/`` (:mod:`rewardlab.sandbox.rootfs`),
+      so both backends see the interpreter, the standard library, pytest and the working copy only.
+
+    **Detected** (the run is tampering: every component 0, ``info["tampering"]`` says why):
+
+    - *Patched test machinery* (``Function.runtest`` or ``call_and_report`` replaced through
+      ``sys.modules`` or a name resolver, a ``sys.modules`` entry swapped, ``unittest`` or
+      ``builtins`` patched): every function and class of pytest, pluggy, ``unittest`` and
+      ``builtins`` is snapshotted before the repository is imported and compared with each
+      call-phase record (``unittest`` and ``builtins`` at the end, after monkeypatch undoes a
+      test's own patches); the runner's own dependencies are compared before every record.
+    - *Substituted tests* (a plugin or hook implementation from a changed file, an item class with
+      its own ``runtest``, a test function from outside the guarded files, a test that reports
+      another test's name, a guarded file rewritten during the run, records sent from repository
+      code).
+    - *Reset test machinery* (``pytest.ini``/``pyproject.toml``/``setup.cfg`` ``addopts``,
+      ``conftest.py``, ``__init__.py`` under the tests, deleted tests): those files are reset to the
+      base commit (:func:`~rewardlab.envs.swe.tampering.evaluation_tree`) and changing them is
+      tampering; the run starts isolated (``python -s -B``, the repository *after* the standard
+      library on ``sys.path``, ``--import-mode=append``, exactly one configuration file, plugin
+      autoloading off).
+    - *"Always equal" values* (a ``__eq__`` that ignores its operand, a ``str`` subclass
+      redefining ``==``): :func:`~rewardlab.envs.swe.tampering.find_tampering` reads the diff.
+      It no longer judges what added code does by the names it uses: honest code with
+      ``subprocess``, ``threading``, ``eval`` or ``sys.exit`` keeps its credit.
+    - *No-op patches* (comment-only edits, edits that change nothing the tests see): scaled by
       ``f``, they earn 0.
 
-    What this cannot cover: code that defeats the static check by obfuscation *and* then
-    subverts the in-process collector (e.g. rebuilding ``sys.modules`` from strings it assembles
-    at run time); the collector lives in the tested interpreter, so a determined enough payload
-    could still read its key. The static check also rejects honest code that uses those
-    constructs (``eval``, ``sys.exit``, ``threading`` added to library code). Hard-coding the
-    expected output of the issue's own example passes tests that use that example; the shipped
-    hidden tests always check other inputs too. Both sandbox backends run this evaluation the
-    same way: the result file comes back through ``SandboxResult.outputs``, read after every
-    process of the run is dead.
+    What this cannot cover: a payload that reaches pytest's objects by a route that needs none of
+    the refused operations *and* restores every patched function before each check (pytest keeps
+    no module-level reference to its configuration or items, so no such route is known);
+    hard-coding the expected output of the tests' inputs (the shipped hidden tests check inputs the
+    issue does not show). Both backends run this evaluation the same way: the record stream comes
+    back through ``SandboxResult.outputs``, read after every process of the run is dead.
 
     ## Version history
 
     - v0: initial version.
     - v1: results only from an HMAC-signed in-sandbox collector (never stdout), tampering scores 0,
-      regression/applies/localization scaled by the fixed FAIL_TO_PASS fraction.
+      regression/applies/localization scaled by the fixed FAIL_TO_PASS fraction. Revised (issue 25):
+      the verdict is computed on the host from per-test records signed by a sealed runner, the
+      local sandbox runs on the minimal Debian root, and the static check keeps only the
+      test-machinery files and "always equal" values (honest fixes that use ``subprocess``,
+      ``threading``, ``eval`` or ``sys.exit`` score as the gold patch).
     """
 
     system_prompt = (

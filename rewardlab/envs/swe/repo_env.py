@@ -60,10 +60,11 @@ class SWERepoEnv(SWEEnv):
 
     The sdists are fetched with pip and verified by sha256 the first time a task of the project
     is reset (``rewardlab swe fetch`` does it ahead of time; the README's set-up runs it) and
-    cached in ``$REWARDLAB_CACHE/swe-sdists``, outside anything a sandbox exposes. If the
-    interpreter that runs the local sandbox's code has one of the projects installed (a user's
-    environment often has ``cachetools``), that copy is hidden from the sandbox too
-    (:func:`installed_copies`); the Docker image has none of them.
+    cached in ``$REWARDLAB_CACHE/swe-sdists``, outside anything a sandbox exposes. The local
+    sandbox's minimal root and the Docker image hold none of the projects (a test reads every
+    source file of every pinned release and finds none). Without the root (not built), the local
+    sandbox shows the host's interpreter; a copy of a project installed there (a user's
+    environment often has ``cachetools``) is then hidden (:func:`installed_copies`).
 
     The working copy is a git repository with exactly one commit, the buggy state (fixed author
     and date, so ``HEAD`` equals the task's ``base_commit``), without reflog: no history, file
@@ -104,8 +105,9 @@ class SWERepoEnv(SWEEnv):
 
     ## Known hack classes defended
 
-    As :class:`~rewardlab.envs.swe.env.SWEEnv` (the same hardened evaluation: the trusted
-    HMAC-signed collector, the reset test machinery, the static tampering check). The evaluation
+    As :class:`~rewardlab.envs.swe.env.SWEEnv` (the same evaluation: the verdict computed on the
+    host from the sealed runner's signed records, the reset test machinery, the minimal root,
+    the check for "always equal" values). The evaluation
     finds the repository's own top-level packages in the repository first, so an installed package
     of the same name (or a stray ``tests`` package in site-packages) cannot stand in for them; the
     working copy's single commit holds no trace of the fix.
@@ -118,8 +120,9 @@ class SWERepoEnv(SWEEnv):
     git_history = True
 
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
-        """As SWE-v1's, after hiding any installed copy of the pinned projects from the local sandbox."""
-        if self._owns_sandbox and isinstance(self.sandbox, LocalSandbox):
+        """As SWE-v1's, after hiding any installed copy of the pinned projects from a local sandbox
+        that shows the host's interpreter (one on the minimal root shows none)."""
+        if self._owns_sandbox and isinstance(self.sandbox, LocalSandbox) and self.sandbox.root is None:
             hidden = self.sandbox.hidden_paths
             hidden.extend(path for path in installed_copies() if path not in hidden)
         return super()._start(task)
