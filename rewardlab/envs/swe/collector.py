@@ -138,6 +138,9 @@ OUTCOME_HOOKS: tuple[str, ...] = (
 #: Test machinery whose functions and classes must stay as they were imported.
 MACHINERY_PREFIXES: tuple[str, ...] = ("pytest", "_pytest", "pluggy", "unittest", "builtins")
 RUNNER_PREFIXES: tuple[str, ...] = ("pytest", "_pytest", "pluggy")
+#: The packages whose directories hold the runner's code (only packages count: a directory of
+#: ``__init__.py``).
+RUNNER_PACKAGES: tuple[str, ...] = ("_pytest", "pluggy", "pytest")
 
 
 def _is_under(name: str, prefixes: Iterable[str]) -> bool:
@@ -202,14 +205,26 @@ def resolve(entries: Iterable[tuple[str, str]]) -> dict[types.CodeType, dict[str
     return codes
 
 
-def runner_codes() -> set[types.CodeType]:
-    """Every code object of pytest, pluggy and this file: the only code allowed on the signer's stack."""
-    codes: set[types.CodeType] = set()
-    for name, module in list(sys.modules.items()):
-        if module is not None and (_is_under(name, RUNNER_PREFIXES) or name == __name__):
-            for found in module_codes(module).values():
-                codes.update(found)
-    return codes
+class RunnerCode:
+    """Whether code is the runner's own: its file lies in the pytest, pluggy or ``_pytest`` package
+    directories or is this file (no new code may claim those names: :func:`seal` refuses it)."""
+
+    def __init__(self) -> None:
+        files = [os.path.realpath(getattr(sys.modules.get(n), "__file__", None) or "") for n in RUNNER_PACKAGES]
+        roots = {os.path.dirname(f) + os.sep for f in files if os.path.basename(f) == "__init__.py"}
+        self.roots = tuple(sorted(roots))
+        self.own = os.path.realpath(__file__)
+        self._paths: dict[str, bool] = {}
+
+    def __call__(self, code: Any) -> bool:
+        filename = getattr(code, "co_filename", None)
+        if not isinstance(filename, str):
+            return False
+        known = self._paths.get(filename)
+        if known is None:
+            path = os.path.realpath(filename)
+            known = self._paths[filename] = path == self.own or path.startswith(self.roots)
+        return known
 
 
 def _methods(cls: type) -> dict[str, Any]:
@@ -227,30 +242,33 @@ class Machinery:
     """A snapshot of the test machinery's functions and classes, checked for replacement later.
 
     Covers every module of pytest, pluggy and ``unittest`` and ``builtins``: each module's
-    ``sys.modules`` entry, each module-level function, class and builtin, and each attribute of
-    the classes defined there (a class that gained or lost an attribute counts as changed).
+    ``sys.modules`` entry, each module-level function, class and builtin, and each method of the
+    classes defined there. A class that gained a method counts as changed unless the method is the
+    runner's own (pytest's plugins install some at configuration); one that lost a method too.
+
+    Args:
+        guarded: Paths of the files whose content must not change.
+        is_runner_code: Whether a code object is the runner's (:class:`RunnerCode`).
     """
 
-    def __init__(self, guarded: Iterable[str], trusted: set[types.CodeType]) -> None:
-        self.trusted = trusted
+    def __init__(self, guarded: Iterable[str], is_runner_code: Callable[[Any], bool]) -> None:
+        self.is_runner_code = is_runner_code
         self.files = {path: digest(path) for path in guarded}
         self.modules = {n: m for n, m in sys.modules.items() if m is not None and _is_under(n, MACHINERY_PREFIXES)}
-        self.entries: list[tuple[Any, str, Any]] = []
-        self.classes: list[tuple[type, frozenset[str]]] = []
+        #: ``[runner, final]``: entries checked always, and only at the end (``unittest``, ``builtins``).
+        self.entries: tuple[list[tuple[Any, str, Any]], list[tuple[Any, str, Any]]] = ([], [])
+        #: ``[runner, final]``: ``[class, its method names, the size of its namespace]``.
+        self.classes: tuple[list[list[Any]], list[list[Any]]] = ([], [])
         kinds = (types.FunctionType, types.BuiltinFunctionType, type)
         for name, module in self.modules.items():
+            which = 0 if _is_under(name, RUNNER_PREFIXES) else 1
             for key, value in list(vars(module).items()):
                 if isinstance(value, kinds):
-                    self.entries.append((module, key, value))
+                    self.entries[which].append((module, key, value))
                 if isinstance(value, type) and value.__module__ == name:
                     methods = _methods(value)
-                    self.classes.append((value, frozenset(methods)))
-                    self.entries.extend((value, k, v) for k, v in methods.items())
-
-    def _runner_made(self, value: Any) -> bool:
-        """Whether ``value`` is a function or property of pytest's own (its plugins install some on classes)."""
-        codes = _codes_of(value)
-        return bool(codes) and all(code in self.trusted for code in codes)
+                    self.classes[which].append([value, frozenset(methods), len(vars(value))])
+                    self.entries[which].extend((value, k, v) for k, v in methods.items())
 
     def changes(self, *, final: bool = False, files: bool = False) -> list[str]:
         """What was replaced since the snapshot (empty when intact).
@@ -262,22 +280,22 @@ class Machinery:
         found = [
             f"module {n} was replaced in sys.modules" for n, m in self.modules.items() if sys.modules.get(n) is not m
         ]
-        found += [
-            f"{getattr(owner, '__name__', owner)}.{key} was replaced"
-            for owner, key, value in self.entries
-            if (final or _is_under(owner.__module__ if isinstance(owner, type) else owner.__name__, RUNNER_PREFIXES))
-            and vars(owner).get(key, self) is not value
-            and not self._runner_made(vars(owner).get(key))
-        ]
-        for cls, names in self.classes:
-            if final or _is_under(cls.__module__, RUNNER_PREFIXES):
+        for which in (0, 1) if final else (0,):
+            for owner, key, value in self.entries[which]:
+                now = vars(owner).get(key, self)
+                if now is not value and not self._runner_made(now):
+                    found.append(f"{getattr(owner, '__name__', owner)}.{key} was replaced")
+            for record in self.classes[which]:
+                cls, names, size = record
+                if len(vars(cls)) == size:
+                    continue
                 methods = _methods(cls)
-                found += [
-                    f"{cls.__qualname__}.{k} was added"
-                    for k in methods.keys() - names
-                    if not self._runner_made(methods[k])
-                ]
-                found += [f"{cls.__qualname__}.{k} was removed" for k in names - methods.keys()]
+                added = [k for k in methods.keys() - names if not self._runner_made(methods[k])]
+                removed = names - methods.keys()
+                found += [f"{cls.__qualname__}.{k} was added" for k in added]
+                found += [f"{cls.__qualname__}.{k} was removed" for k in removed]
+                if not added and not removed:  # only the runner's own additions or their removal
+                    record[2] = len(vars(cls))
         if files:
             found += [
                 f"{os.path.relpath(path)} changed during the run"
@@ -285,6 +303,11 @@ class Machinery:
                 if digest(path) != before
             ]
         return found
+
+    def _runner_made(self, value: Any) -> bool:
+        """Whether ``value`` is a function or property of pytest's own (its plugins install some on classes)."""
+        codes = _codes_of(value)
+        return bool(codes) and all(self.is_runner_code(code) for code in codes)
 
 
 def digest(path: str) -> str | None:
@@ -527,7 +550,7 @@ def signer(
     key: bytes,
     nonce: str,
     fd: int,
-    trusted: set[types.CodeType],
+    is_runner_code: Callable[[Any], bool],
     needs: list[tuple[Any, str, Any]],
     machinery: Machinery,
     violations: list[str],
@@ -536,8 +559,8 @@ def signer(
 
     Records: ``{"seq", "nonce", "kind", "data"}`` as JSON, written as ``{"body", "mac"}`` lines with
     ``mac = HMAC-SHA256(key, body)``. Before each record it checks, with nothing but what it bound
-    when it started, that every frame calling it runs code of ``trusted`` (pytest, pluggy, this
-    file) and that what this file's code depends on (``needs``) is unchanged; when either fails it
+    when it started, that every frame calling it runs the runner's code (``is_runner_code``: pytest,
+    pluggy, this file) and that what this file's code depends on (``needs``) is unchanged; when either fails it
     signs a ``tampering`` record instead. It forwards new ``violations`` of the seal, checks the
     machinery (:meth:`Machinery.changes`) with ``ran``, call-phase ``report``, ``collected`` and
     ``end`` records, and closes ``fd`` after ``end``.
@@ -551,7 +574,6 @@ def signer(
         hashlib.sha256,
     )
     changes, missing = machinery.changes, object()
-    trusted_ids = {id(code): code for code in trusted}
     seq, forwarded = 0, 0
 
     def emit(kind: str, data: Any) -> None:
@@ -569,7 +591,7 @@ def signer(
         frame = getframe(1)
         while frame is not None:
             code = frame.f_code
-            if trusted_ids.get(id(code)) is not code:
+            if not is_runner_code(code):
                 strangers.append(f"{code.co_name} in {code.co_filename}")
             frame = frame.f_back
         replaced = [
@@ -607,10 +629,10 @@ class Witness:
         send: Callable[[tuple[Any, ...]], None],
         guarded: frozenset[str],
         trusted_dirs: tuple[str, ...],
-        trusted: set[types.CodeType],
+        is_runner_code: Callable[[Any], bool],
     ):
         self._send = send
-        self._trusted = trusted
+        self._is_runner_code = is_runner_code
         self._config: Any = None
         self._guarded = guarded
         self._trusted_dirs = trusted_dirs
@@ -625,7 +647,9 @@ class Witness:
         for name in OUTCOME_HOOKS:
             for impl in getattr(self._config.hook, name).get_hookimpls():
                 code = getattr(impl.function, "__code__", None)
-                if code is None or not (code in self._trusted or os.path.realpath(code.co_filename) in self._guarded):
+                if code is None or not (
+                    self._is_runner_code(code) or os.path.realpath(code.co_filename) in self._guarded
+                ):
                     return f"hook {name} has an implementation from {getattr(code, 'co_filename', impl.plugin_name)}"
         return None
 
@@ -642,7 +666,7 @@ class Witness:
         if "runtest" in vars(item):
             return f"{item.nodeid}: runtest was replaced on the item"
         runtest = getattr(type(item), "runtest", None)
-        if not all(code in self._trusted for code in _codes_of(runtest)) or not _codes_of(runtest):
+        if not _codes_of(runtest) or not all(self._is_runner_code(code) for code in _codes_of(runtest)):
             return f"{item.nodeid}: its class {type(item).__qualname__} has a runtest that is not pytest's"
         hooks = self._hooks()
         if hooks:
@@ -715,14 +739,16 @@ def main(argv: list[str]) -> int:
     violations: list[str] = []
     own = [code for codes in module_codes(sys.modules[__name__]).values() for code in codes]
     own += [frame.f_code for frame in (sys._getframe(), sys._getframe().f_back) if frame is not None]
-    trusted = runner_codes() | set(own)
+    is_runner_code = RunnerCode()
     needs = [need for code in own for need in dependencies(code, vars(sys.modules[__name__]))]
-    machinery = Machinery(protected[0], trusted)
-    channel = signer(bytes.fromhex(ticket.pop("key")), ticket.pop("nonce"), fd, trusted, needs, machinery, violations)
+    machinery = Machinery(protected[0], is_runner_code)
+    key, nonce = bytes.fromhex(ticket.pop("key")), ticket.pop("nonce")
+    channel = signer(key, nonce, fd, is_runner_code, needs, machinery, violations)
+    del key
     next(channel)
     packages = [str(name) for name in ticket.get("packages", ())]
     sys.meta_path.insert(0, RepositoryPackages(".", [name for name in packages if name not in sys.modules]))
-    witness = Witness(channel.send, protected[0], protected[1], trusted)
+    witness = Witness(channel.send, protected[0], protected[1], is_runner_code)
     pytest_hookimpl = vars(sys.modules["pytest"])["hookimpl"]
     pytest_hookimpl(hookwrapper=True)(Witness.pytest_runtest_call)
     consumers = {code: dependencies(code, namespace) for code, namespace in resolve(CONSUMERS).items()}

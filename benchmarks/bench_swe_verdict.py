@@ -1,0 +1,112 @@
+"""One hidden SWE evaluation, now against an earlier RewardLab checkout, on both backends.
+
+Run: ``git worktree add /tmp/rewardlab-before <commit>`` once, then
+``python -m benchmarks.bench_swe_verdict --before /tmp/rewardlab-before [--repeat N]``.
+
+Each measurement is a fresh interpreter (``PYTHONPATH`` set to one checkout) that builds the
+evaluation tree of a task (gold patch and test patch applied), makes the sandbox the env would
+make (``local``: the minimal root when built; ``docker``: one warm container), runs the hidden
+evaluation once to warm up and then times ``run_tests`` ``--calls`` times; the two checkouts take
+turns, so machine load hits both alike. Prints the median of one evaluation per checkout and
+the ratio now/before per task and backend. Target (issue 25): at most 1.5.
+
+Tasks: SWE-v1 ``textkit-1`` (8 tests) and one SWERepo test task per test project.
+Wall-clock times depend on what else the machine runs; the load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import fmt_seconds, median, stamp, table  # noqa: E402
+from rewardlab.sandbox import docker_engine_error  # noqa: E402
+
+HERE = Path(__file__).resolve().parents[1]
+#: What one measurement runs (in a fresh interpreter, with one checkout on ``PYTHONPATH``).
+MEASURE = """
+import json, sys, tempfile, time
+from pathlib import Path
+import gymnasium as gym
+import rewardlab
+from rewardlab.envs.swe.patch import apply_patch
+from rewardlab.envs.swe.tasks import base_tree
+from rewardlab.envs.swe.testrun import run_tests
+from rewardlab.sandbox import make_sandbox
+
+env_id, task_id, backend, calls = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+env = gym.make(env_id, sandbox=backend)
+env.reset(options={"task_id": task_id})
+data = env.unwrapped.task.data
+tree = apply_patch(apply_patch(base_tree(data), data["patch"]), data["test_patch"])
+ids = [*data["FAIL_TO_PASS"], *data["PASS_TO_PASS"]]
+sandbox, python = env.unwrapped.sandbox, env.unwrapped.python
+scratch = Path(tempfile.mkdtemp(prefix="rewardlab-bench-"))
+times = []
+for index in range(calls + 1):
+    start = time.perf_counter()
+    run = run_tests(sandbox, tree, scratch / "eval", ids, timeout=120, python=python)
+    if index:
+        times.append(time.perf_counter() - start)
+assert all(run.passed.values()), run
+env.close()
+print(json.dumps(times))
+"""
+
+
+def repo_test_tasks() -> list[tuple[str, str]]:
+    from rewardlab.envs.swe.repo_env import load_repo_tasks
+
+    first: dict[str, str] = {}
+    for task in load_repo_tasks():
+        if task.split == "test":
+            first.setdefault(task.data["repo"], task.id)
+    return [("RewardLab/SWERepo-v0", task_id) for task_id in first.values()]
+
+
+def measure(checkout: Path, env_id: str, task_id: str, backend: str, calls: int) -> list[float]:
+    environment = {**os.environ, "PYTHONPATH": str(checkout)}
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, env_id, task_id, backend, str(calls)],
+        env=environment,
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{checkout} {env_id} {task_id} {backend}: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--before", type=Path, required=True, help="a checkout of the earlier RewardLab")
+    parser.add_argument("--repeat", type=int, default=3, help="turns of each checkout")
+    parser.add_argument("--calls", type=int, default=3, help="timed evaluations per turn")
+    parser.add_argument("--backends", default="local,docker")
+    args = parser.parse_args()
+    backends = [b for b in args.backends.split(",") if b != "docker" or docker_engine_error() is None]
+    print(stamp())
+    print(f"load average: {os.getloadavg()}; before: {args.before}")
+    rows = []
+    for env_id, task_id in [("RewardLab/SWE-v1", "textkit-1"), *repo_test_tasks()]:
+        for backend in backends:
+            now: list[float] = []
+            before: list[float] = []
+            for _ in range(args.repeat):
+                before += measure(args.before.resolve(), env_id, task_id, backend, args.calls)
+                now += measure(HERE, env_id, task_id, backend, args.calls)
+            ratio = median(now) / median(before)
+            rows.append([task_id, backend, fmt_seconds(median(before)), fmt_seconds(median(now)), f"{ratio:.2f}"])
+    print(table(["task", "backend", "before (median)", "now (median)", "now / before"], rows))
+
+
+if __name__ == "__main__":
+    main()
