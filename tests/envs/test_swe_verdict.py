@@ -74,6 +74,35 @@ TAKEOVERS = {
     "sys.modules swap": "import sys, types\nsys.modules['_pytest.runner'] = types.ModuleType('_pytest.runner')\n",
     "unittest assertion patch": "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n",
     "posix._exit": "import posix\nposix._exit(0)\n",
+    "sys._current_frames": "import sys as _s\n_frames = list(_s._current_frames().values())\n",
+    "sys.last_traceback": (
+        "import sys as _s\n_tb = getattr(_s, 'last_traceback', None)\n"
+        "try:\n    raise KeyError\nexcept KeyError:\n    _tb = _s.exc_info()[2]\n_frame = _tb.tb_frame\n"
+    ),
+    "pytest traceback helper": (
+        "import _pytest._code as _c\n"
+        "try:\n    raise KeyError\nexcept KeyError:\n    _info = _c.ExceptionInfo.from_current()\n"
+        "    _frame = _info.traceback[-1].frame\n    _locals = _frame.f_locals\n"
+    ),
+    "runner class patched through __subclasses__": (
+        "for _cls in object.__subclasses__():\n"
+        "    if _cls.__name__ in ('Evidence', 'Machinery'):\n"
+        "        for _name in list(vars(_cls)):\n"
+        "            if not _name.startswith('__'):\n"
+        "                setattr(_cls, _name, lambda *a, **k: None)\n"
+    ),
+    "runner globals patched through the meta path": (
+        "import sys as _s\n"
+        "for _finder in _s.meta_path:\n"
+        "    _g = getattr(getattr(_finder, 'find_spec', None), '__globals__', {})\n"
+        "    if '_codes_of' in _g:\n        _g['_codes_of'] = lambda value: []\n"
+    ),
+    "runner code swapped": (
+        "import sys as _s\n"
+        "for _finder in _s.meta_path:\n"
+        "    _g = getattr(getattr(_finder, 'find_spec', None), '__globals__', {})\n"
+        "    if 'Evidence' in _g:\n        _g['Evidence'].origin.__code__ = (lambda self, item: None).__code__\n"
+    ),
     "SIGKILL itself": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n",
 }
 
@@ -119,6 +148,11 @@ def test_a_verdict_takeover_passes_no_failing_test(sandbox, tmp_path, name):
         ("Function.runtest no-op", "Function.runtest was replaced"),
         ("sys.modules swap", "module _pytest.runner was replaced"),
         ("unittest assertion patch", "TestCase.assertEqual was replaced"),
+        ("sys._current_frames", "sys._current_frames"),
+        ("pytest traceback helper", "object.__getattr__"),
+        ("runner class patched through __subclasses__", "of the runner was replaced"),
+        ("runner globals patched through the meta path", "'_codes_of' of the runner was replaced"),
+        ("runner code swapped", "__code__ of a runner or consumer function"),
     ],
 )
 def test_takeovers_are_reported_as_tampering(sandbox, tmp_path, name, needle):

@@ -363,6 +363,17 @@ def dependencies(code: types.CodeType, namespace: dict[str, Any]) -> list[tuple[
     return found
 
 
+def own_needs(codes: Iterable[types.CodeType], namespace: dict[str, Any]) -> list[tuple[Any, str, Any]]:
+    """What this file's code must find unchanged: the :func:`dependencies` of each of its ``codes``
+    and every method of each class it defines (``namespace`` is its module's)."""
+    needs = [need for code in codes for need in dependencies(code, namespace)]
+    for value in list(namespace.values()):
+        if isinstance(value, type) and value.__module__ == namespace["__name__"]:
+            methods = vars(value)
+            needs.extend((methods, key, method) for key, method in _methods(value).items())
+    return needs
+
+
 def _behaviour(value: Any) -> bool:
     """Whether ``value`` is code or a module (what a replacement could make behave differently);
     data such as ``sys.path`` or ``sys.stdout`` may change legitimately."""
@@ -389,6 +400,7 @@ class Policy:
         tests: Real paths of the evaluated test files and ``conftest.py`` files.
         vouched: Real paths of every guarded file (tests and unchanged repository files).
         protected_dirs: Directories of library code (standard library, site-packages, this runner).
+        runner: The runner's code (:class:`RunnerCode`): no function of it may get another ``__code__``.
     """
 
     def __init__(
@@ -397,11 +409,14 @@ class Policy:
         tests: frozenset[str],
         vouched: frozenset[str],
         protected_dirs: tuple[str, ...],
+        runner: RunnerCode,
     ):
         self.consumers = consumers
         self.tests = tests
         self.vouched = vouched
         self.protected_dirs = protected_dirs
+        self.runner_roots = runner.roots
+        self.runner_file = runner.own
 
 
 def seal(
@@ -421,8 +436,10 @@ def seal(
     rewriters = {id(code): code for code in compilers if code.co_name == "_rewrite_test"}
     get_ident, getframe, realpath, fsdecode = _thread.get_ident, sys._getframe, os.path.realpath, os.fsdecode
     is_instance, length, to_str, permission_error, missing = isinstance, len, str, PermissionError, object()
+    getattr_ = getattr
     consumers = {id(code): (code, needs) for code, needs in policy.consumers.items()}
     tests, vouched, protected_dirs = policy.tests, policy.vouched, policy.protected_dirs
+    runner_roots, runner_file = policy.runner_roots, policy.runner_file
     compilers_by_id = {id(code): code for code in compilers}
     unmarshallers_by_id = {id(code): code for code in unmarshallers}
     open_file, read_mode = io.open, "rb"
@@ -494,9 +511,14 @@ def seal(
             if length(args) < 2 or args[1] not in frame_attributes:
                 return None
         elif event == "object.__setattr__":
-            if length(args) < 3 or args[1] != "__code__" or not is_consumer(args[2]):
+            if length(args) < 3 or args[1] != "__code__":
                 return None
-            return f"__code__ of a consumer assigned by {describe(caller(3))}"
+            current = getattr_(args[0], "__code__", None)
+            filename = real(current.co_filename) if current is not None else ""
+            protected_code = is_consumer(args[2]) or is_consumer(current) or filename == runner_file
+            if not protected_code and not filename.startswith(runner_roots):
+                return None
+            return f"__code__ of a runner or consumer function assigned by {describe(caller(3))}"
         elif event in ("function.__new__", "exec"):
             if not args or not is_consumer(args[0]):
                 return None
@@ -553,15 +575,19 @@ def signer(
     is_runner_code: Callable[[Any], bool],
     needs: list[tuple[Any, str, Any]],
     machinery: Machinery,
+    evidence: Evidence,
     violations: list[str],
-) -> Generator[None, tuple[str, Any], None]:
+) -> Generator[None, tuple[str, tuple[Any, ...]], None]:
     """The only holder of the key: receives ``(kind, data)`` messages and appends signed records to ``fd``.
 
     Records: ``{"seq", "nonce", "kind", "data"}`` as JSON, written as ``{"body", "mac"}`` lines with
-    ``mac = HMAC-SHA256(key, body)``. Before each record it checks, with nothing but what it bound
-    when it started, that every frame calling it runs the runner's code (``is_runner_code``: pytest,
-    pluggy, this file) and that what this file's code depends on (``needs``) is unchanged; when either fails it
-    signs a ``tampering`` record instead. It forwards new ``violations`` of the seal, checks the
+    ``mac = HMAC-SHA256(key, body)``. Messages carry pytest's own objects (an item and its call
+    outcome, a report); the record's data is computed from them here (:class:`Evidence`), only
+    after two checks made with nothing but what the signer bound when it started: every frame
+    calling it runs the runner's code (``is_runner_code``: pytest, pluggy, this file), and
+    everything this file's code looks up (``needs``: its globals, its classes' methods, the
+    builtins and module attributes it names) is unchanged; when either fails it signs a
+    ``tampering`` record instead. It forwards new ``violations`` of the seal, checks the
     machinery (:meth:`Machinery.changes`) with ``ran``, call-phase ``report``, ``collected`` and
     ``end`` records, and closes ``fd`` after ``end``.
     """
@@ -573,7 +599,7 @@ def signer(
         hmac.new,
         hashlib.sha256,
     )
-    changes, missing = machinery.changes, object()
+    changes, ran, report, missing = machinery.changes, evidence.ran, evidence.report, object()
     seq, forwarded = 0, 0
 
     def emit(kind: str, data: Any) -> None:
@@ -586,7 +612,7 @@ def signer(
         seq += 1
 
     while True:
-        kind, data = yield
+        kind, objects = yield
         strangers = []
         frame = getframe(1)
         while frame is not None:
@@ -604,7 +630,17 @@ def signer(
             forwarded = len(violations)
         if strangers or replaced:
             emit("tampering", [*(f"the evidence channel was called from {s}" for s in strangers[:3]), *replaced[:5]])
-            continue
+            if kind != "end":
+                continue
+            emit("end", {"exitstatus": objects[0]})
+            close(fd)
+            return
+        if kind == "ran":
+            data: Any = ran(*objects)
+        elif kind == "report":
+            data = report(*objects)
+        else:
+            data = {"items" if kind == "collected" else "exitstatus": objects[0]}
         if kind in ("ran", "collected", "end") or (kind == "report" and data["when"] == "call"):
             found = changes(final=kind == "end", files=kind in ("collected", "end"))
             if found:
@@ -615,62 +651,56 @@ def signer(
             return
 
 
-class Witness:
-    """The pytest plugin: sends what happened to each test to the signer.
+class Evidence:
+    """What the signer records about a test, computed by the signer itself after its checks.
 
     Args:
-        send: The signer's ``send``.
         guarded: Real paths of the files the host vouches for (test files among them).
-        trusted_dirs: Directories of trusted library code (standard library, site-packages).
+        trusted_dirs: Directories of library code (standard library, site-packages).
+        is_runner_code: Whether a code object is the runner's (:class:`RunnerCode`).
     """
 
-    def __init__(
-        self,
-        send: Callable[[tuple[Any, ...]], None],
-        guarded: frozenset[str],
-        trusted_dirs: tuple[str, ...],
-        is_runner_code: Callable[[Any], bool],
-    ):
-        self._send = send
-        self._is_runner_code = is_runner_code
-        self._config: Any = None
-        self._guarded = guarded
-        self._trusted_dirs = trusted_dirs
-        self._function_class = vars(sys.modules["_pytest.python"])["Function"]
+    def __init__(self, guarded: frozenset[str], trusted_dirs: tuple[str, ...], is_runner_code: Callable[[Any], bool]):
+        self.guarded = guarded
+        self.trusted_dirs = trusted_dirs
+        self.is_runner_code = is_runner_code
+        self.function_class = vars(sys.modules["_pytest.python"])["Function"]
 
-    def pytest_configure(self, config: Any) -> None:
-        self._config = config
+    def ran(self, item: Any, outcome: Any, config: Any) -> dict[str, Any]:
+        """``{"nodeid", "ok", "origin", "function"}``: whether ``item.runtest()`` returned, why the test
+        cannot be trusted to be the guarded one (``None`` when it can) and which function ran."""
+        code = _test_code(getattr(item, "obj", None))
+        function = None if code is None else [os.path.relpath(os.path.realpath(code.co_filename)), code.co_name]
+        origin = self.origin(item) or self.hooks(config)
+        return {"nodeid": item.nodeid, "ok": outcome.excinfo is None, "origin": origin, "function": function}
 
-    def _hooks(self) -> str | None:
+    @staticmethod
+    def report(report: Any) -> dict[str, Any]:
+        """``{"nodeid", "when", "outcome", "xfail"}`` of one of pytest's reports."""
+        xfail = bool(getattr(report, "wasxfail", False))
+        return {"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome, "xfail": xfail}
+
+    def hooks(self, config: Any) -> str | None:
         """Why an outcome-deciding hook cannot be trusted: an implementation from outside pytest and
-        the guarded files (``None`` when every one is pytest's, this plugin's or a guarded file's)."""
+        the guarded files (``None`` when every one is pytest's, this runner's or a guarded file's)."""
         for name in OUTCOME_HOOKS:
-            for impl in getattr(self._config.hook, name).get_hookimpls():
+            for impl in getattr(config.hook, name).get_hookimpls():
                 code = getattr(impl.function, "__code__", None)
                 if code is None or not (
-                    self._is_runner_code(code) or os.path.realpath(code.co_filename) in self._guarded
+                    self.is_runner_code(code) or os.path.realpath(code.co_filename) in self.guarded
                 ):
                     return f"hook {name} has an implementation from {getattr(code, 'co_filename', impl.plugin_name)}"
         return None
 
-    def pytest_sessionstart(self, session: Any) -> None:
-        """Move the repository's entries of ``sys.path`` (a ``pythonpath`` setting puts them first) to the end."""
-        repo = os.path.realpath(".")
-        inside = [p for p in sys.path if p and (os.path.realpath(p) + os.sep).startswith(repo + os.sep)]
-        sys.path[:] = [p for p in sys.path if p not in inside] + inside
-
-    def _origin(self, item: Any) -> str | None:
+    def origin(self, item: Any) -> str | None:
         """Why ``item``'s test function cannot be trusted to be the guarded test (``None`` when it can)."""
-        if not isinstance(item, self._function_class):
+        if not isinstance(item, self.function_class):
             return None
         if "runtest" in vars(item):
             return f"{item.nodeid}: runtest was replaced on the item"
         runtest = getattr(type(item), "runtest", None)
-        if not _codes_of(runtest) or not all(self._is_runner_code(code) for code in _codes_of(runtest)):
+        if not _codes_of(runtest) or not all(self.is_runner_code(code) for code in _codes_of(runtest)):
             return f"{item.nodeid}: its class {type(item).__qualname__} has a runtest that is not pytest's"
-        hooks = self._hooks()
-        if hooks:
-            return hooks
         function = getattr(item, "obj", None)
         for _ in range(16):
             function = getattr(function, "__func__", function)
@@ -680,35 +710,58 @@ class Witness:
             path = os.path.realpath(code.co_filename)
             inner = vars(function).get("__wrapped__")
             if inner is None:
-                return None if path in self._guarded else f"{item.nodeid}: the test function comes from {path}"
-            if path not in self._guarded and not path.startswith(self._trusted_dirs):
+                return None if path in self.guarded else f"{item.nodeid}: the test function comes from {path}"
+            if path not in self.guarded and not path.startswith(self.trusted_dirs):
                 return f"{item.nodeid}: a wrapper of the test comes from {path}"
             function = inner
         return f"{item.nodeid}: the test is wrapped too deeply"
 
+
+def _test_code(obj: Any) -> types.CodeType | None:
+    """The code of the innermost function behind a test object (methods and ``__wrapped__`` followed)."""
+    function = getattr(obj, "__func__", obj)
+    for _ in range(16):
+        if not isinstance(function, types.FunctionType):
+            return None
+        inner = vars(function).get("__wrapped__")
+        if not isinstance(inner, types.FunctionType):
+            return function.__code__
+        function = inner
+    return None
+
+
+class Witness:
+    """The pytest plugin: hands pytest's own objects to the signer, which checks and records them.
+
+    pluggy keeps the bound methods it registered, so replacing a method on this class later
+    changes nothing; the signer computes every recorded value itself (:class:`Evidence`).
+
+    Args:
+        send: The signer's ``send``.
+    """
+
+    def __init__(self, send: Callable[[tuple[Any, ...]], None]):
+        self._send = send
+        self._config: Any = None
+
+    def pytest_configure(self, config: Any) -> None:
+        self._config = config
+
+    def pytest_sessionstart(self, session: Any) -> None:
+        """Move the repository's entries of ``sys.path`` (a ``pythonpath`` setting puts them first) to the end."""
+        repo = os.path.realpath(".")
+        inside = [p for p in sys.path if p and (os.path.realpath(p) + os.sep).startswith(repo + os.sep)]
+        sys.path[:] = [p for p in sys.path if p not in inside] + inside
+
     def pytest_collection_finish(self, session: Any) -> None:
-        self._send(("collected", {"items": len(session.items)}))
+        self._send(("collected", (len(session.items),)))
 
     def pytest_runtest_call(self, item: Any) -> Generator[None, Any, None]:
         outcome = yield
-        function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
-        while isinstance(
-            vars(function).get("__wrapped__") if isinstance(function, types.FunctionType) else None, types.FunctionType
-        ):
-            function = vars(function)["__wrapped__"]
-        code = getattr(function, "__code__", None) if isinstance(function, types.FunctionType) else None
-        name = None if code is None else [os.path.relpath(os.path.realpath(code.co_filename)), code.co_name]
-        data = {"nodeid": item.nodeid, "ok": outcome.excinfo is None, "origin": self._origin(item), "function": name}
-        self._send(("ran", data))
+        self._send(("ran", (item, outcome, self._config)))
 
     def pytest_runtest_logreport(self, report: Any) -> None:
-        data = {
-            "nodeid": report.nodeid,
-            "when": report.when,
-            "outcome": report.outcome,
-            "xfail": bool(getattr(report, "wasxfail", False)),
-        }
-        self._send(("report", data))
+        self._send(("report", (report,)))
 
 
 def main(argv: list[str]) -> int:
@@ -740,26 +793,27 @@ def main(argv: list[str]) -> int:
     own = [code for codes in module_codes(sys.modules[__name__]).values() for code in codes]
     own += [frame.f_code for frame in (sys._getframe(), sys._getframe().f_back) if frame is not None]
     is_runner_code = RunnerCode()
-    needs = [need for code in own for need in dependencies(code, vars(sys.modules[__name__]))]
+    needs = own_needs(own, vars(sys.modules[__name__]))
     machinery = Machinery(protected[0], is_runner_code)
     key, nonce = bytes.fromhex(ticket.pop("key")), ticket.pop("nonce")
-    channel = signer(key, nonce, fd, is_runner_code, needs, machinery, violations)
+    evidence = Evidence(protected[0], protected[1], is_runner_code)
+    channel = signer(key, nonce, fd, is_runner_code, needs, machinery, evidence, violations)
     del key
     next(channel)
     packages = [str(name) for name in ticket.get("packages", ())]
     sys.meta_path.insert(0, RepositoryPackages(".", [name for name in packages if name not in sys.modules]))
-    witness = Witness(channel.send, protected[0], protected[1], is_runner_code)
+    witness = Witness(channel.send)
     pytest_hookimpl = vars(sys.modules["pytest"])["hookimpl"]
     pytest_hookimpl(hookwrapper=True)(Witness.pytest_runtest_call)
     consumers = {code: dependencies(code, namespace) for code, namespace in resolve(CONSUMERS).items()}
     consumers.update(dict.fromkeys(own, []))
-    policy = Policy(consumers, tests, protected[0], protected[1])
+    policy = Policy(consumers, tests, protected[0], protected[1], is_runner_code)
     seal(policy, set(resolve(COMPILERS)), set(resolve(UNMARSHALLERS)), violations)
     del ticket
     run = vars(sys.modules["_pytest.config"])["main"]
     exitstatus = int(run(pytest_args, plugins=[witness]))
     with contextlib.suppress(StopIteration):  # the signer ends after the final record
-        channel.send(("end", {"exitstatus": exitstatus}))
+        channel.send(("end", (exitstatus,)))
     return exitstatus
 
 
