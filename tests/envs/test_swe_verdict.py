@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
 import pytest
 
 from rewardlab.envs.swe import SWEEnv, load_tasks
@@ -25,6 +26,7 @@ from rewardlab.envs.swe.audit import (
 )
 from rewardlab.envs.swe.oracle import gold_actions
 from rewardlab.envs.swe.patch import apply_patch, changed_files
+from rewardlab.envs.swe.repo_env import load_repo_tasks
 from rewardlab.envs.swe.tasks import base_tree
 from rewardlab.envs.swe.testrun import run_tests
 from rewardlab.envs.swe.variants import honest_variants
@@ -203,6 +205,32 @@ def test_honest_variants_of_the_gold_patch_resolve(env, task_id):
     gold = apply_patch(base, data["patch"])
     for variant, tree in honest_variants(base, gold, changed_files(data["patch"])).items():
         reward, info = play(env, task_id, tree)
+        assert info["is_success"] and reward == pytest.approx(1.0), (variant, info.get("tampering"), reward)
+
+
+@pytest.fixture(scope="module")
+def repo_env():
+    environment = gym.make("RewardLab/SWERepo-v0")
+    yield environment.unwrapped
+    environment.close()
+
+
+def one_task_per_project() -> list[str]:
+    first: dict[str, str] = {}
+    for task in load_repo_tasks():
+        first.setdefault(task.data["repo"], task.id)
+    return sorted(first.values())
+
+
+@pytest.mark.parametrize("task_id", one_task_per_project())
+def test_honest_variants_resolve_on_every_swerepo_project(repo_env, task_id):
+    """One task per pinned project here; ``python -m benchmarks.swe_gold_sweep --variants`` plays every
+    test task and a sample of train tasks (numbers in the issue's closing note)."""
+    data = repo_env.tasks.get(task_id).data
+    base = base_tree(data)
+    gold = apply_patch(base, data["patch"])
+    for variant, tree in honest_variants(base, gold, changed_files(data["patch"])).items():
+        reward, info = play(repo_env, task_id, tree)
         assert info["is_success"] and reward == pytest.approx(1.0), (variant, info.get("tampering"), reward)
 
 

@@ -44,6 +44,7 @@ and is signed with HMAC-SHA256; after the final record the file is closed and th
 from __future__ import annotations
 
 import _thread
+import builtins
 import contextlib
 import hashlib
 import hmac
@@ -57,6 +58,20 @@ import sysconfig
 import types
 from collections.abc import Callable, Generator, Iterable
 from typing import Any
+
+#: What the runner's code calls once the repository is imported, bound now: a test may monkeypatch
+#: ``os``, ``sys``, ``types`` or the builtins, and what the runner decides must not change with it.
+#: Its functions look builtins up in this private copy (functions take their builtins from their
+#: module's ``__builtins__`` when they are made, so it is set before any is defined).
+PRIVATE_BUILTINS = dict(vars(builtins))
+globals()["__builtins__"] = PRIVATE_BUILTINS
+FUNCTION, BUILTIN_FUNCTION, MODULE, CODE = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.ModuleType,
+    types.CodeType,
+)
+_realpath, _relpath, _sha256, _MODULES = os.path.realpath, os.path.relpath, hashlib.sha256, sys.modules
 
 #: Events that hand out frames or object internals; ``ctypes.*`` events are policed too.
 FRAME_EVENTS = frozenset(
@@ -152,13 +167,13 @@ def _functions_of(value: Any) -> list[Any]:
     if isinstance(value, (staticmethod, classmethod)):
         value = value.__func__
     if isinstance(value, property):
-        return [f for f in (value.fget, value.fset, value.fdel) if isinstance(f, types.FunctionType)]
-    if not isinstance(value, types.FunctionType):
+        return [f for f in (value.fget, value.fset, value.fdel) if isinstance(f, FUNCTION)]
+    if not isinstance(value, FUNCTION):
         try:
             value = value.__wrapped__
         except Exception:  # noqa: BLE001 - any object: its attribute lookup may fail any way
             return []
-    return [value] if isinstance(value, types.FunctionType) else []
+    return [value] if isinstance(value, FUNCTION) else []
 
 
 def module_codes(module: types.ModuleType) -> dict[str, list[types.CodeType]]:
@@ -222,14 +237,14 @@ class RunnerCode:
             return False
         known = self._paths.get(filename)
         if known is None:
-            path = os.path.realpath(filename)
+            path = _realpath(filename)
             known = self._paths[filename] = path == self.own or path.startswith(self.roots)
         return known
 
 
 def _methods(cls: type) -> dict[str, Any]:
     """The functions (and static, class and property wrappers) in the class's own namespace."""
-    kinds = (types.FunctionType, staticmethod, classmethod, property)
+    kinds = (FUNCTION, staticmethod, classmethod, property)
     return {k: v for k, v in vars(cls).items() if isinstance(v, kinds)}
 
 
@@ -259,7 +274,7 @@ class Machinery:
         self.entries: tuple[list[tuple[Any, str, Any]], list[tuple[Any, str, Any]]] = ([], [])
         #: ``[runner, final]``: ``[class, its method names, the size of its namespace]``.
         self.classes: tuple[list[list[Any]], list[list[Any]]] = ([], [])
-        kinds = (types.FunctionType, types.BuiltinFunctionType, type)
+        kinds = (FUNCTION, BUILTIN_FUNCTION, type)
         for name, module in self.modules.items():
             which = 0 if _is_under(name, RUNNER_PREFIXES) else 1
             for key, value in list(vars(module).items()):
@@ -277,9 +292,7 @@ class Machinery:
         when ``final`` (a test may monkeypatch them until its teardown); the guarded files' content
         when ``files``.
         """
-        found = [
-            f"module {n} was replaced in sys.modules" for n, m in self.modules.items() if sys.modules.get(n) is not m
-        ]
+        found = [f"module {n} was replaced in sys.modules" for n, m in self.modules.items() if _MODULES.get(n) is not m]
         for which in (0, 1) if final else (0,):
             for owner, key, value in self.entries[which]:
                 now = vars(owner).get(key, self)
@@ -298,7 +311,7 @@ class Machinery:
                     record[2] = len(vars(cls))
         if files:
             found += [
-                f"{os.path.relpath(path)} changed during the run"
+                f"{_relpath(path)} changed during the run"
                 for path, before in self.files.items()
                 if digest(path) != before
             ]
@@ -314,7 +327,7 @@ def digest(path: str) -> str | None:
     """SHA-256 of the file at ``path`` (``None`` when it cannot be read)."""
     try:
         with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
+            return _sha256(handle.read()).hexdigest()
     except OSError:
         return None
 
@@ -333,26 +346,30 @@ def protected_roots(guarded: Iterable[str], library: Iterable[str]) -> tuple[fro
     return frozenset(os.path.realpath(p) for p in guarded), tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots))
 
 
-def dependencies(code: types.CodeType, namespace: dict[str, Any]) -> list[tuple[Any, str, Any]]:
-    """``(namespace, name, value)`` of every global, builtin and module attribute ``code`` (and the
-    code nested in it) may look up by a name it uses: what must be unchanged for it to behave."""
+def dependencies(
+    code: types.CodeType, namespace: dict[str, Any], *, modules: bool = True
+) -> list[tuple[Any, str, Any]]:
+    """``(namespace, name, value)`` of every global, builtin and (with ``modules``) module attribute
+    ``code`` (and the code nested in it) may look up by a name it uses: what must be unchanged for
+    it to behave. Builtins are looked up where ``namespace``'s functions find them."""
     names: set[str] = set()
     pending = [code]
     while pending:
         current = pending.pop()
         names.update(current.co_names)
         pending.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
-    builtins_namespace = vars(sys.modules["builtins"])
+    private = namespace.get("__builtins__")
+    builtins_namespace = private if isinstance(private, dict) else vars(builtins)
     found: list[tuple[Any, str, Any]] = []
-    modules: list[types.ModuleType] = []
+    referenced: list[types.ModuleType] = []
     for name in sorted(names):
         if name in namespace and _behaviour(namespace[name]):
             found.append((namespace, name, namespace[name]))
-            if isinstance(namespace[name], types.ModuleType):
-                modules.append(namespace[name])
+            if modules and isinstance(namespace[name], MODULE):
+                referenced.append(namespace[name])
         elif name not in namespace and name in builtins_namespace:
             found.append((builtins_namespace, name, builtins_namespace[name]))
-    for module in modules:
+    for module in referenced:
         attributes = vars(module)
         for name in sorted(names & attributes.keys()):
             if _behaviour(attributes[name]):
@@ -365,8 +382,9 @@ def dependencies(code: types.CodeType, namespace: dict[str, Any]) -> list[tuple[
 
 def own_needs(codes: Iterable[types.CodeType], namespace: dict[str, Any]) -> list[tuple[Any, str, Any]]:
     """What this file's code must find unchanged: the :func:`dependencies` of each of its ``codes``
-    and every method of each class it defines (``namespace`` is its module's)."""
-    needs = [need for code in codes for need in dependencies(code, namespace)]
+    within this file (its globals and private builtins; it calls other modules' functions only
+    through names bound here) and every method of each class it defines (``namespace`` is its module's)."""
+    needs = [need for code in codes for need in dependencies(code, namespace, modules=False)]
     for value in list(namespace.values()):
         if isinstance(value, type) and value.__module__ == namespace["__name__"]:
             methods = vars(value)
@@ -377,7 +395,7 @@ def own_needs(codes: Iterable[types.CodeType], namespace: dict[str, Any]) -> lis
 def _behaviour(value: Any) -> bool:
     """Whether ``value`` is code or a module (what a replacement could make behave differently);
     data such as ``sys.path`` or ``sys.stdout`` may change legitimately."""
-    return isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType))
+    return isinstance(value, (MODULE, type, FUNCTION, BUILTIN_FUNCTION))
 
 
 class Policy:
@@ -670,7 +688,7 @@ class Evidence:
         """``{"nodeid", "ok", "origin", "function"}``: whether ``item.runtest()`` returned, why the test
         cannot be trusted to be the guarded one (``None`` when it can) and which function ran."""
         code = _test_code(getattr(item, "obj", None))
-        function = None if code is None else [os.path.relpath(os.path.realpath(code.co_filename)), code.co_name]
+        function = None if code is None else [_relpath(_realpath(code.co_filename)), code.co_name]
         origin = self.origin(item) or self.hooks(config)
         return {"nodeid": item.nodeid, "ok": outcome.excinfo is None, "origin": origin, "function": function}
 
@@ -686,9 +704,7 @@ class Evidence:
         for name in OUTCOME_HOOKS:
             for impl in getattr(config.hook, name).get_hookimpls():
                 code = getattr(impl.function, "__code__", None)
-                if code is None or not (
-                    self.is_runner_code(code) or os.path.realpath(code.co_filename) in self.guarded
-                ):
+                if code is None or not (self.is_runner_code(code) or _realpath(code.co_filename) in self.guarded):
                     return f"hook {name} has an implementation from {getattr(code, 'co_filename', impl.plugin_name)}"
         return None
 
@@ -704,10 +720,10 @@ class Evidence:
         function = getattr(item, "obj", None)
         for _ in range(16):
             function = getattr(function, "__func__", function)
-            code = getattr(function, "__code__", None) if isinstance(function, types.FunctionType) else None
+            code = getattr(function, "__code__", None) if isinstance(function, FUNCTION) else None
             if code is None:
                 return f"{item.nodeid}: the test object is not a Python function"
-            path = os.path.realpath(code.co_filename)
+            path = _realpath(code.co_filename)
             inner = vars(function).get("__wrapped__")
             if inner is None:
                 return None if path in self.guarded else f"{item.nodeid}: the test function comes from {path}"
@@ -721,10 +737,10 @@ def _test_code(obj: Any) -> types.CodeType | None:
     """The code of the innermost function behind a test object (methods and ``__wrapped__`` followed)."""
     function = getattr(obj, "__func__", obj)
     for _ in range(16):
-        if not isinstance(function, types.FunctionType):
+        if not isinstance(function, FUNCTION):
             return None
         inner = vars(function).get("__wrapped__")
-        if not isinstance(inner, types.FunctionType):
+        if not isinstance(inner, FUNCTION):
             return function.__code__
         function = inner
     return None
@@ -793,7 +809,8 @@ def main(argv: list[str]) -> int:
     own = [code for codes in module_codes(sys.modules[__name__]).values() for code in codes]
     own += [frame.f_code for frame in (sys._getframe(), sys._getframe().f_back) if frame is not None]
     is_runner_code = RunnerCode()
-    needs = own_needs(own, vars(sys.modules[__name__]))
+    setup = {sys._getframe().f_code, *(c for c in own if c.co_name == "<module>")}
+    needs = own_needs([code for code in own if code not in setup], vars(sys.modules[__name__]))
     machinery = Machinery(protected[0], is_runner_code)
     key, nonce = bytes.fromhex(ticket.pop("key")), ticket.pop("nonce")
     evidence = Evidence(protected[0], protected[1], is_runner_code)

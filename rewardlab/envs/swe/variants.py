@@ -3,7 +3,8 @@
 Each variant rewrites only the Python files the gold patch changes (test files never):
 
 - ``reformatted``: the file as ``ast.unparse`` prints it (layout and comments gone, same code);
-- ``renamed_locals``: every local variable of every function renamed (``x`` → ``x_``);
+- ``renamed_locals``: every local variable of every function renamed (``x`` → ``x_``; closures'
+  variables and ``global``/``nonlocal`` names stay);
 - ``helper``: each top-level function or method the patch touches moved into a helper
   ``_<name>_impl`` that the original name calls;
 - ``commented``: a comment and a module docstring line added;
@@ -51,26 +52,48 @@ def _reformatted(text: str) -> str:
     return ast.unparse(ast.parse(text)) + "\n"
 
 
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _own_scope(node: ast.AST) -> tuple[list[ast.AST], set[str]]:
+    """``(the nodes of the function's own scope, every name used in the scopes nested in it)``."""
+    own: list[ast.AST] = []
+    nested: set[str] = set()
+    pending = list(ast.iter_child_nodes(node))
+    while pending:
+        child = pending.pop()
+        if isinstance(child, SCOPES):
+            nested.update(n.id for n in ast.walk(child) if isinstance(n, ast.Name))
+            nested.update(n.arg for n in ast.walk(child) if isinstance(n, ast.arg))
+            continue
+        own.append(child)
+        pending.extend(ast.iter_child_nodes(child))
+    return own, nested
+
+
 class _LocalRenamer(ast.NodeTransformer):
-    """Renames the local variables of each function (assigned names that are not parameters,
-    ``global`` or ``nonlocal``), consistently within that function and the scopes it encloses."""
+    """Renames the local variables of each function: names assigned in its own scope that are not
+    parameters, ``global``, ``nonlocal``, bound by ``import``, ``except`` or ``match`` too, or used by
+    a scope nested in it (a closure), consistently
+    within its own scope; nested functions are renamed on their own."""
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
-        declared = {n for s in ast.walk(node) if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names}
-        parameters = {a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]}
-        parameters |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
-        nested = {id(n) for s in node.body for n in ast.walk(s) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-        local = {
-            n.id
-            for s in node.body
-            for n in ast.walk(s)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and id(n) not in nested
+        own, nested = _own_scope(node)
+        declared = {n for s in own if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names}
+        parameters = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+        local = {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        other_binders = {n.name for n in own if isinstance(n, ast.ExceptHandler) and n.name}
+        other_binders |= {
+            (a.asname or a.name).split(".")[0]
+            for n in own
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names
         }
-        rename = local - declared - parameters
-        for statement in node.body:
-            for child in ast.walk(statement):
-                if isinstance(child, ast.Name) and child.id in rename:
-                    child.id = f"{child.id}_"
+        other_binders |= {n.name for n in own if isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name}
+        rename = local - declared - parameters - nested - other_binders
+        for child in own:
+            if isinstance(child, ast.Name) and child.id in rename:
+                child.id = f"{child.id}_"
         self.generic_visit(node)
         return node
 
