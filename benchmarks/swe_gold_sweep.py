@@ -28,7 +28,7 @@ def resolved(reward: float, info: dict[str, Any]) -> bool:
     return bool(info.get("is_success")) and abs(reward - 1.0) < 1e-9
 
 
-def play_tree(env: Any, task_id: str, base: dict[str, str], tree: dict[str, str]) -> tuple[float, dict[str, Any]]:
+def play_tree(env: Any, task_id: str, base: dict[str, str], tree: dict[str, str]) -> tuple[Any, dict[str, Any]]:
     """Write the files of ``tree`` that differ from ``base`` with ``create`` and submit."""
     env.reset(options={"task_id": task_id})
     for path, text in tree.items():
@@ -45,7 +45,8 @@ def sweep(env_id: str, tasks: list[Any], sandbox: str, variants: bool) -> dict[s
     gold_ok = variant_ok = variant_total = 0
     for task in tasks:
         env.reset(options={"task_id": task.id})
-        reward, info = 0.0, {}
+        reward: Any = 0.0
+        info: dict[str, Any] = {}
         for action in gold_actions(task.data["patch"]):
             _, reward, *_, info = env.step(action)
         if resolved(reward, info):
@@ -81,7 +82,7 @@ def main() -> None:
     all_misses = {}
     for env_id in args.env:
         probe = gym.make(env_id, sandbox=args.sandbox)
-        tasks = [t for t in probe.unwrapped.tasks if args.split is None or t.split == args.split]
+        tasks = [t for t in probe.unwrapped.tasks if args.split is None or t.split == args.split]  # type: ignore[attr-defined]
         probe.close()
         if args.sample is not None and args.sample < len(tasks):
             tasks = sorted(random.Random(args.seed).sample(tasks, args.sample), key=lambda t: t.id)

@@ -481,7 +481,7 @@ def seal(
 
     def decide(depth: int) -> str | None:
         """``None`` when the stack from ``depth`` up is allowed to obtain frames, else who asked."""
-        frame = getframe(depth)
+        frame: Any = getframe(depth)
         while frame is not None:
             code = frame.f_code
             entry = consumers.get(id(code))
@@ -542,7 +542,7 @@ def seal(
                 return None
             return f"{event} of a consumer's code by {describe(caller(3))}"
         elif event == "open":
-            path = args[0] if args else None
+            path: Any = args[0] if args else None
             if is_instance(path, bytes):
                 path = fsdecode(path)
             if is_instance(path, to_str):
@@ -551,7 +551,7 @@ def seal(
                     return f"open({path!r}): reading process memory"
             return None
         elif event in ("compile", "code.__new__"):
-            name = args[1] if length(args) > 1 else None
+            name: Any = args[1] if length(args) > 1 else None
             if not claims_protected(name):
                 return None
             code = caller(3)
@@ -632,7 +632,7 @@ def signer(
     while True:
         kind, objects = yield
         strangers = []
-        frame = getframe(1)
+        frame: Any = getframe(1)
         while frame is not None:
             code = frame.f_code
             if not is_runner_code(code):

@@ -32,6 +32,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from rewardlab.envs.swe.collector import sign
 from rewardlab.envs.swe.workspace import Workspace
@@ -150,9 +151,8 @@ def run_tests(
     key, nonce, result_name = secrets.token_bytes(32), secrets.token_hex(16), f"{secrets.token_hex(16)}.json"
     ticket_name = f"{secrets.token_hex(8)}.ticket"
     test_files = {test_id.split("::")[0] for test_id in test_ids}
-    guarded = {p for p in tree if p in test_files or PurePosixPath(p).name == "conftest.py"}
-    guarded = sorted(guarded | {p for p in vouched if p in tree and p.endswith(".py")})
     tests = sorted(p for p in tree if p in test_files or PurePosixPath(p).name == "conftest.py")
+    guarded = sorted({*tests, *(p for p in vouched if p in tree and p.endswith(".py"))})
     ticket = {
         "key": key.hex(),
         "nonce": nonce,
@@ -209,7 +209,7 @@ def read_result(
     data = outputs[path]
     if data is None:
         return None, ["the result file was replaced (not a regular file)"]
-    records = []
+    records: list[dict[str, Any]] = []
     for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines()):
         record = _verified(line, key)
         if record is None or record.get("nonce") != nonce or record.get("seq") != number:
@@ -221,7 +221,8 @@ def read_result(
     reports: dict[str, list[tuple[str, str, bool]]] = {}
     ran: dict[str, bool] = {}
     for record in records:
-        kind, body = record.get("kind"), record.get("data")
+        kind = record.get("kind")
+        body: Any = record.get("data")
         if kind == "tampering":
             tampering.extend(f"runner: {reason}" for reason in body)
         elif kind == "report":
@@ -253,7 +254,7 @@ def _identity_problem(nodeid: str, function: list[str] | None) -> str | None:
     return None
 
 
-def _verified(line: str, key: bytes) -> dict | None:
+def _verified(line: str, key: bytes) -> dict[str, Any] | None:
     """The record a ``{"body", "mac"}`` line carries, when its MAC verifies under ``key``."""
     try:
         envelope = json.loads(line)

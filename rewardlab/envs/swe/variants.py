@@ -97,7 +97,7 @@ class _LocalRenamer(ast.NodeTransformer):
         self.generic_visit(node)
         return node
 
-    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+    visit_AsyncFunctionDef = visit_FunctionDef
 
 
 def _renamed_locals(text: str) -> str:
