@@ -76,6 +76,14 @@ TAKEOVERS = {
     "sys.modules swap": "import sys, types\nsys.modules['_pytest.runner'] = types.ModuleType('_pytest.runner')\n",
     "unittest assertion patch": "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n",
     "posix._exit": "import posix\nposix._exit(0)\n",
+    "signal handler frames": (
+        "import gc, signal\n_found = []\n\n\ndef _grab(signum, frame):\n"
+        "    while frame is not None:\n        _found.append(frame.f_locals)\n"
+        "        for _v in list(frame.f_locals.values()):\n"
+        "            if isinstance(_v, bytes) and len(_v) == 32:\n                _found.append(_v)\n"
+        "        frame = frame.f_back\n\n\n"
+        "signal.signal(signal.SIGALRM, _grab)\nsignal.setitimer(signal.ITIMER_REAL, 0.0005, 0.0005)\n"
+    ),
     "sys._current_frames": "import sys as _s\n_frames = list(_s._current_frames().values())\n",
     "sys.last_traceback": (
         "import sys as _s\n_tb = getattr(_s, 'last_traceback', None)\n"
@@ -167,6 +175,23 @@ def test_a_payload_in_a_data_file_is_refused(sandbox, tmp_path):
     run = evaluate(sandbox, tmp_path, tree)
     assert not any(run.passed[test] for test in F2P)
     assert any("gc.get_objects" in reason for reason in run.tampering), run.tampering
+
+
+def test_a_signal_handler_never_interrupts_the_signer(tmp_path):
+    """A Python signal handler receives the frame it interrupted; the signer's (which holds the key)
+    is never one of them: signals are blocked while it runs. The handler does run, elsewhere."""
+    payload = (
+        "import os, signal\n\n\ndef _look(signum, frame):\n"
+        "    names = []\n    while frame is not None:\n        names.append(frame.f_code.co_name)\n"
+        "        frame = frame.f_back\n"
+        "    with open(os.path.join(os.path.dirname(__file__), 'frames.txt'), 'a') as handle:\n"
+        "        handle.write(' '.join(names) + '\\n')\n\n\n"
+        "signal.signal(signal.SIGALRM, _look)\nsignal.setitimer(signal.ITIMER_REAL, 0.0002, 0.0002)\n"
+    )
+    sandbox = make_sandbox("local", limits=FAST.limits)
+    evaluate(sandbox, tmp_path, with_payload(payload))
+    seen = (tmp_path / "eval" / "repo" / "textkit" / "frames.txt").read_text().splitlines()
+    assert seen and not any("signer" in line.split() for line in seen)
 
 
 def test_a_forged_record_stream_does_not_verify(sandbox, tmp_path):

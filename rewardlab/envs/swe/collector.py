@@ -16,7 +16,8 @@ here. Here, before anything of the repository is imported, the script
    objects, and snapshots the test machinery (every function and class of pytest, pluggy,
    ``unittest`` and ``builtins``, and their ``sys.modules`` entries);
 3. moves the key into a suspended generator (:func:`signer`): no module, object attribute or
-   closure holds it, only that generator's frame;
+   closure holds it, only that generator's frame, and every signal is blocked while that frame
+   runs (a Python signal handler receives the frame it interrupts: :func:`courier`);
 4. installs a PEP 578 audit hook (:func:`seal`, which no code can remove) and only then lets
    pytest import the repository.
 
@@ -53,6 +54,7 @@ import importlib.machinery
 import io
 import json
 import os
+import signal
 import sys
 import sysconfig
 import types
@@ -781,7 +783,19 @@ class Witness:
 
 
 def main(argv: list[str]) -> int:
+    """Run pytest sealed (see the module docstring); only the courier and the plugin outlive :func:`prepare`."""
     not_dumpable()
+    deliver, witness, pytest_args = prepare(argv)
+    run = vars(sys.modules["_pytest.config"])["main"]
+    exitstatus = int(run(pytest_args, plugins=[witness]))
+    deliver(("end", (exitstatus,)))
+    return exitstatus
+
+
+def prepare(argv: list[str]) -> tuple[Callable[[tuple[str, tuple[Any, ...]]], None], Witness, list[str]]:
+    """Read the ticket, import and snapshot the runner, start the signer and install the seal;
+    ``(deliver, plugin, pytest arguments)``. Everything else it made is reachable from nothing but
+    the signer's frame and the seal's closure once it returns."""
     ticket_path, repo, *pytest_args = argv
     with open(ticket_path, encoding="utf-8") as handle:
         ticket = json.load(handle)
@@ -807,31 +821,51 @@ def main(argv: list[str]) -> int:
     protected = protected_roots(guarded, library)
     violations: list[str] = []
     own = [code for codes in module_codes(sys.modules[__name__]).values() for code in codes]
-    own += [frame.f_code for frame in (sys._getframe(), sys._getframe().f_back) if frame is not None]
     is_runner_code = RunnerCode()
-    setup = {sys._getframe().f_code, *(c for c in own if c.co_name == "<module>")}
+    setup = {main.__code__, prepare.__code__, *(c for c in own if c.co_name == "<module>")}
     needs = own_needs([code for code in own if code not in setup], vars(sys.modules[__name__]))
     machinery = Machinery(protected[0], is_runner_code)
-    key, nonce = bytes.fromhex(ticket.pop("key")), ticket.pop("nonce")
     evidence = Evidence(protected[0], protected[1], is_runner_code)
-    channel = signer(key, nonce, fd, is_runner_code, needs, machinery, evidence, violations)
+    key = bytes.fromhex(ticket.pop("key"))
+    channel = signer(key, ticket.pop("nonce"), fd, is_runner_code, needs, machinery, evidence, violations)
     del key
     next(channel)
     packages = [str(name) for name in ticket.get("packages", ())]
     sys.meta_path.insert(0, RepositoryPackages(".", [name for name in packages if name not in sys.modules]))
-    witness = Witness(channel.send)
+    deliver = courier(channel.send)
+    witness = Witness(deliver)
     pytest_hookimpl = vars(sys.modules["pytest"])["hookimpl"]
     pytest_hookimpl(hookwrapper=True)(Witness.pytest_runtest_call)
     consumers = {code: dependencies(code, namespace) for code, namespace in resolve(CONSUMERS).items()}
     consumers.update(dict.fromkeys(own, []))
     policy = Policy(consumers, tests, protected[0], protected[1], is_runner_code)
     seal(policy, set(resolve(COMPILERS)), set(resolve(UNMARSHALLERS)), violations)
-    del ticket
-    run = vars(sys.modules["_pytest.config"])["main"]
-    exitstatus = int(run(pytest_args, plugins=[witness]))
-    with contextlib.suppress(StopIteration):  # the signer ends after the final record
-        channel.send(("end", (exitstatus,)))
-    return exitstatus
+    return deliver, witness, pytest_args
+
+
+def courier(send: Callable[[tuple[str, tuple[Any, ...]]], Any]) -> Callable[[tuple[str, tuple[Any, ...]]], None]:
+    """``deliver(message)``: hands a message to the signer with every signal blocked.
+
+    A Python signal handler receives the frame it interrupted, with no audit event; were it to
+    interrupt the signer, that frame would hold the key. So signals are blocked around each
+    delivery, and handlers already pending run first, in :func:`_settle`'s frame.
+    """
+    mask, block, restore, every = signal.pthread_sigmask, signal.SIG_BLOCK, signal.SIG_SETMASK, signal.valid_signals()
+
+    def deliver(message: tuple[str, tuple[Any, ...]]) -> None:
+        previous = mask(block, every)
+        try:
+            _settle()
+            with contextlib.suppress(StopIteration):  # the signer ends after the final record
+                send(message)
+        finally:
+            mask(restore, previous)
+
+    return deliver
+
+
+def _settle() -> None:
+    """Nothing: calling a Python function runs the signal handlers already pending, here."""
 
 
 class RepositoryPackages:

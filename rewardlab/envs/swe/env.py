@@ -155,7 +155,8 @@ class SWEEnv(TextEnv):
     - *Introspection of the runner* (stack and frame helpers such as ``sys._getframe``,
       ``inspect.stack``, ``traceback.walk_stack``, ``logging.currentframe``; frames of
       tracebacks, generators and coroutines; ``gc.get_objects``/``get_referrers``; ``ctypes``;
-      ``sys.settrace``/``setprofile`` and their ``threading`` twins; ``/proc/self/mem``): a PEP
+      ``sys.settrace``/``setprofile`` and their ``threading`` twins; ``/proc/self/mem``; a signal
+      handler, which receives the frame it interrupts, is never let interrupt the signer): a PEP
       578 audit hook installed before the repository is imported (it cannot be removed) refuses
       them unless the code that asked is a known consumer (a standard-library function that keeps
       what it obtains, checked with its dependencies), the runner itself or a test file. The
