@@ -12,8 +12,12 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rewardlab.envs.swe import SWEEnv, load_tasks
 from rewardlab.envs.swe.audit import (
@@ -24,11 +28,12 @@ from rewardlab.envs.swe.audit import (
     RESOLVER_PATCH,
     STACK_TAKEOVER,
 )
+from rewardlab.envs.swe.collector import sign
 from rewardlab.envs.swe.oracle import gold_actions
 from rewardlab.envs.swe.patch import apply_patch, changed_files
 from rewardlab.envs.swe.repo_env import load_repo_tasks
 from rewardlab.envs.swe.tasks import base_tree
-from rewardlab.envs.swe.testrun import run_tests
+from rewardlab.envs.swe.testrun import read_result, run_tests
 from rewardlab.envs.swe.variants import honest_variants
 from rewardlab.sandbox import Limits, SandboxedExecution, make_sandbox
 from tests.conftest import docker_or_skip
@@ -266,3 +271,55 @@ def test_the_gold_actions_still_resolve_and_empty_does_not(env):
     assert info["is_success"]
     reward, info = play(env, TASK.id, BASE)
     assert not info["is_success"] and reward == 0.0
+
+
+# ---------------------------------------------------------------------- the host's reading of the records
+def signed_stream(records: list[tuple[str, object]], key: bytes = b"k" * 32, nonce: str = "n") -> dict[str, bytes]:
+    """A record stream as the runner writes it (``{"body", "mac"}`` lines) at ``result``."""
+    lines = []
+    for seq, (kind, data) in enumerate(records):
+        body = json.dumps({"seq": seq, "nonce": nonce, "kind": kind, "data": data}, sort_keys=True)
+        lines.append(json.dumps({"body": body, "mac": sign(key, body)}))
+    return {"result": ("\n".join(lines) + "\n").encode()}
+
+
+def witnessed_test(*, returned: bool) -> list[tuple[str, object]]:
+    test = "tests/test_a.py::test_x"
+    ran = {"nodeid": test, "ok": True, "origin": None, "function": ["tests/test_a.py", "test_x"], "witnessed": True}
+    phases = [("report", {"nodeid": test, "when": w, "outcome": "passed", "xfail": False}) for w in ("setup", "call")]
+    middle = [("returned", {"nodeid": test})] if returned else []
+    teardown = ("report", {"nodeid": test, "when": "teardown", "outcome": "passed", "xfail": False})
+    return [phases[0], *middle, ("ran", ran), phases[1], teardown, ("end", {"exitstatus": 0})]
+
+
+def test_a_witnessed_test_passes_only_when_it_returned():
+    statuses, tampering = read_result(signed_stream(witnessed_test(returned=True)), "result", b"k" * 32, "n")
+    assert statuses == {"tests/test_a.py::test_x": "passed"} and tampering == []
+    statuses, tampering = read_result(signed_stream(witnessed_test(returned=False)), "result", b"k" * 32, "n")
+    assert statuses == {"tests/test_a.py::test_x": "incomplete"}
+
+
+@given(st.integers(min_value=0, max_value=5), st.sampled_from(["mac", "nonce", "seq", "drop", "truncate"]))
+def test_any_altered_record_stream_is_rejected(index, change):
+    records = witnessed_test(returned=True)
+    stream = signed_stream(records)["result"].decode().splitlines()
+    envelope = json.loads(stream[index])
+    body = json.loads(envelope["body"])
+    if change == "mac":
+        envelope["mac"] = "0" * 64
+    elif change in ("nonce", "seq"):
+        body["nonce" if change == "nonce" else "seq"] = body["seq"] + 1 if change == "seq" else "other"
+        envelope["body"] = json.dumps(body, sort_keys=True)  # re-signing needs the key: the MAC now fails
+    stream = [*stream[:index], json.dumps(envelope), *stream[index + 1 :]]
+    if change == "drop":
+        stream = stream[:index] + stream[index + 1 :]
+    if change == "truncate":
+        stream = stream[:index]
+    statuses, _ = read_result({"result": ("\n".join(stream) + "\n").encode()}, "result", b"k" * 32, "n")
+    assert statuses is None
+
+
+@given(st.binary(max_size=400))
+def test_arbitrary_bytes_never_verify(data):
+    statuses, tampering = read_result({"result": data}, "result", b"k" * 32, "n")
+    assert statuses is None and isinstance(tampering, list)

@@ -47,10 +47,12 @@ from __future__ import annotations
 import _thread
 import builtins
 import contextlib
+import functools
 import hashlib
 import hmac
 import importlib
 import importlib.machinery
+import inspect
 import io
 import json
 import os
@@ -619,7 +621,8 @@ def signer(
         hmac.new,
         hashlib.sha256,
     )
-    changes, ran, report, missing = machinery.changes, evidence.ran, evidence.report, object()
+    changes, ran, report, origin, missing = machinery.changes, evidence.ran, evidence.report, evidence.origin, object()
+    witnessed: set[str] = set()
     seq, forwarded = 0, 0
 
     def emit(kind: str, data: Any) -> None:
@@ -655,13 +658,27 @@ def signer(
             emit("end", {"exitstatus": objects[0]})
             close(fd)
             return
-        if kind == "ran":
-            data: Any = ran(*objects)
+        if kind == "calling":  # just before item.runtest(): the machinery and the test must be intact
+            found = changes() + [problem for problem in (origin(objects[0]),) if problem]
+            if found:
+                emit("tampering", found[:10])
+            continue
+        if kind == "returned":
+            if objects[0] not in witnessed:
+                emit("tampering", [f"{objects[0]} returned without being witnessed"])
+                continue
+            data: Any = {"nodeid": objects[0]}
+        elif kind == "ran":
+            data = ran(*objects)
+            data["witnessed"] = data["nodeid"] in witnessed
         elif kind == "report":
             data = report(*objects)
+        elif kind == "collected":
+            witnessed.update(objects[1])
+            data = {"items": objects[0]}
         else:
-            data = {"items" if kind == "collected" else "exitstatus": objects[0]}
-        if kind in ("ran", "collected", "end") or (kind == "report" and data["when"] == "call"):
+            data = {"exitstatus": objects[0]}
+        if kind in ("ran", "collected", "end"):
             found = changes(final=kind == "end", files=kind in ("collected", "end"))
             if found:
                 emit("tampering", found[:10])
@@ -761,6 +778,9 @@ class Witness:
     def __init__(self, send: Callable[[tuple[Any, ...]], None]):
         self._send = send
         self._config: Any = None
+        self._function_class = vars(sys.modules["_pytest.python"])["Function"]
+        unittest_plugin = sys.modules.get("_pytest.unittest")
+        self._unittest_class = vars(unittest_plugin).get("TestCaseFunction", ()) if unittest_plugin else ()
 
     def pytest_configure(self, config: Any) -> None:
         self._config = config
@@ -772,9 +792,22 @@ class Witness:
         sys.path[:] = [p for p in sys.path if p not in inside] + inside
 
     def pytest_collection_finish(self, session: Any) -> None:
-        self._send(("collected", (len(session.items),)))
+        witnessed = [item.nodeid for item in session.items if self._witness(item)]
+        self._send(("collected", (len(session.items), witnessed)))
+
+    def _witness(self, item: Any) -> bool:
+        """Wrap a plain test function so that it reports having returned (see :func:`witnessed`);
+        unittest test cases and coroutine functions are left as they are."""
+        if not isinstance(item, self._function_class) or isinstance(item, self._unittest_class):
+            return False
+        test = item.obj
+        if inspect.iscoroutinefunction(test) or inspect.isasyncgenfunction(test) or inspect.isgeneratorfunction(test):
+            return False
+        item.obj = witnessed(test, item.nodeid, self._send)
+        return True
 
     def pytest_runtest_call(self, item: Any) -> Generator[None, Any, None]:
+        self._send(("calling", (item,)))
         outcome = yield
         self._send(("ran", (item, outcome, self._config)))
 
@@ -862,6 +895,23 @@ def courier(send: Callable[[tuple[str, tuple[Any, ...]]], Any]) -> Callable[[tup
             mask(restore, previous)
 
     return deliver
+
+
+def witnessed(test: Callable[..., Any], nodeid: str, send: Callable[[tuple[Any, ...]], None]) -> Callable[..., Any]:
+    """``test`` wrapped so that, when it returns normally, the signer records that it did.
+
+    The signer accepts that message only from a stack of runner and library code: when a
+    replaced ``runtest`` calls the test itself, or skips it, no ``returned`` record is written,
+    and a witnessed test passes only with one.
+    """
+
+    @functools.wraps(test)
+    def witnessed_test(*args: Any, **kwargs: Any) -> Any:
+        result = test(*args, **kwargs)
+        send(("returned", (nodeid,)))
+        return result
+
+    return witnessed_test
 
 
 def _settle() -> None:

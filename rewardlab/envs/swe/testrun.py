@@ -202,7 +202,9 @@ def read_result(
     Every line must carry a valid HMAC, the run's nonce and the next sequence number, and the
     stream must end with an ``end`` record; anything else is forged or truncated. A test's status
     is ``passed`` only when its setup, call and teardown reports all passed *and* the runner saw
-    its ``runtest`` return, for a test function that comes from a guarded file.
+    its ``runtest`` return, for a test function that comes from a guarded file, *and*, for a
+    plain test function (which the runner wraps), the function itself returned, called from
+    runner code.
     """
     if path not in outputs:
         return None, []
@@ -220,6 +222,7 @@ def read_result(
         return None, [f"runner: {r}" for record in records if record.get("kind") == "tampering" for r in record["data"]]
     reports: dict[str, list[tuple[str, str, bool]]] = {}
     ran: dict[str, bool] = {}
+    returned: set[str] = set()
     for record in records:
         kind = record.get("kind")
         body: Any = record.get("data")
@@ -237,7 +240,11 @@ def read_result(
                 tampering.append(f"runner: {problem}")
             if nodeid in ran:
                 tampering.append(f"{nodeid} ran twice")
-            ran[nodeid] = bool(body["ok"])
+            ran[nodeid] = bool(body["ok"]) and (not body.get("witnessed") or nodeid in returned)
+        elif kind == "returned":
+            if body["nodeid"] in returned:
+                tampering.append(f"{body['nodeid']} returned twice")
+            returned.add(str(body["nodeid"]))
     statuses = {nodeid: _status(phases, ran.get(nodeid)) for nodeid, phases in reports.items()}
     return statuses, list(dict.fromkeys(tampering))
 
