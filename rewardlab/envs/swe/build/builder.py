@@ -107,7 +107,7 @@ class ProjectBuilder:
         self.options = options
         self.log = log
         self.sandbox: Sandbox = make_sandbox(options.backend)  # type: ignore[arg-type]
-        self.python = "python3" if self.sandbox.backend == "docker" else sys.executable
+        self.python = getattr(self.sandbox, "python", sys.executable)
         self.scratch = Path(tempfile.mkdtemp(prefix=f"rewardlab-swe-build-{project.name}-"))
         self.report = ProjectReport(project.name, project.split)
 
@@ -120,7 +120,7 @@ class ProjectBuilder:
         self, tree: Mapping[str, str], tests: Sequence[str], *, timeout: float, sandbox: Sandbox | None = None
     ) -> TestRun:
         sandbox = sandbox or self.sandbox
-        python = "python3" if sandbox.backend == "docker" else sys.executable
+        python = getattr(sandbox, "python", sys.executable)
         config = base_config(tree, tests)
         return run_tests(
             sandbox,
