@@ -24,22 +24,28 @@ here. Here, before anything of the repository is imported, the script
 **The seal.** Every way Python code can *obtain* a frame or another object's internals raises
 an audit event: ``sys._getframe``, ``sys._current_frames``, ``sys.settrace``/``setprofile``,
 ``tb_frame``/``gi_frame``/``cr_frame``/``ag_frame``, ``gc.get_objects``/``get_referrers``/
-``get_referents`` and every ``ctypes`` event. Each is allowed only when the code object that
-asked is on an allowlist of *consumers* (:data:`CONSUMERS`: functions of the standard library,
-pytest and this file that use what they obtain and return none of it; a few helpers that do
-return frames, :data:`PASS_THROUGH`, pass the decision to their caller). Identity of code
-objects decides, not names or file names, so nothing can impersonate a consumer; creating
-code that claims a protected file name (``compile``, ``code.__new__``/``replace``,
-``marshal``) is refused as well, and ``/proc/*/mem`` cannot be opened. A refused operation
-raises ``PermissionError`` and is recorded as tampering in the next signed record.
+``get_referents`` and every ``ctypes`` event. The hook (:class:`Policy`) walks up from the code
+that asked: library, pytest and untouched repository code passes the question to its caller; a
+*consumer* (:data:`CONSUMERS`, standard-library functions that keep what they obtain, known by
+code identity and checked with their dependencies), this file or an evaluated test file may; any
+other code (a file the agent changed, code without a file) may not. Creating code that claims a
+protected file name (``compile``, ``code.__new__``/``replace``, ``marshal``), reusing a
+consumer's code with other globals, reassigning the code of the runner's functions and opening
+``/proc/*/mem`` are refused as well. A refused operation raises ``PermissionError`` and is
+recorded as tampering in the next signed record. Everything the hook uses is bound when it is
+installed, and the runner's own functions look builtins up in a private copy, so no later
+change to a module or to the builtins changes what they decide.
 
-**The evidence.** The :class:`Witness` plugin sends each test's reports, and whether
-``item.runtest()`` itself returned (from a ``pytest_runtest_call`` wrapper), to the signer.
-The signer refuses to sign unless every frame on the calling stack is code of pytest, pluggy
-or this file (so repository code cannot call it, directly or through pytest), and with each
-call-phase record it checks that the snapshot of the test machinery is intact and that the
-test function comes from a guarded file. Each record carries the nonce and a sequence number
-and is signed with HMAC-SHA256; after the final record the file is closed and the signer ends.
+**The evidence.** The :class:`Witness` plugin hands pytest's own objects to the signer: each
+report, the item just before and just after ``item.runtest()`` (with its call outcome), and, for
+a plain test function (wrapped at collection, :func:`witnessed`), the fact that the function
+itself returned. The signer refuses to sign unless every frame on the calling stack is the
+runner's code (so repository code cannot call it, directly or through pytest) and everything the
+runner's code looks up is unchanged; it then computes each record itself (:class:`Evidence`):
+whether the machinery snapshot is intact, whether the test function comes from a guarded file and
+is the one the test id names, whether an outcome-deciding hook has an implementation from
+elsewhere. Each record carries the nonce and a sequence number and is signed with HMAC-SHA256;
+after the final record the file is closed and the signer ends.
 """
 
 from __future__ import annotations
