@@ -309,12 +309,16 @@ def test_audit_as_the_readme_shows(workdir, capsys):
 
 
 @pytest.mark.docker
-@runs("sandbox build-image", "sandbox status")
-def test_sandbox_build_image_then_status(workdir, capsys):
+@runs("sandbox build-image", "sandbox build-root", "sandbox status")
+def test_sandbox_build_image_and_root_then_status(workdir, capsys):
     docker_or_skip()
+    from rewardlab.sandbox.rootfs import built_root
+
     assert main(["sandbox", "build-image"]) == 0
+    assert main(["sandbox", "build-root"]) == 0
     assert main(["sandbox", "status"]) == 0
-    assert "engine: answers; image rewardlab/sandbox:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "engine: answers; image rewardlab/sandbox:" in out and f"root: {built_root()}" in out
 
 
 @runs("swe fetch")
