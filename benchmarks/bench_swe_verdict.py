@@ -3,11 +3,11 @@
 Run: ``git worktree add /tmp/rewardlab-before <commit>`` once, then
 ``python -m benchmarks.bench_swe_verdict --before /tmp/rewardlab-before [--repeat N]``.
 
-Each measurement is a fresh interpreter (``PYTHONPATH`` set to one checkout) that builds the
-evaluation tree of a task (gold patch and test patch applied), makes the sandbox the env would
-make (``local``: the minimal root when built; ``docker``: one warm container), runs the hidden
-evaluation once to warm up and then times ``run_tests`` ``--calls`` times; the two checkouts take
-turns, so machine load hits both alike. Prints the median of one evaluation per checkout and
+Each measurement is a fresh interpreter (``PYTHONPATH`` set to one checkout) that makes the env
+on the backend (``local``: the minimal root when built; ``docker``: one warm container), applies
+the gold patch with the oracle's edits, runs the env's hidden evaluation (static check, test
+patch, sandboxed run, verdict) once to warm up and then times it ``--calls`` times; the two
+checkouts take turns, so machine load hits both alike. Prints the median of one evaluation per checkout and
 the ratio now/before per task and backend. Target (issue 25): at most 1.5.
 
 Tasks: SWE-v1 ``textkit-1`` (8 tests) and one SWERepo test task per test project.
@@ -31,30 +31,24 @@ from rewardlab.sandbox import docker_engine_error  # noqa: E402
 HERE = Path(__file__).resolve().parents[1]
 #: What one measurement runs (in a fresh interpreter, with one checkout on ``PYTHONPATH``).
 MEASURE = """
-import json, sys, tempfile, time
-from pathlib import Path
+import json, sys, time
 import gymnasium as gym
 import rewardlab
-from rewardlab.envs.swe.patch import apply_patch
-from rewardlab.envs.swe.tasks import base_tree
-from rewardlab.envs.swe.testrun import run_tests
-from rewardlab.sandbox import make_sandbox
+from rewardlab.envs.swe.oracle import gold_actions
 
 env_id, task_id, backend, calls = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 env = gym.make(env_id, sandbox=backend)
 env.reset(options={"task_id": task_id})
-data = env.unwrapped.task.data
-tree = apply_patch(apply_patch(base_tree(data), data["patch"]), data["test_patch"])
-ids = [*data["FAIL_TO_PASS"], *data["PASS_TO_PASS"]]
-sandbox, python = env.unwrapped.sandbox, env.unwrapped.python
-scratch = Path(tempfile.mkdtemp(prefix="rewardlab-bench-"))
+for action in gold_actions(env.unwrapped.task.data["patch"])[:-1]:  # the edits, not the submit
+    env.step(action)
 times = []
 for index in range(calls + 1):
+    env.unwrapped._evaluation = None  # the env caches the evaluation of an unchanged working copy
     start = time.perf_counter()
-    run = run_tests(sandbox, tree, scratch / "eval", ids, timeout=120, python=python)
+    evaluation = env.unwrapped._evaluate()
     if index:
         times.append(time.perf_counter() - start)
-assert all(run.passed.values()), run
+assert all(evaluation.passed.values()) and not evaluation.tampering, evaluation
 env.close()
 print(json.dumps(times))
 """

@@ -606,18 +606,19 @@ def signer(
     evidence: Evidence,
     violations: list[str],
 ) -> Generator[None, tuple[str, tuple[Any, ...]], None]:
-    """The only holder of the key: receives ``(kind, data)`` messages and appends signed records to ``fd``.
+    """The only holder of the key: receives ``(kind, objects)`` messages and writes signed records to ``fd``.
 
     Records: ``{"seq", "nonce", "kind", "data"}`` as JSON, written as ``{"body", "mac"}`` lines with
-    ``mac = HMAC-SHA256(key, body)``. Messages carry pytest's own objects (an item and its call
-    outcome, a report); the record's data is computed from them here (:class:`Evidence`), only
-    after two checks made with nothing but what the signer bound when it started: every frame
-    calling it runs the runner's code (``is_runner_code``: pytest, pluggy, this file), and
-    everything this file's code looks up (``needs``: its globals, its classes' methods, the
-    builtins and module attributes it names) is unchanged; when either fails it signs a
-    ``tampering`` record instead. It forwards new ``violations`` of the seal, checks the
-    machinery (:meth:`Machinery.changes`) with ``ran``, call-phase ``report``, ``collected`` and
-    ``end`` records, and closes ``fd`` after ``end``.
+    ``mac = HMAC-SHA256(key, body)``, all at once after the ``end`` record (a run that dies before
+    it fails every test anyway). Messages carry pytest's own objects (an item and its call outcome,
+    a report); the record's data is computed from them here (:class:`Evidence`), only after two
+    checks made with nothing but what the signer bound when it started: every frame calling it runs
+    the runner's code (``is_runner_code``: pytest, pluggy, this file), and, before any record that
+    could make a test pass, everything this file's code looks up (``needs``: its globals, its
+    classes' methods, its private builtins) is unchanged; when either fails it signs a
+    ``tampering`` record instead. It forwards new ``violations`` of the seal, checks the test's
+    origin just before ``runtest`` (``calling``) and the machinery (:meth:`Machinery.changes`) with
+    ``ran``, ``collected`` and ``end`` records.
     """
     getframe, dumps, write, close, new_mac, sha256 = (
         sys._getframe,
@@ -630,15 +631,21 @@ def signer(
     changes, ran, report, origin, missing = machinery.changes, evidence.ran, evidence.report, evidence.origin, object()
     witnessed: set[str] = set()
     seq, forwarded = 0, 0
+    pending: list[str] = []
 
     def emit(kind: str, data: Any) -> None:
         nonlocal seq
         body = dumps({"seq": seq, "nonce": nonce, "kind": kind, "data": data}, sort_keys=True)
         line = dumps({"body": body, "mac": new_mac(key, body.encode("utf-8"), sha256).hexdigest()})
-        payload = (line + "\n").encode("utf-8")
+        pending.append(line)
+        seq += 1
+
+    def flush() -> None:
+        """Write every record at once (a run that dies before its end record fails every test anyway)."""
+        payload = ("\n".join(pending) + "\n").encode("utf-8")
         while payload:
             payload = payload[write(fd, payload) :]
-        seq += 1
+        close(fd)
 
     while True:
         kind, objects = yield
@@ -649,9 +656,11 @@ def signer(
             if not is_runner_code(code):
                 strangers.append(f"{code.co_name} in {code.co_filename}")
             frame = frame.f_back
+        # what decides a verdict (the runner's own code) is checked before it computes a record that
+        # could make a test pass; a report or a "returned" record cannot do that alone
         replaced = [
             f"{name!r} of the runner was replaced"
-            for space, name, value in needs
+            for space, name, value in (needs if kind not in ("report", "returned") else ())
             if space.get(name, missing) is not value
         ]
         if violations[forwarded:]:
@@ -662,10 +671,10 @@ def signer(
             if kind != "end":
                 continue
             emit("end", {"exitstatus": objects[0]})
-            close(fd)
+            flush()
             return
-        if kind == "calling":  # just before item.runtest(): the machinery and the test must be intact
-            found = changes() + [problem for problem in (origin(objects[0]),) if problem]
+        if kind == "calling":  # just before item.runtest(): the test must be the guarded one
+            found = [problem for problem in (origin(objects[0]),) if problem]
             if found:
                 emit("tampering", found[:10])
             continue
@@ -690,7 +699,7 @@ def signer(
                 emit("tampering", found[:10])
         emit(kind, data)
         if kind == "end":
-            close(fd)
+            flush()
             return
 
 
