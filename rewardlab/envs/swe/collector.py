@@ -472,6 +472,10 @@ def seal(
     unmarshallers_by_id = {id(code): code for code in unmarshallers}
     open_file, read_mode = io.open, "rb"
     frame_events, frame_attributes = FRAME_EVENTS, FRAME_ATTRIBUTES
+    policed = FRAME_EVENTS | {
+        "object.__getattr__", "object.__setattr__", "function.__new__", "exec", "open", "compile", "code.__new__",
+        "marshal.loads", "marshal.load",
+    }  # fmt: skip
     paths: dict[str, str] = {}
 
     def real(name: str) -> str:
@@ -581,6 +585,10 @@ def seal(
         return None if asker is None else f"{event} by {asker}"
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event not in policed and not event.startswith("ctypes."):
+            return  # the fast path: most events (imports, reads of __code__ ...) concern nobody
+        if event == "object.__getattr__" and (length(args) < 2 or args[1] not in frame_attributes):
+            return
         ident = get_ident()
         if ident in busy:
             return
