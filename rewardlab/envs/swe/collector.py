@@ -95,7 +95,7 @@ TRUSTED_MODULES: tuple[str, ...] = (
     "logging", "collections", "typing", "enum", "dataclasses", "traceback", "inspect", "warnings",
     "linecache", "functools", "abc", "importlib._bootstrap_external", "importlib._bootstrap", "unittest",
     "unittest.case", "unittest.result", "unittest.mock", "threading", "contextlib", "doctest", "pdb",
-    "bdb", "ast", "pprint", "re", "string", "textwrap", "tokenize", "copy",
+    "bdb", "ast", "pprint", "re", "string", "textwrap", "tokenize", "copy", "asyncio",
 )  # fmt: skip
 #: ``(module, qualified name)`` of functions that may obtain frames and object internals: each
 #: uses what it obtains and returns none of it (a name, a line, a formatted string, a decision).
@@ -137,10 +137,18 @@ CONSUMERS: tuple[tuple[str, str], ...] = (
     ("unittest.mock", "_patch.__exit__"),
     ("dataclasses", "_process_class"),
     ("dataclasses", "make_dataclass"),
-    ("doctest", "DocTestRunner.run"),
     ("threading", "excepthook"),
     ("threading", "_make_invoke_excepthook"),
 )
+#: Standard-library functions that hand the frames (or frame locals) they obtain to their caller: when
+#: one of them asks, the question passes to its caller. Every other standard-library function that
+#: obtains a frame keeps it (it returns a name, a line, a formatted string).
+RETURNERS: tuple[tuple[str, str], ...] = (
+    ("inspect", "currentframe"), ("inspect", "stack"), ("inspect", "trace"), ("inspect", "getouterframes"),
+    ("inspect", "getinnerframes"), ("inspect", "getgeneratorlocals"), ("inspect", "getcoroutinelocals"),
+    ("inspect", "getasyncgenlocals"), ("traceback", "walk_stack"), ("traceback", "walk_tb"), ("logging", "<lambda>"),
+    ("asyncio.base_tasks", "_task_get_stack"),
+)  # fmt: skip
 #: ``(module, qualified name)`` of functions that may compile source under a protected file name, and
 #: only the source that file holds (checked); ``_rewrite_test`` compiles the tree it parsed from that file.
 COMPILERS: tuple[tuple[str, str], ...] = (
@@ -429,6 +437,8 @@ class Policy:
         vouched: Real paths of every guarded file (tests and unchanged repository files).
         protected_dirs: Directories of library code (standard library, site-packages, this runner).
         runner: The runner's code (:class:`RunnerCode`): no function of it may get another ``__code__``.
+        returners: Code of :data:`RETURNERS`.
+        secret: The signer's generator: its frame is never handed out, to anyone.
     """
 
     def __init__(
@@ -438,7 +448,14 @@ class Policy:
         vouched: frozenset[str],
         protected_dirs: tuple[str, ...],
         runner: RunnerCode,
+        returners: set[types.CodeType],
+        secret: Any,
     ):
+        self.returners = returners
+        self.stdlib_dirs = tuple(
+            sorted({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")})
+        )
+        self.secret = secret
         self.consumers = consumers
         self.tests = tests
         self.vouched = vouched
@@ -468,6 +485,8 @@ def seal(
     consumers = {id(code): (code, needs) for code, needs in policy.consumers.items()}
     tests, vouched, protected_dirs = policy.tests, policy.vouched, policy.protected_dirs
     runner_roots, runner_file = policy.runner_roots, policy.runner_file
+    returners = {id(code): code for code in policy.returners}
+    stdlib_dirs, secret = policy.stdlib_dirs, policy.secret
     compilers_by_id = {id(code): code for code in compilers}
     unmarshallers_by_id = {id(code): code for code in unmarshallers}
     open_file, read_mode = io.open, "rb"
@@ -493,9 +512,14 @@ def seal(
     def describe(code: Any) -> str:
         return f"{code.co_name} in {code.co_filename}" if code is not None else "no Python caller"
 
-    def decide(depth: int) -> str | None:
-        """``None`` when the stack from ``depth`` up is allowed to obtain frames, else who asked."""
+    def decide(depth: int, *, keepers: bool) -> str | None:
+        """``None`` when the stack from ``depth`` up is allowed to obtain frames, else who asked. With
+        ``keepers``, a standard-library function that asks itself and is no returner may."""
         frame: Any = getframe(depth)
+        if keepers and frame is not None and not is_one_of(frame.f_code, returners):
+            filename = frame.f_code.co_filename
+            if filename.startswith("<frozen ") or real(filename).startswith(stdlib_dirs):
+                return None
         while frame is not None:
             code = frame.f_code
             entry = consumers.get(id(code))
@@ -581,7 +605,13 @@ def seal(
             return None if is_one_of(code, unmarshallers_by_id) else f"{event} by {describe(code)}"
         elif event not in frame_events and not event.startswith("ctypes."):
             return None
-        asker = decide(3)
+        if (event == "object.__getattr__" and args[0] is secret) or (
+            event == "gc.get_referents"
+            and any(obj is secret for obj in (args[0] if is_instance(args[0], tuple) else ()))
+        ):
+            return f"{event} of the signer"
+        keepers = event in ("sys._getframe", "sys._current_frames", "object.__getattr__")
+        asker = decide(3, keepers=keepers)
         return None if asker is None else f"{event} by {asker}"
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
@@ -628,7 +658,7 @@ def signer(
     origin just before ``runtest`` (``calling``) and the machinery (:meth:`Machinery.changes`) with
     ``ran``, ``collected`` and ``end`` records.
     """
-    getframe, dumps, write, close, new_mac, sha256 = (
+    getframe, dumps, write, close, new_mac, sha256 = (  # the key becomes a keyed HMAC state below
         sys._getframe,
         json.dumps,
         os.write,
@@ -640,11 +670,15 @@ def signer(
     witnessed: set[str] = set()
     seq, forwarded = 0, 0
     pending: list[str] = []
+    keyed = new_mac(key, digestmod=sha256)  # no frame of this generator holds the key's bytes after this
+    del key
 
     def emit(kind: str, data: Any) -> None:
         nonlocal seq
         body = dumps({"seq": seq, "nonce": nonce, "kind": kind, "data": data}, sort_keys=True)
-        line = dumps({"body": body, "mac": new_mac(key, body.encode("utf-8"), sha256).hexdigest()})
+        mac = keyed.copy()
+        mac.update(body.encode("utf-8"))
+        line = dumps({"body": body, "mac": mac.hexdigest()})
         pending.append(line)
         seq += 1
 
@@ -681,30 +715,37 @@ def signer(
             emit("end", {"exitstatus": objects[0]})
             flush()
             return
-        if kind == "calling":  # just before item.runtest(): the test must be the guarded one
-            found = [problem for problem in (origin(objects[0]),) if problem]
-            if found:
-                emit("tampering", found[:10])
-            continue
-        if kind == "returned":
-            if objects[0] not in witnessed:
-                emit("tampering", [f"{objects[0]} returned without being witnessed"])
+        try:
+            if kind == "calling":  # just before item.runtest(): the test must be the guarded one
+                found = [problem for problem in (origin(objects[0]),) if problem]
+                if found:
+                    emit("tampering", found[:10])
                 continue
-            data: Any = {"nodeid": objects[0]}
-        elif kind == "ran":
-            data = ran(*objects)
-            data["witnessed"] = data["nodeid"] in witnessed
-        elif kind == "report":
-            data = report(*objects)
-        elif kind == "collected":
-            witnessed.update(objects[1])
-            data = {"items": objects[0]}
-        else:
+            if kind == "returned":
+                if objects[0] not in witnessed:
+                    emit("tampering", [f"{objects[0]} returned without being witnessed"])
+                    continue
+                data: Any = {"nodeid": objects[0]}
+            elif kind == "ran":
+                data = ran(*objects)
+                data["witnessed"] = data["nodeid"] in witnessed
+            elif kind == "report":
+                data = report(*objects)
+            elif kind == "collected":
+                witnessed.update(objects[1])
+                data = {"items": objects[0]}
+            else:
+                data = {"exitstatus": objects[0]}
+            if kind in ("ran", "collected", "end"):
+                found = changes(final=kind == "end", files=kind in ("collected", "end"))
+                if found:
+                    emit("tampering", found[:10])
+        except Exception as error:  # noqa: BLE001 - pytest's objects may hold anything; nothing may escape here
+            error.__traceback__ = None  # the traceback would lead back into this frame
+            emit("tampering", [f"the runner could not record a {kind} message ({type(error).__name__})"])
+            if kind != "end":
+                continue
             data = {"exitstatus": objects[0]}
-        if kind in ("ran", "collected", "end"):
-            found = changes(final=kind == "end", files=kind in ("collected", "end"))
-            if found:
-                emit("tampering", found[:10])
         emit(kind, data)
         if kind == "end":
             flush()
@@ -894,7 +935,7 @@ def prepare(argv: list[str]) -> tuple[Callable[[tuple[str, tuple[Any, ...]]], No
     pytest_hookimpl(hookwrapper=True)(Witness.pytest_runtest_call)
     consumers = {code: dependencies(code, namespace) for code, namespace in resolve(CONSUMERS).items()}
     consumers.update(dict.fromkeys(own, []))
-    policy = Policy(consumers, tests, protected[0], protected[1], is_runner_code)
+    policy = Policy(consumers, tests, protected[0], protected[1], is_runner_code, set(resolve(RETURNERS)), channel)
     seal(policy, set(resolve(COMPILERS)), set(resolve(UNMARSHALLERS)), violations)
     return deliver, witness, pytest_args
 

@@ -21,6 +21,7 @@ its output is feedback for the agent, never a result.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hmac
 import json
@@ -38,6 +39,8 @@ from rewardlab.envs.swe.collector import sign
 from rewardlab.envs.swe.workspace import Workspace
 from rewardlab.sandbox import Limits, Sandbox, SandboxError, SandboxResult
 
+#: The most output (the record stream included) an evaluation keeps: 1.5 KB a test for 20,000 tests.
+RECORDS_BYTES = 32 << 20
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": ""}
 COLLECTOR = Path(__file__).with_name("collector.py")
 _TIMING = re.compile(r" in \d+(?:\.\d+)?s\b")
@@ -182,6 +185,9 @@ def run_tests(
     ]
     env = {**PYTEST_ENV, "PYTHONHASHSEED": "0"}
     result_path = f"{runner_name}/{result_name}"
+    # the record stream of a large suite exceeds the default 1 MiB of kept output: keep all of it
+    base = limits or getattr(sandbox, "limits", None) or Limits()
+    limits = dataclasses.replace(base, output_bytes=max(base.output_bytes, RECORDS_BYTES))
     try:
         result = sandbox.run(argv, workdir=scratch, timeout=timeout, limits=limits, env=env, outputs=[result_path])
     except SandboxError as exc:  # the sandbox itself failed: no verdict on the tests, and no false 0
