@@ -71,6 +71,22 @@ def _own_scope(node: ast.AST) -> tuple[list[ast.AST], set[str]]:
     return own, nested
 
 
+#: Calls whose result depends on the names of the caller's locals (or on its frame).
+NAME_READERS = frozenset({"locals", "vars", "eval", "exec", "dir", "_getframe", "currentframe", "super"})
+
+
+def _reads_its_names(nodes: list[ast.AST]) -> bool:
+    """Whether code calls something that reads its local names or frame (see :data:`NAME_READERS`)."""
+    for node in nodes:
+        if isinstance(node, ast.Call):
+            called = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if called in NAME_READERS:
+                return True
+        if isinstance(node, ast.Name) and node.id == "__class__":
+            return True
+    return False
+
+
 class _LocalRenamer(ast.NodeTransformer):
     """Renames the local variables of each function: names assigned in its own scope that are not
     parameters, ``global``, ``nonlocal``, bound by ``import``, ``except`` or ``match`` too, or used by
@@ -79,6 +95,9 @@ class _LocalRenamer(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
         own, nested = _own_scope(node)
+        if _reads_its_names(own):  # locals(), vars(), eval(), exec() see the names themselves
+            self.generic_visit(node)
+            return node
         declared = {n for s in own if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names}
         parameters = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
         local = {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -113,19 +132,19 @@ def _changed_functions(before: str, after: str) -> set[str]:
 
 
 def _with_helpers(before: str, after: str) -> str:
-    """``after`` with each changed, undecorated, plain function ``f`` renamed ``_f_impl`` and a
-    delegating ``f`` defined next to it."""
+    """``after`` with each changed, undecorated top-level function or method ``f`` renamed ``_f_impl``
+    and a delegating ``f`` defined next to it (functions that read their own frame or names, and
+    special methods, stay as they are)."""
     changed = _changed_functions(before, after)
     tree = ast.parse(after)
-    for owner in ast.walk(tree):
-        body = getattr(owner, "body", None)
-        if not isinstance(body, list):
-            continue
+    owners: list[ast.Module | ast.ClassDef] = [tree, *(n for n in tree.body if isinstance(n, ast.ClassDef))]
+    for owner in owners:
+        body = owner.body
         for index in range(len(body) - 1, -1, -1):
             node = body[index]
             if not isinstance(node, ast.FunctionDef) or node.name not in changed or node.decorator_list:
                 continue
-            if node.name.startswith("__") or any(isinstance(n, ast.Name) and n.id == "super" for n in ast.walk(node)):
+            if node.name.startswith("__") or _reads_its_names(list(ast.walk(node))):
                 continue
             helper = f"_{node.name}_impl"
             is_method = isinstance(owner, ast.ClassDef)
