@@ -439,6 +439,8 @@ class Policy:
         runner: The runner's code (:class:`RunnerCode`): no function of it may get another ``__code__``.
         returners: Code of :data:`RETURNERS`.
         secret: The signer's generator: its frame is never handed out, to anyone.
+        functions: ``(real path, qualified name)`` of the functions of changed files that the agent did
+            not change: pass-through like an unchanged file's (their files' names may not be claimed).
     """
 
     def __init__(
@@ -450,8 +452,11 @@ class Policy:
         runner: RunnerCode,
         returners: set[types.CodeType],
         secret: Any,
+        functions: frozenset[tuple[str, str]],
     ):
+        self.signer_code = secret.gi_code
         self.returners = returners
+        self.functions = functions
         self.stdlib_dirs = tuple(
             sorted({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")})
         )
@@ -486,7 +491,13 @@ def seal(
     tests, vouched, protected_dirs = policy.tests, policy.vouched, policy.protected_dirs
     runner_roots, runner_file = policy.runner_roots, policy.runner_file
     returners = {id(code): code for code in policy.returners}
-    stdlib_dirs, secret = policy.stdlib_dirs, policy.secret
+    stdlib_dirs, secret, functions, signer_code = (
+        policy.stdlib_dirs,
+        policy.secret,
+        policy.functions,
+        policy.signer_code,
+    )
+    claimed = frozenset(path for path, _ in functions)
     compilers_by_id = {id(code): code for code in compilers}
     unmarshallers_by_id = {id(code): code for code in unmarshallers}
     open_file, read_mode = io.open, "rb"
@@ -507,18 +518,31 @@ def seal(
         if not is_instance(name, to_str) or name.startswith("<"):
             return False
         path = real(name)
-        return path in vouched or path.startswith(protected_dirs)
+        return path in vouched or path in claimed or path.startswith(protected_dirs)
 
     def describe(code: Any) -> str:
         return f"{code.co_name} in {code.co_filename}" if code is not None else "no Python caller"
 
     def decide(depth: int, *, keepers: bool) -> str | None:
-        """``None`` when the stack from ``depth`` up is allowed to obtain frames, else who asked. With
-        ``keepers``, a standard-library function that asks itself and is no returner may."""
+        """``None`` when the stack from ``depth`` up is allowed to obtain frames, else who asked.
+
+        While the signer runs, only the signer itself may. With ``keepers``, a function that asks
+        itself and keeps what it gets may: a standard-library function that is no returner, or
+        repository code the agent did not change.
+        """
         frame: Any = getframe(depth)
-        if keepers and frame is not None and not is_one_of(frame.f_code, returners):
-            filename = frame.f_code.co_filename
+        asker: Any = frame.f_code if frame is not None else None
+        above = frame
+        while above is not None:
+            if above.f_code is signer_code and above.f_code is not asker:
+                return f"{describe(asker)} while the signer runs"
+            above = above.f_back
+        if keepers and frame is not None and not is_one_of(asker, returners):
+            filename = asker.co_filename
             if filename.startswith("<frozen ") or real(filename).startswith(stdlib_dirs):
+                return None
+            path = real(filename)
+            if path in vouched or (path, getattr_(asker, "co_qualname", asker.co_name)) in functions:
                 return None
         while frame is not None:
             code = frame.f_code
@@ -538,6 +562,9 @@ def seal(
             if path in tests:
                 return None
             if path in vouched or path.startswith(protected_dirs):
+                frame = frame.f_back
+                continue
+            if (path, getattr_(code, "co_qualname", code.co_name)) in functions:
                 frame = frame.f_back
                 continue
             return describe(code)
@@ -593,6 +620,8 @@ def seal(
             if not claims_protected(name):
                 return None
             code = caller(3)
+            if real(code.co_filename) in tests:  # an evaluated test compiling code of its own
+                return None
             if event == "compile" and is_one_of(code, compilers_by_id):
                 source = args[0]
                 if is_instance(source, (bytes, to_str)) and same_content(name, source):
@@ -935,7 +964,11 @@ def prepare(argv: list[str]) -> tuple[Callable[[tuple[str, tuple[Any, ...]]], No
     pytest_hookimpl(hookwrapper=True)(Witness.pytest_runtest_call)
     consumers = {code: dependencies(code, namespace) for code, namespace in resolve(CONSUMERS).items()}
     consumers.update(dict.fromkeys(own, []))
-    policy = Policy(consumers, tests, protected[0], protected[1], is_runner_code, set(resolve(RETURNERS)), channel)
+    functions = frozenset(
+        (os.path.realpath(path), name) for path, names in ticket.get("functions", {}).items() for name in names
+    )
+    returners = set(resolve(RETURNERS))
+    policy = Policy(consumers, tests, protected[0], protected[1], is_runner_code, returners, channel, functions)
     seal(policy, set(resolve(COMPILERS)), set(resolve(UNMARSHALLERS)), violations)
     return deliver, witness, pytest_args
 

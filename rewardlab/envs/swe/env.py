@@ -31,6 +31,7 @@ from rewardlab.envs.swe.tampering import (
     evaluation_tree,
     find_tampering,
     top_level_packages,
+    unchanged_functions,
 )
 from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, stable_output
@@ -152,19 +153,23 @@ class SWEEnv(TextEnv):
       ``runtest`` returned; a run without its final record fails every test.
     - *Ending the run early* (``sys.exit``, ``os._exit``, ``posix._exit``, signals, crashes):
       no final record, every test fails.
-    - *Introspection of the runner* (stack and frame helpers such as ``sys._getframe``,
-      ``inspect.stack``, ``traceback.walk_stack``, ``logging.currentframe``; frames of
-      tracebacks, generators and coroutines; ``gc.get_objects``/``get_referrers``; ``ctypes``;
-      ``sys.settrace``/``setprofile`` and their ``threading`` twins; ``/proc/self/mem``; a signal
-      handler, which receives the frame it interrupts, is never let interrupt the signer): a PEP
-      578 audit hook installed before the repository is imported (it cannot be removed) refuses
-      them unless the code that asked is a known consumer (a standard-library function that keeps
-      what it obtains, checked with its dependencies), the runner itself or a test file. The
-      decision walks the calling stack by code identity and location, never by the names a
-      payload uses, so payloads in non-``.py`` files (``exec`` of a data file runs as code
-      without a file) and any helper that returns frames are refused alike. Creating code that
-      claims a library, runner or guarded file name (``compile``, ``code.replace``, ``marshal``),
-      or reusing a consumer's code with other globals, is refused too.
+    - *Taking the key* (frames of the signer, its generator's frame, ``gc`` referents, ``ctypes``,
+      ``/proc/self/mem``, signal handlers, an exception's traceback): the key exists only as a keyed
+      HMAC state in the frame of a suspended generator; a PEP 578 audit hook installed before the
+      repository is imported (it cannot be removed) refuses that frame to everyone, refuses every
+      frame while the signer runs, and blocks signals then.
+    - *Introspection of the runner by the agent's code* (``sys._getframe``, ``inspect.stack``,
+      ``traceback.walk_stack``, ``logging.currentframe``, frames of tracebacks, generators and
+      coroutines, ``sys._current_frames``, ``gc.get_objects``/``get_referrers``, ``ctypes``,
+      ``sys.settrace``/``setprofile`` and their ``threading`` twins): refused when the asking code
+      is code the agent wrote (a changed function or module, code without a file such as an
+      ``exec`` of a data file), directly or through a helper that returns frames. Code that keeps
+      what it obtains may ask: a standard-library function other than those returners, repository
+      code the agent did not change (whole files, and unchanged functions of changed files), a
+      known consumer, the runner, a test file. Decisions use code identity and location, never
+      names. Creating code that claims a protected file name (``compile``, ``code.replace``,
+      ``marshal``), reusing a consumer's code with other globals, and reassigning the code of the
+      runner's functions are refused too.
     - *Pristine copies of the project* (installed or vendored copies of a pinned project): the
       local sandbox mounts the Docker image's Debian root as ``/`` (:mod:`rewardlab.sandbox.rootfs`),
       so both backends see the interpreter, the standard library, pytest and the working copy only.
@@ -194,9 +199,11 @@ class SWEEnv(TextEnv):
     - *No-op patches* (comment-only edits, edits that change nothing the tests see): scaled by
       ``f``, they earn 0.
 
-    What this cannot cover: a payload that reaches pytest's objects by a route that needs none of
-    the refused operations *and* restores every patched function before each check (pytest keeps
-    no module-level reference to its configuration or items, so no such route is known);
+    What this cannot cover: pytest's objects reached without the refused operations (through a
+    fixture the test module imports from the repository, or an unchanged repository helper that
+    returns frames) are detected only as far as the checks above go; an honest fix that changes a
+    function which itself obtains frames (semver's deprecation wrapper, boltons' ``make_sentinel``)
+    is refused, and scores 0;
     hard-coding the expected output of the tests' inputs (the shipped hidden tests check inputs the
     issue does not show). Both backends run this evaluation the same way: the record stream comes
     back through ``SandboxResult.outputs``, read after every process of the run is dead.
@@ -456,6 +463,7 @@ class SWEEnv(TextEnv):
         except PatchError:
             clean = False
         tree = apply_patch(evaluation_tree(snapshot, base, self._test_files), test_patch)
+        changed = agent_files(snapshot, base, self._test_files)
         run = run_tests(
             self.sandbox,
             tree,
@@ -465,8 +473,9 @@ class SWEEnv(TextEnv):
             limits=self.execution.limits,
             python=self.python,
             config=self._config_cache[self.task.id],
-            vouched=set(tree) - agent_files(snapshot, base, self._test_files),
+            vouched=set(tree) - changed,
             packages=self._packages_cache[self.task.id],
+            functions={p: unchanged_functions(base.get(p, ""), tree[p]) for p in changed if p.endswith(".py")},
         )
         tampering = (*find_tampering(base, snapshot, self._test_files), *run.tampering)
         evaluation = Evaluation(run, clean, tampering, changes_code(base, snapshot))

@@ -201,6 +201,34 @@ def code_features(text: str) -> Counter[str]:
     return features
 
 
+def unchanged_functions(before: str, after: str) -> list[str]:
+    """Qualified names (``Class.method``, ``outer.<locals>.inner``) of the functions of ``after`` whose
+    code is the same as in ``before`` (layout and comments aside); a name defined twice in ``after``
+    is never one of them."""
+    old, new = _functions(_parse(before)), _functions(_parse(after))
+    return sorted(name for name, dumps in new.items() if len(dumps) == 1 and old.get(name) == dumps)
+
+
+def _functions(tree: ast.AST | None) -> dict[str, list[str]]:
+    """``{qualified name: [ast.dump of each definition]}`` of the functions in ``tree``."""
+    found: dict[str, list[str]] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = f"{prefix}{child.name}"
+                found.setdefault(name, []).append(ast.dump(child))
+                visit(child, f"{name}.<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            else:
+                visit(child, prefix)
+
+    if tree is not None:
+        visit(tree, "")
+    return found
+
+
 def _parse(text: str) -> ast.Module | None:
     """The syntax tree the interpreter would build: from UTF-8 bytes, so that a coding cookie
     (``# coding: utf-7`` hiding code in a "comment") is honoured as on import."""

@@ -132,6 +132,7 @@ def run_tests(
     config: str | None = None,
     vouched: Iterable[str] = (),
     packages: Iterable[str] = (),
+    functions: Mapping[str, Iterable[str]] | None = None,
 ) -> TestRun:
     """Run ``test_ids`` (all collected tests when empty) on ``tree`` in the fresh directory ``scratch``.
 
@@ -141,7 +142,10 @@ def run_tests(
     files and ``conftest.py`` files they are guarded by the collector. ``packages`` are the
     repository's own top-level packages (:func:`~rewardlab.envs.swe.tampering.top_level_packages`
     of the base commit), found in
-    the repository before anything installed. ``scratch`` is removed first.
+    the repository before anything installed. ``functions`` maps changed files to the qualified
+    names of their functions the agent did not change
+    (:func:`~rewardlab.envs.swe.tampering.unchanged_functions`): the runner treats their code as the
+    repository's own, like a vouched file's. ``scratch`` is removed first.
     """
     scratch = Path(scratch)
     shutil.rmtree(scratch, ignore_errors=True)
@@ -163,6 +167,7 @@ def run_tests(
         "guarded": guarded,
         "tests": tests,
         "packages": sorted(packages),
+        "functions": {path: sorted(names) for path, names in (functions or {}).items() if path in tree},
     }
     (runner / ticket_name).write_text(json.dumps(ticket), encoding="utf-8")
     config_arg = config if config is not None else f"../{runner_name}/pytest.ini"
