@@ -305,7 +305,7 @@ def test_audit_as_the_readme_shows(workdir, capsys):
         '{"reward_weights": {"semantic": 3}}',
     ]
     assert main(reweighted) == 0
-    assert capsys.readouterr().out.rstrip().endswith("no strategy flagged")
+    assert capsys.readouterr().out.rstrip().endswith("nothing flagged")
 
 
 @pytest.mark.docker

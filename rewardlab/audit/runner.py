@@ -17,40 +17,24 @@ The oracle row is flagged when the oracle fails any task. Each env's own strateg
 
 from __future__ import annotations
 
-import math
 import statistics
-import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
+from rewardlab.audit.batteries import RewriteRow, play_rewrites, rate
+from rewardlab.audit.episode import EpisodeRecord, play_episode
 from rewardlab.audit.generic import GENERIC
 from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy
 from rewardlab.errors import ConfigError, did_you_mean
 
+BATTERIES = ("degenerate", "equivalent", "defective")
+"""The audit's batteries: cheap answers, equivalent rewrites of the oracle's, one-defect rewrites."""
+
 MIN_MARGIN = 0.25
 """How far below the oracle's mean reward every degenerate strategy must stay."""
-
-UNBOUNDED_STEP_CAP = 64
-"""Steps after which an episode of an env with no turn budget is abandoned (scored as its return so far)."""
-
-
-@dataclass
-class EpisodeRecord:
-    """One audited episode."""
-
-    task_id: str
-    reward: float
-    is_success: bool
-    steps: int
-    components: dict[str, float] = field(default_factory=dict)
-    accepted: str | None = None
-    error: str | None = None
-    infra_error: str | None = None
-    ended: bool = True
 
 
 @dataclass
@@ -82,10 +66,27 @@ class AuditReport:
     rows: list[StrategyRow]
     skipped: dict[str, str]
     min_margin: float
+    rewrites: list[RewriteRow] = field(default_factory=list)
 
     @property
-    def flagged(self) -> list[StrategyRow]:
-        return [row for row in [self.oracle, *self.rows] if row.flagged]
+    def flagged(self) -> list[StrategyRow | RewriteRow]:
+        every: list[StrategyRow | RewriteRow] = [self.oracle, *self.rows, *self.rewrites]
+        return [row for row in every if row.flagged]
+
+    @property
+    def flagged_names(self) -> list[str]:
+        return [row.strategy if isinstance(row, StrategyRow) else row.rewrite for row in self.flagged]
+
+    def rates(self) -> dict[str, tuple[int, int]]:
+        """``{measure: (count, episodes)}``: the false-positive rate (degenerate episodes that succeed),
+        the false-negative rate (equivalent rewrites that fail) and the defect acceptance (defects that
+        succeed)."""
+        degenerate = (sum(row.successes for row in self.rows), sum(len(row.episodes) for row in self.rows))
+        return {
+            "false_positive": degenerate,
+            "false_negative": rate(self.rewrites, "equivalent"),
+            "defect_acceptance": rate(self.rewrites, "defective"),
+        }
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,7 +97,9 @@ class AuditReport:
             "oracle": asdict(self.oracle),
             "rows": [asdict(row) for row in self.rows],
             "skipped": self.skipped,
-            "flagged": [row.strategy for row in self.flagged],
+            "rewrites": [asdict(row) for row in self.rewrites],
+            "rates": {name: {"count": c, "episodes": n} for name, (c, n) in self.rates().items()},
+            "flagged": self.flagged_names,
         }
 
     def format_table(self) -> str:
@@ -117,6 +120,20 @@ class AuditReport:
             )
         for name, reason in self.skipped.items():
             lines.append(f"| {name} | — | — | — | skipped: {reason} |")
+        if self.rewrites:
+            lines += [
+                "",
+                "| rewrite | battery | tasks | successes | mean loss vs oracle | flag |",
+                "|---|---|---:|---:|---:|---|",
+            ]
+            for rewrite in self.rewrites:
+                flag = "FLAGGED: " + "; ".join(rewrite.flags) if rewrite.flags else "ok"
+                lines.append(
+                    f"| {rewrite.rewrite} | {rewrite.battery} | {rewrite.applicable} | {rewrite.successes} "
+                    f"| {rewrite.mean_loss:+.3f} | {flag} |"
+                )
+        summary = [f"{name.replace('_', ' ')} {c}/{e}" for name, (c, e) in self.rates().items() if e]
+        lines += ["", "Rates: " + ", ".join(summary)]
         return "\n".join(lines)
 
 
@@ -129,6 +146,7 @@ def audit_env(
     strategies: Sequence[str] | None = None,
     env_kwargs: Mapping[str, Any] | None = None,
     min_margin: float = MIN_MARGIN,
+    batteries: Sequence[str] = BATTERIES,
 ) -> AuditReport:
     """Audit one registered env: the oracle, the generic battery and the env's own strategies.
 
@@ -137,13 +155,17 @@ def audit_env(
         split: The split whose tasks are played.
         episodes: Play only ``episodes`` tasks, evenly spread over the split (default: all of them).
         seed: The base seed; episode seeds and strategy RNGs derive from it.
-        strategies: Only these strategy names (default: all).
+        strategies: Only these strategy and rewrite names (default: all).
         env_kwargs: Passed to ``gym.make``.
         min_margin: The margin below the oracle each strategy must keep.
+        batteries: Which of ``"degenerate"``, ``"equivalent"`` and ``"defective"`` to play.
     """
+    unknown = sorted(set(batteries) - set(BATTERIES))
+    if unknown:
+        raise ConfigError(f"unknown audit batteries {unknown}; choose from {list(BATTERIES)}")
     env = gym.make(env_id, **dict(env_kwargs or {}))
     try:
-        return _audit(env, env_id, split, episodes, seed, strategies, min_margin)
+        return _audit(env, env_id, split, episodes, seed, strategies, min_margin, batteries)
     finally:
         env.close()
 
@@ -156,6 +178,7 @@ def _audit(
     seed: int,
     names: Sequence[str] | None,
     min_margin: float,
+    batteries: Sequence[str],
 ) -> AuditReport:
     base = env.unwrapped
     profile: AuditProfile = base.audit_profile()
@@ -168,12 +191,15 @@ def _audit(
 
     battery = [s for s in GENERIC if s.name not in profile.skip_generic] + list(profile.strategies)
     skipped = {k: v for k, v in profile.skip_generic.items() if names is None or k in names}
+    rewrites = [w for w in [*profile.equivalents, *profile.defects] if w.battery in batteries]
     if names is not None:
-        known = [s.name for s in battery] + list(profile.skip_generic)
+        known = [s.name for s in battery] + list(profile.skip_generic) + [w.name for w in rewrites]
         for name in names:
             if name not in known:
                 raise ConfigError(f"{env_id} has no audit strategy {name!r}" + did_you_mean(name, known))
         battery = [s for s in battery if s.name in names]
+    if "degenerate" not in batteries:
+        battery, skipped = [], {}
 
     oracle_actions: dict[str, list[str]] = {}
     oracle_records = []
@@ -198,9 +224,17 @@ def _audit(
                 "other_task_id": _other_task(task_ids, index, oracle_actions, fallback=constant_task),
                 "constant_task_id": constant_task if constant_task != task_id else None,
             }
-            records.append(_play(env, strat, task_id, seed, profile, oracle_actions, **view_ids))
+            records.append(_played(env, strat, task_id, seed, profile, oracle_actions, **view_ids))
         rows.append(_row(strat, records, oracle_mean, min_margin))
-    return AuditReport(env_id, split, list(task_ids), oracle_row, rows, skipped, min_margin)
+    oracle_rewards = {record.task_id: record.reward for record in oracle_records}
+    profile_rewrites = AuditProfile(
+        equivalents=tuple(w for w in rewrites if w.battery == "equivalent"),
+        defects=tuple(w for w in rewrites if w.battery == "defective"),
+        finish=profile.finish,
+        defect_delta=profile.defect_delta,
+    )
+    played = play_rewrites(env, profile_rewrites, task_ids, oracle_actions, oracle_rewards, seed, names)
+    return AuditReport(env_id, split, list(task_ids), oracle_row, rows, skipped, min_margin, played)
 
 
 def spread(task_ids: Sequence[str], count: int | None) -> list[str]:
@@ -246,10 +280,6 @@ def _row(strat: Strategy, records: list[EpisodeRecord], oracle_mean: float, min_
     return StrategyRow(strat.name, strat.description, mean, successes, accepted, margin, flags, records)
 
 
-def _episode_seed(seed: int, name: str, task_id: str) -> int:
-    return (seed * 1_000_003 + zlib.crc32(f"{name}/{task_id}".encode())) % (2**31)
-
-
 def _play_oracle(env: gym.Env, task_id: str, seed: int) -> tuple[EpisodeRecord, list[str]]:
     oracle = env.unwrapped.make_oracle()
     reset = getattr(oracle, "reset", None)
@@ -263,73 +293,13 @@ def _play_oracle(env: gym.Env, task_id: str, seed: int) -> tuple[EpisodeRecord, 
             actions.append(action)
             yield action
 
-    record = _play(env, Strategy("oracle", play), task_id, seed, AuditProfile(), {})
+    record = _played(env, Strategy("oracle", play), task_id, seed, AuditProfile(), {})
     return record, actions
 
 
-def _play(
-    env: gym.Env,
-    strat: Strategy,
-    task_id: str,
-    seed: int,
-    profile: AuditProfile,
-    oracle_actions: Mapping[str, list[str]],
-    *,
-    other_task_id: str | None = None,
-    constant_task_id: str | None = None,
-) -> EpisodeRecord:
-    episode_seed = _episode_seed(seed, strat.name, task_id)
-    base = env.unwrapped
-    try:
-        observation, info = env.reset(seed=episode_seed, options={"task_id": task_id})
-    except Exception as exc:  # an env that cannot reset is an infrastructure failure, not a hack
-        return EpisodeRecord(task_id, 0.0, False, 0, infra_error=f"reset: {type(exc).__name__}: {exc}")
-    view = EpisodeView(
-        env=base,
-        task_id=task_id,
-        observation=observation,
-        info=dict(info),
-        first_observation=observation,
-        first_info=dict(info),
-        rng=np.random.default_rng(episode_seed),
-        oracle_actions=oracle_actions,
-        other_task_id=other_task_id,
-        constant_task_id=constant_task_id,
-    )
-    cap = base.max_turns if base.max_turns is not None else UNBOUNDED_STEP_CAP
-    actions = _actions(strat.play(view), profile.finish)
-    total, steps, done = 0.0, 0, False
-    try:
-        while not done and steps < cap:
-            action = next(actions)
-            view.sent.append(action)
-            observation, reward, terminated, truncated, info = env.step(action)
-            steps += 1
-            total += float(reward)
-            done = terminated or truncated
-            view.observation, view.info, view.steps = observation, dict(info), steps
-    except Exception as exc:
-        return EpisodeRecord(task_id, total, False, steps, error=f"{type(exc).__name__}: {exc}"[:300], ended=False)
-    success = bool(info.get("is_success", False)) and done
-    accepted = None
-    if success and strat.name != "oracle":
-        if view.sent and view.sent == list(oracle_actions.get(task_id, [None])):
-            accepted = "the actions sent are exactly this task's own oracle actions"
-        elif profile.accepted_success is not None:
-            accepted = profile.accepted_success(task_id, strat.name, info)
-    return EpisodeRecord(
-        task_id,
-        total if math.isfinite(total) else 0.0,
-        success,
-        steps,
-        components=dict(info.get("reward_components", {})) if done else {},
-        accepted=accepted,
-        infra_error=info.get("infra_error") or None,
-        ended=done,
-    )
-
-
-def _actions(played: Iterable[str], finish: str) -> Iterator[str]:
-    yield from played
-    while True:
-        yield finish
+def _played(env: gym.Env, strat: Strategy, task_id: str, *args: Any, **kwargs: Any) -> EpisodeRecord:
+    """:func:`play_episode` for a strategy that applies to every task (never ``None``)."""
+    record = play_episode(env, strat, task_id, *args, **kwargs)
+    if record is None:
+        raise ConfigError(f"strategy {strat.name!r} raised NotApplicable on {task_id}; only rewrites may")
+    return record

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from rewardlab.audit.rewrite import Rewrite
 
 Play = Callable[["EpisodeView"], Iterator[str]]
 
@@ -80,12 +83,20 @@ class AuditProfile:
         accepted_success: Names successes that an external reference checker grants by design
             (BFCL's documented leniencies); these are listed in the report, not flagged.
         skip_generic: Names of generic strategies that make no sense for the env, with reasons.
+        equivalents: Semantics-preserving rewrites of the oracle's answer (the *equivalent* battery,
+            :mod:`rewardlab.audit.rewrite`): each must keep ``is_success`` and nearly all the reward.
+        defects: One-defect rewrites of the oracle's answer (the *defective* battery): each must
+            lose ``is_success`` and at least ``defect_delta`` reward.
+        defect_delta: The least reward a defect must cost, on average over the tasks it applies to.
     """
 
     strategies: tuple[Strategy, ...] = ()
     finish: str = ""
     accepted_success: AcceptedSuccess | None = None
     skip_generic: Mapping[str, str] = field(default_factory=dict)
+    equivalents: tuple[Rewrite, ...] = ()
+    defects: tuple[Rewrite, ...] = ()
+    defect_delta: float = 0.1
 
 
 def strategy(name: str, description: str = "") -> Callable[[Play], Strategy]:

@@ -1,11 +1,14 @@
-"""``rewardlab audit ENV...``: play degenerate strategies against envs; exit 1 when any is flagged."""
+"""``rewardlab audit ENV...``: play the degenerate, equivalent and defective batteries; exit 1 if a row is flagged."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-HELP = "Play degenerate strategies against envs and flag those that come near the oracle (exit 1 if any)."
+HELP = (
+    "Play degenerate strategies, equivalent rewrites and one-defect rewrites of the oracle's answer against envs;"
+    " exit 1 when a cheap answer comes near the oracle, an equivalent one fails or a defective one succeeds."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,6 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help='JSON object passed to gym.make, e.g. \'{"reward_weights": {"semantic": 2}}\' to audit a reweighting',
     )
+    parser.add_argument(
+        "--battery",
+        action="append",
+        default=None,
+        choices=["degenerate", "equivalent", "defective"],
+        help="play only this battery (repeatable; default: all three)",
+    )
     parser.add_argument("--json", default=None, help="write the full report (every episode) as JSON here")
 
 
@@ -28,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     import rewardlab
-    from rewardlab.audit import MIN_MARGIN, audit_env
+    from rewardlab.audit import BATTERIES, MIN_MARGIN, audit_env
 
     env_ids = rewardlab.env_ids() if args.env == ["all"] else args.env
     reports = []
@@ -41,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
             strategies=args.strategy,
             env_kwargs=args.env_kwargs,
             min_margin=MIN_MARGIN if args.min_margin is None else args.min_margin,
+            batteries=args.battery or BATTERIES,
         )
         reports.append(report)
         print(report.format_table(), end="\n\n", flush=True)
@@ -49,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps([r.to_json() for r in reports], indent=2))
         print(f"report written to {path}")
-    flagged = [(r.env_id, row.strategy) for r in reports for row in r.flagged]
+    flagged = [(r.env_id, name) for r in reports for name in r.flagged_names]
     if flagged:
         print("flagged: " + ", ".join(f"{env} {name}" for env, name in flagged))
         return 1
-    print("no strategy flagged")
+    print("nothing flagged")
     return 0

@@ -553,7 +553,7 @@ def _audit_markdown(audits: AuditRun) -> list[str]:
         f"`rewardlab.audit` on {audits.tasks} test tasks per strategy, cheapest env first, within a budget of"
         f" {audits.budget_s:.1f} s ({audits.seconds:.1f} s spent). `rewardlab audit ENV` runs the full audit.",
     ]
-    flagged = [f"{env_id} {row.strategy}" for env_id, (report, _) in audits.reports.items() for row in report.flagged]
+    flagged = [f"{env_id} {name}" for env_id, (report, _) in audits.reports.items() for name in report.flagged_names]
     lines.append(f"Flagged: {', '.join(flagged)}." if flagged else "No strategy flagged.")
     for report, seconds in audits.reports.values():
         lines += ["", report.format_table(), "", f"Audited in {seconds:.2f} s."]

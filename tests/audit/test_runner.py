@@ -117,7 +117,7 @@ def test_unknown_strategy_names_are_a_config_error():
 def test_cli_exit_code_and_json(tmp_path, capsys):
     path = tmp_path / "audit.json"
     assert main(["audit", "Test/Guess-v0", "--json", str(path)]) == 0
-    assert "no strategy flagged" in capsys.readouterr().out
+    assert "nothing flagged" in capsys.readouterr().out
     (report,) = json.loads(path.read_text())
     assert report["flagged"] == [] and len(report["rows"]) == len(GENERIC) + 2
     unsound = ["--env-kwargs", '{"sound": false}']
