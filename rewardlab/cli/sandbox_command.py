@@ -1,4 +1,4 @@
-"""``rewardlab sandbox build-image|build-root|status``: the Docker sandbox image and the local sandbox's root."""
+"""``rewardlab sandbox build-image|build-root|status|gc``: the sandbox image and root, and the reaper."""
 
 from __future__ import annotations
 
@@ -21,12 +21,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     root.add_argument("--mirror", default=None, help="Debian mirror URL for mmdebstrap")
     root.add_argument("--force", action="store_true", help="rebuild even when it exists")
     actions.add_parser("status", help="say whether an engine answers, the default image exists and the root is built")
+    gc = actions.add_parser(
+        "gc", help="remove sandbox containers, temporary directories and lease files whose owner process is gone"
+    )
+    gc.add_argument("--no-docker", action="store_true", help="leave containers alone (temporary directories only)")
 
 
 def run(args: argparse.Namespace) -> int:
     from rewardlab.sandbox.image import SandboxError, build_image, default_image, docker_client, image_exists
     from rewardlab.sandbox.rootfs import build_root, built_root, default_root_dir
 
+    if args.action == "gc":
+        from rewardlab.reaper import reap
+
+        report = reap(docker=not args.no_docker)
+        print(report.summary())
+        for line in [*report.containers, *report.temp_dirs, *report.lease_files]:
+            print(f"  removed {line}")
+        for error in report.errors:
+            print(f"  could not reap: {error}")
+        return 0
     try:
         if args.action == "status":
             root = built_root()

@@ -22,6 +22,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-frame-bytes", type=int, default=1 << 20, help="largest client message read (default 1 MiB)"
     )
     parser.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=None,
+        help="seconds the containers and directories this server makes outlive it when it hangs without dying "
+        "(renewed while it runs; default: they go when the process does)",
+    )
+    parser.add_argument(
         "--ray", action="store_true", help="run as a Ray Serve deployment (sessions per replica: --max-sessions)"
     )
     parser.add_argument("--replicas", type=int, default=None, help="with --ray: replicas to run (default 1)")
@@ -46,6 +53,15 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"unknown env id {unknown[0]!r}{did_you_mean(unknown[0], known)}; `rewardlab list` shows them")
         return 2
+    if args.lease_ttl is not None and not args.lease_ttl > 0:
+        print("--lease-ttl must be positive seconds")
+        return 2
+    from rewardlab.leases import hold_lease
+    from rewardlab.reaper import reap_soon
+
+    if args.lease_ttl is not None:
+        hold_lease(args.lease_ttl)
+    reap_soon()  # what servers and trainers that died before this one left behind
     config = ServeConfig(
         env_ids,
         max_sessions=args.max_sessions,

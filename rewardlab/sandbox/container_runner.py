@@ -22,6 +22,11 @@ with stdin from ``/dev/null``, its output read through pipes until the deadline;
 on timeout, every process but the runner is killed again and a ``nobody`` child reads the ``outputs``.
 Nothing a run does can reach this process: it belongs to another uid, and its reply channel is
 its own stdout, which no ``nobody`` process can open.
+
+The runner lives as long as its owner: when the control channel closes (the owner closed it, exited
+or was killed: Docker closes the container's stdin when the one attached client detaches, as the
+container is created with ``stdin_once``), between runs or during one, it kills every process and
+exits, and the container, created with ``auto_remove``, removes itself.
 """
 
 import base64
@@ -48,19 +53,23 @@ EXIT_GRACE = 0.1
 OOM_FILES = ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control")
 
 
-def read_exact(stream, size):
-    data = b""
+REQUESTS = 0
+"""The file descriptor requests arrive on: the container's stdin, attached by the owner."""
+
+
+def read_exact(size):
+    data = bytearray()
     while len(data) < size:
-        chunk = stream.read(size - len(data))
+        chunk = os.read(REQUESTS, min(size - len(data), 1 << 20))
         if not chunk:
             raise EOFError
         data += chunk
-    return data
+    return bytes(data)
 
 
-def read_message(stream):
-    (size,) = struct.unpack(">I", read_exact(stream, 4))
-    return read_exact(stream, size)
+def read_message():
+    (size,) = struct.unpack(">I", read_exact(4))
+    return read_exact(size)
 
 
 def write_message(stream, data):
@@ -223,9 +232,10 @@ def run(header, archive):
     selector = selectors.DefaultSelector()
     for pipe in buffers:
         selector.register(pipe, selectors.EVENT_READ)
+    selector.register(REQUESTS, selectors.EVENT_READ)  # the owner sends nothing during a run but its end
     deadline = time.monotonic() + float(header["timeout"])
     timed_out = False
-    while selector.get_map():
+    while len(selector.get_map()) > 1:
         now = time.monotonic()
         if proc.poll() is not None:  # exited: leftovers holding the pipes get a short grace only
             deadline = min(deadline, now + EXIT_GRACE)
@@ -233,6 +243,8 @@ def run(header, archive):
             timed_out = proc.poll() is None
             break
         for key, _ in selector.select(min(deadline - now, 0.05)):
+            if key.fileobj == REQUESTS:
+                owner_gone()
             chunk = os.read(key.fileobj.fileno(), 1 << 16)
             if not chunk:
                 selector.unregister(key.fileobj)
@@ -261,13 +273,21 @@ def run(header, archive):
     }
 
 
+def owner_gone():
+    """The owner closed the control channel (it exited or was killed) while a run was going on:
+    kill the run and exit, so that the container, created to remove itself, goes too."""
+    kill_all()
+    os._exit(0)
+
+
 def serve():
-    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    replies = sys.stdout.buffer
     while True:
         try:
-            header = json.loads(read_message(requests))
-            archive = read_message(requests)
-        except EOFError:
+            header = json.loads(read_message())
+            archive = read_message()
+        except EOFError:  # the owner is gone: the container ends (and removes itself) with this process
+            kill_all()
             return
         try:
             reply = run(header, archive)

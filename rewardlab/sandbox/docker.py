@@ -8,7 +8,11 @@ Debian packages by ``rewardlab sandbox build-image`` (nothing is pulled).
 
 Warm (the default): one container per episode. It is created on the first run, and
 :meth:`DockerSandbox.restart` (an env's reset), :meth:`~DockerSandbox.close` and garbage
-collection remove it. Its main process is a small runner
+collection remove it; when the owning process dies without closing it (``SIGKILL``, an OOM kill),
+the runner sees its control channel close, exits, and the container removes itself. Every
+container carries its owner (:mod:`rewardlab.leases`), and :mod:`rewardlab.reaper` (run when a
+sandbox starts, and by ``rewardlab sandbox gc``) removes any whose owner is gone, the one-shot
+containers of ``warm=False`` included. Its main process is a small runner
 (:mod:`~rewardlab.sandbox.container_runner`): a root holding only ``CAP_SETUID``, ``CAP_SETGID``
 and ``CAP_KILL``, which takes each run over the attached stdin, starts the command as ``nobody``
 by ``fork`` (no ``runc exec`` per run: about 30 ms less) with the run's rlimits, and replies on its
@@ -39,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from rewardlab.errors import ConfigError, require
+from rewardlab.leases import resource_labels
+from rewardlab.reaper import SANDBOX_LABEL, reap_soon
 from rewardlab.sandbox.base import (
     WORKSPACE,
     Command,
@@ -136,6 +142,7 @@ class DockerSandbox:
             ours = image.startswith(f"{REPOSITORY}:")
             hint = f"build it with: {BUILD_COMMAND}" if ours else "pull or build it first"
             raise SandboxError(f"the Docker image {image!r} does not exist; {hint}")
+        reap_soon(client=self.client)
 
     # ------------------------------------------------------------------ public API
     def run(
@@ -213,9 +220,8 @@ class DockerSandbox:
             ulimits=ulimits,
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
-            labels={"rewardlab.sandbox": "1"},
-            detach=True,
-            **{"user": "65534:65534", **extra},
+            labels={SANDBOX_LABEL: "1", **resource_labels()},
+            **{"detach": True, "user": "65534:65534", **extra},
         )
 
     def _warm_container(self, limits: Limits) -> Any:
@@ -233,6 +239,8 @@ class DockerSandbox:
                 user="0:0",
                 cap_add=["SETUID", "SETGID", "KILL"],
                 stdin_open=True,
+                detach=False,  # the SDK sets StdinOnce only then: the runner reads EOF when the owner detaches
+                auto_remove=True,  # ... and exits, and the container removes itself
             )
             try:
                 socket_ = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
@@ -251,8 +259,12 @@ class DockerSandbox:
         if channel is not None:
             channel.close()
         if container is not None:
-            with contextlib.suppress(Exception):
+            try:
                 container.remove(force=True)
+            except self._docker.errors.NotFound:
+                pass  # it removed itself (auto_remove) when its runner exited
+            except Exception:  # the engine is failing: try again at the next container or at close
+                self._orphans.append(container.id)
 
     def _forget_container(self) -> None:
         """After an engine failure: forget the container, and remove it once the engine answers again."""

@@ -39,7 +39,6 @@ import signal
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -47,6 +46,8 @@ from pathlib import Path
 from typing import Literal
 
 from rewardlab.errors import ConfigError, did_you_mean
+from rewardlab.leases import owned_temporary_directory
+from rewardlab.reaper import reap_soon
 from rewardlab.sandbox.base import (
     WORKSPACE,
     Command,
@@ -191,6 +192,7 @@ class LocalSandbox:
             raise ConfigError(
                 f"root {str(root)!r} is not a root file system (no usr/bin); build one: rewardlab sandbox build-root"
             )
+        reap_soon(docker=False)  # working directories of processes that died without removing them
         #: The root file system mounted as ``/`` (``None``: an allow-list of the host's files).
         self.root = str(Path(root).resolve()) if root is not None else None
         #: The Python interpreter commands should call inside this sandbox.
@@ -237,7 +239,7 @@ class LocalSandbox:
         limits = limits or self.limits
         with contextlib.ExitStack() as stack:
             if workdir is None:
-                workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="rewardlab-sandbox-"))
+                workdir = stack.enter_context(owned_temporary_directory("rewardlab-sandbox-"))
                 write_files(workdir, files or {})
             workdir = Path(workdir)
             if not workdir.is_dir():

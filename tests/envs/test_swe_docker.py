@@ -30,10 +30,11 @@ def docker_env():
     env.close()
 
 
-def sandbox_containers() -> int:
+def sandbox_containers() -> set[str]:
+    """The ids of every sandbox container, running or not."""
     client = docker_client()
     try:
-        return len(client.containers.list(all=True, filters={"label": "rewardlab.sandbox=1"}))
+        return {entry["Id"] for entry in client.api.containers(all=True, filters={"label": "rewardlab.sandbox=1"})}
     finally:
         client.close()
 
@@ -63,9 +64,9 @@ def test_no_container_outlives_the_env():
         env.reset(options={"task_id": task_id})
         env.step("python\nimport subprocess; subprocess.Popen(['sleep', '300'])")
         env.step("test")
-    assert sandbox_containers() == before + 1
+    assert len(sandbox_containers() - before) == 1
     env.close()
-    assert sandbox_containers() == before
+    assert sandbox_containers() <= before
 
 
 def _restart_engine() -> None:
@@ -99,7 +100,7 @@ def test_an_engine_killed_mid_episode_is_an_infra_error_and_the_next_reset_recov
         if docker_engine_error() is not None:
             _restart_engine()
         env.close()
-    assert sandbox_containers() == before
+    assert sandbox_containers() <= before, "a container made by the env outlived it (the engine restart may end others)"
 
 
 def test_unittest_cases_and_installed_twins_are_graded_right_in_docker(tmp_path):

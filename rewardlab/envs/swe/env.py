@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +35,7 @@ from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, stable_output
 from rewardlab.envs.swe.workspace import Workspace, WorkspaceError
 from rewardlab.errors import ConfigError
+from rewardlab.leases import owned_tempdir, remove_owned_tempdir
 from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxError, SandboxResult
 
 MILESTONES: tuple[str, ...] = ("opened_gold_file", "reproduced_failure", "first_fail_to_pass", "all_tests_pass")
@@ -284,7 +283,7 @@ class SWEEnv(TextEnv):
             tests = [*task.data["FAIL_TO_PASS"], *task.data["PASS_TO_PASS"]]
             self._config_cache[task.id] = base_config(self._base_cache[task.id], tests)
             self._packages_cache[task.id] = top_level_packages(self._base_cache[task.id])
-        self._tmp = Path(tempfile.mkdtemp(prefix="rewardlab-swe-"))
+        self._tmp = owned_tempdir("rewardlab-swe-")  # reaped once this process is gone
         self._tmp.chmod(0o711)  # an unprivileged sandbox uid may traverse it (not list it)
         self.workspace = Workspace(self._tmp / "repo", self._base_cache[task.id], max_file_bytes=self.max_file_bytes)
         if self.git_history:
@@ -588,7 +587,7 @@ class SWEEnv(TextEnv):
     # ------------------------------------------------------------------ cleanup
     def _cleanup(self) -> None:
         if self._tmp is not None:
-            shutil.rmtree(self._tmp, ignore_errors=True)
+            remove_owned_tempdir(self._tmp)
             self._tmp = None
         self.workspace = None
 

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import ast
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from rewardlab.envs.swe.testrun import config_names
+from rewardlab.leases import owned_temporary_directory
 
 #: Top-level modules of the test runner; a repository module of that name would shadow it.
 RUNNER_MODULES = frozenset({"pytest", "_pytest", "pluggy", "py", "iniconfig", "packaging"})
@@ -159,8 +159,8 @@ def _pytest_view(name: str, text: str | None) -> object:
         from _pytest.outcomes import OutcomeException
     except ImportError:  # an older pytest: every change to the file counts
         return text
-    with tempfile.TemporaryDirectory(prefix="rewardlab-swe-config-") as scratch:
-        path = Path(scratch) / name
+    with owned_temporary_directory("rewardlab-swe-config-") as scratch:
+        path = scratch / name
         path.write_bytes(text.encode("utf-8", "surrogatepass"))
         try:
             config = load_config_dict_from_file(path)

@@ -29,7 +29,6 @@ import re
 import secrets
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -37,6 +36,7 @@ from typing import Any
 
 from rewardlab.envs.swe.collector import sign
 from rewardlab.envs.swe.workspace import Workspace
+from rewardlab.leases import owned_tempdir, remove_owned_tempdir
 from rewardlab.sandbox import Limits, Sandbox, SandboxError, SandboxResult
 
 #: The most output (the record stream included) an evaluation keeps: 1.5 KB a test for 20,000 tests.
@@ -83,7 +83,7 @@ def base_config(base: Mapping[str, str], test_ids: Sequence[str]) -> str | None:
         from _pytest.config.findpaths import locate_config
     except ImportError:  # pragma: no cover - no pytest on the host (Docker backend): the empty config
         return None
-    scratch = Path(tempfile.mkdtemp(prefix="rewardlab-swe-config-"))
+    scratch = owned_tempdir("rewardlab-swe-config-")
     try:
         root = scratch / "repo"
         Workspace(root, candidates)
@@ -96,7 +96,7 @@ def base_config(base: Mapping[str, str], test_ids: Sequence[str]) -> str | None:
             return None
         return Path(found).relative_to(root).as_posix()
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_owned_tempdir(scratch)
 
 
 @dataclass(frozen=True)
