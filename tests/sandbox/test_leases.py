@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -227,7 +228,5 @@ def test_the_reaper_removes_containers_of_gone_owners_and_only_those():
         assert all(exists(client, made[name]) for name in ("live", "unowned", "foreign", "elsewhere"))
     finally:
         for container_id in made.values():
-            try:
+            with contextlib.suppress(Exception):
                 client.api.remove_container(container_id, force=True)
-            except Exception:
-                pass
