@@ -40,7 +40,7 @@ def test_check_env():
     base = BPMNEnv()
     check_env(base, skip_render_check=True)
     assert base.reward_component_names == COMPONENTS
-    assert base.reward_space.shape == (4,)
+    assert base.reward_space.shape == (5,)
 
 
 def test_oracle_succeeds_on_every_task(env):
@@ -127,7 +127,7 @@ def test_attempt_limit_ends_the_episode_with_the_invalid_penalty():
     assert reward == -0.5 and not info["is_success"]
     # well_formed, bpmn_root, scorable_model and bare_answer hold; schema_valid fails
     assert info["reward_components"]["syntactic"] == 0.0 and info["reward_components"]["validity"] == 0.8
-    assert info["score"] == pytest.approx(0.8 / 4)
+    assert info["score"] == pytest.approx(0.8 / 5)
 
 
 def test_single_shot_and_max_turns_truncation():
@@ -153,7 +153,7 @@ def test_empty_and_non_text_actions_never_crash(env):
 
 
 def test_components_times_weights_reproduce_the_reward():
-    weights = {"validity": 1.0, "syntactic": 2.0, "pragmatic": 0.5, "semantic": 3.0}
+    weights = {"validity": 1.0, "syntactic": 2.0, "pragmatic": 0.5, "semantic": 3.0, "correctness": 1.5}
     env = gym.make("RewardLab/BPMN-v1", reward_weights=weights)
     agents = [OracleAgent(env), RandomAgent(env, seed=1)]
     for i in range(24):
@@ -164,7 +164,7 @@ def test_components_times_weights_reproduce_the_reward():
             if terminated or truncated:
                 break
         assert sum(info["reward_weights"].values()) == pytest.approx(1.0)
-        assert info["reward_weights"]["semantic"] == pytest.approx(3.0 / 6.5)
+        assert info["reward_weights"]["semantic"] == pytest.approx(3.0 / 8.0)
         expected = sum(info["reward_weights"][k] * info["reward_components"][k] for k in COMPONENTS)
         assert info["score"] == pytest.approx(expected)
         gate_open = info["reward_components"]["validity"] == 1.0
@@ -172,7 +172,9 @@ def test_components_times_weights_reproduce_the_reward():
 
 
 def test_weighting_aggregate_and_gate_options():
-    only_semantic = gym.make("RewardLab/BPMN-v1", reward_weights={"validity": 0, "syntactic": 0, "pragmatic": 0})
+    only_semantic = gym.make(
+        "RewardLab/BPMN-v1", reward_weights={"validity": 0, "syntactic": 0, "pragmatic": 0, "correctness": 0}
+    )
     only_semantic.reset(seed=0, options={"task_id": TASK})
     _, reward, *_, info = only_semantic.step(reference_xml(only_semantic.unwrapped.task))
     assert reward == pytest.approx(info["reward_components"]["semantic"]) == pytest.approx(1.0)
@@ -204,7 +206,7 @@ def test_metrics_expose_every_sub_metric(env):
     env.reset(seed=0, options={"task_id": "miwg-C.6.0"})
     *_, info = env.step(reference(env))
     metrics = info["metrics"]
-    assert len(metrics) == 62 and len(metrics) >= 35
+    assert len(metrics) == 64 and len(metrics) >= 35
     groups = {name.split("/")[0] for name in metrics}
     assert groups == set(COMPONENTS)
     assert all(0.0 <= value <= 1.0 and math.isfinite(value) for value in metrics.values())
@@ -223,7 +225,7 @@ def test_fenced_answer_fails_validity_and_asks_for_bare_xml(env):
     observation, reward, terminated, _, info = env.step(answer)
     assert terminated and not info["is_success"] and reward == 0.0
     assert info["reward_components"]["validity"] == pytest.approx(0.8)
-    assert info["metrics"]["validity/bare_answer"] == 0.0 and info["score"] < 0.25
+    assert info["metrics"]["validity/bare_answer"] == 0.0 and info["score"] < 0.2
 
 
 def test_lenient_format_scores_the_extracted_model():

@@ -85,7 +85,7 @@ def test_hostile_answer_gives_low_score_and_clear_error(name):
     elapsed = time.perf_counter() - start
     assert terminated and not truncated
     assert reward == 0.0 and not info["is_success"]
-    assert info["score"] <= 0.8 / 4 + 1e-9  # at most 4 of the 5 validity checks pass, the gate zeroes the rest
+    assert info["score"] <= 0.8 / 5 + 1e-9  # at most 4 of the 5 validity checks pass, the gate zeroes the rest
     assert isinstance(info["action_error"], str) and expected in info["action_error"]
     assert len(info["action_error"]) < 500 and len(observation) < 2000
     assert elapsed < 2.0, f"{name} took {elapsed:.2f}s (containment, not a speed benchmark)"

@@ -16,6 +16,8 @@ writes a schema-valid model with a diagram, so the only thing it lacks is the ta
   dealt out in turn) and its message flows between the named elements: coverage farming.
 - ``label_stuffing``: one task whose name lists every quoted name.
 - ``hedged_labels``: the chain with each task named after two neighbouring names ("A or B").
+
+The equivalent and defective rewrites of the oracle's answer are in :mod:`rewardlab.envs.bpmn.rewrites`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from xml.sax.saxutils import quoteattr
 
 from rewardlab.audit.strategy import AuditProfile, EpisodeView, strategy
 from rewardlab.envs.bpmn.parse import BPMN_NS, BPMNDI_NS, DC_NS
+from rewardlab.envs.bpmn.rewrites import DEFECTS, EQUIVALENTS
 
 DI_NS = "http://www.omg.org/spec/DD/20100524/DI"
 
@@ -203,6 +206,10 @@ def hedged_labels(view: EpisodeView) -> Iterator[str]:
     yield from _repeat(chain(labels))
 
 
+DEFECT_DELTA = 0.15
+"""The least mean reward one modelling defect costs: with equal weights it loses ``correctness`` (1/5), less
+whatever the graded components gain (observed: at least 0.2 on every task); 0.15 leaves room for reweighting."""
+
 PROFILE = AuditProfile(
     strategies=(
         minimal_model,
@@ -216,5 +223,8 @@ PROFILE = AuditProfile(
         hedged_labels,
     ),
     finish="",
+    equivalents=EQUIVALENTS,
+    defects=DEFECTS,
+    defect_delta=DEFECT_DELTA,
 )
 """BPMN-v1's :class:`~rewardlab.audit.AuditProfile`; the finishing action is the empty answer."""

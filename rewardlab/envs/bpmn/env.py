@@ -38,7 +38,7 @@ class BPMNEnv(TextEnv):
     than 500 flow nodes or 2,000 flows), the next observation reports what the validator found and
     the agent may repair it, up to ``max_attempts`` answers. The decomposed reward follows the
     quality perspectives of the BPMN reward-design study: validity as a gate, then syntactic,
-    pragmatic and semantic quality.
+    pragmatic and semantic quality; ``correctness`` says whether the answer is the reference's model.
 
     62 tasks, 41 generated of difficulty 1–5 (sequences to pools with message flows) and the 21 OMG
     BPMN MIWG reference models; 47 train, 15 test. A task is drawn from the train split with the
@@ -61,12 +61,13 @@ class BPMNEnv(TextEnv):
     below it the other components are 0 and the reward is ``invalid_penalty`` (default 0). Formulas:
     :mod:`rewardlab.envs.bpmn.rubric` and :mod:`rewardlab.envs.bpmn.semantic`.
 
-    | name              | formula                                                        | default weight | range  |
-    |-------------------|----------------------------------------------------------------|----------------|--------|
-    | `validity` (gate) | mean(well-formed, BPMN root, XSD-valid, scorable, bare answer) | 1/4            | [0, 1] |
-    | `syntactic`       | mean(24 modelling rules) · semantic                            | 1/4            | [0, 1] |
-    | `pragmatic`       | mean(14 understandability metrics) · semantic                  | 1/4            | [0, 1] |
-    | `semantic`        | node F1 · mean(succession F1, profile similarity, coverage)    | 1/4            | [0, 1] |
+    | name              | formula                                                         | default weight | range  |
+    |-------------------|-----------------------------------------------------------------|----------------|--------|
+    | `validity` (gate) | mean(well-formed, BPMN root, XSD-valid, scorable, bare answer)  | 1/5            | [0, 1] |
+    | `syntactic`       | mean(24 modelling rules) · semantic                             | 1/5            | [0, 1] |
+    | `pragmatic`       | mean(14 understandability metrics) · semantic                   | 1/5            | [0, 1] |
+    | `semantic`        | node F1 · mean(succession F1, profile similarity, coverage)     | 1/5            | [0, 1] |
+    | `correctness`     | [same behaviour] · [no modelling defect beyond the reference's] | 1/5            | {0, 1} |
 
     ``validity`` counts ``bare answer`` (nothing around the ``definitions`` element) only with
     ``strict_format``, else it is the mean of the other four; *scorable* means 1 to 500 flow nodes
@@ -74,12 +75,17 @@ class BPMNEnv(TextEnv):
     (``syntactic/<rule>``) and understandability metrics (``pragmatic/<metric>``) scaled by
     ``semantic``; ``semantic`` compares with the reference: node-matching F1 times the mean of routed
     succession F1, behavioural-profile similarity per relation class and coverage of the element
-    kinds present (``semantic/<metric>``).
+    kinds present (``semantic/<metric>``). ``correctness`` is 1 when the answer behaves as the
+    reference (every activity and event matched with its type; the same routed successions,
+    behavioural profile and message flows) and breaks no modelling rule on more elements than the
+    reference does (``correctness/same_behaviour``, ``correctness/no_new_defects``), else 0.
 
-    With the defaults a usable answer earns ``R = 1/4 · (1 + semantic · (1 + mean(rules) +
-    mean(metrics)))`` ∈ [1/4, 1]; anything else earns ``invalid_penalty``. ``info["metrics"]`` holds
-    62 sub-metrics (5 validity, 24 syntactic and 14 pragmatic, unscaled, 19 semantic).
-    ``info["is_success"]``: valid, ``semantic ≥ 0.9`` and ``mean(rules) ≥ min(0.9, the reference's)``.
+    With the defaults a usable answer earns ``R = 1/5 · (1 + semantic · (1 + mean(rules) +
+    mean(metrics)) + correctness)`` ∈ [1/5, 1]; anything else earns ``invalid_penalty``.
+    ``info["metrics"]`` holds 64 sub-metrics (5 validity, 24 syntactic and 14 pragmatic, unscaled,
+    19 semantic, 2 correctness). ``info["is_success"]`` means correct: valid, ``semantic ≥ 0.9``,
+    ``mean(rules) ≥ min(0.9, the reference's)``, the same behaviour as the reference and no
+    modelling defect beyond its own (read from the answer, whatever the weights).
 
     ## Milestones
 
@@ -126,6 +132,15 @@ class BPMNEnv(TextEnv):
       encoding, standalone) and XML whitespace, is a bare answer; comments, processing instructions,
       malformed declarations, invisible characters or prose around it fail validity (a DOCTYPE is
       refused in any mode).
+    - *A defective copy of the reference* (the ``defective`` audit battery,
+      :mod:`rewardlab.envs.bpmn.rewrites`: a sequence flow removed, an implicit split added, the
+      start or an end event removed, a gateway made mixed, a gateway's type swapped): the graded
+      components move little for one defect in a large model, so ``correctness`` and success read
+      whether the behaviour is the reference's and whether any rule is broken more often than in
+      the reference; every such defect costs the whole 1/5 and success. Re-serialisations (the
+      ``equivalent`` battery: other ids, prefixes, element order, no diagram, ``incoming``/``outgoing``
+      children added or dropped, re-cased labels) keep both; node-matching ties between equal labels
+      are broken by structure, never by document order.
     - *Hostile input*: size caps before parsing, no DTDs or entities, libxml2 depth limits, node and
       flow caps before any graph metric (:mod:`rewardlab.envs.bpmn.parse`, :mod:`rewardlab.envs.bpmn.model`).
 
@@ -135,6 +150,8 @@ class BPMNEnv(TextEnv):
     - v1: syntactic and pragmatic scaled by semantic; semantic = node F1 × control flow (routed
       successions, per-class behavioural profile with pools and lanes, coverage of present kinds);
       ``strict_format`` accepts only an XML declaration and whitespace around the root.
+      Issue 26: a fifth component ``correctness`` (same behaviour as the reference, no modelling
+      defect beyond its own) that ``is_success`` also requires; node matching breaks ties by structure.
     """
 
     system_prompt: ClassVar[str] = (

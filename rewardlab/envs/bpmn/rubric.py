@@ -1,7 +1,8 @@
-"""The BPMN rubric: validity (a gate), syntactic, pragmatic and semantic quality.
+"""The BPMN rubric: validity (a gate), syntactic, pragmatic and semantic quality, and correctness.
 
-The four components are the quality perspectives of the BPMN reward-design study (syntactic,
-pragmatic, semantic, with XSD validity as a gate), each in [0, 1]:
+The first four components are the quality perspectives of the BPMN reward-design study (syntactic,
+pragmatic, semantic, with XSD validity as a gate), each in [0, 1]; the fifth says whether the
+answer is the reference's model:
 
 - ``validity = (well_formed + bpmn_root + schema_valid + scorable_model) / 4``, where
   ``scorable_model`` means 1 to 500 flow nodes and at most 2,000 sequence and 2,000 message
@@ -14,21 +15,36 @@ pragmatic, semantic, with XSD validity as a gate), each in [0, 1]:
 - ``semantic``: fidelity to the reference, :mod:`rewardlab.envs.bpmn.semantic` (0 without a reference).
 - ``syntactic = mean(rules) · semantic``, the rules of :mod:`rewardlab.envs.bpmn.syntactic`.
 - ``pragmatic = mean(metrics) · semantic``, the metrics of :mod:`rewardlab.envs.bpmn.pragmatic`.
+- ``correctness = [same behaviour] · [no new defect]`` ∈ {0, 1}: *same behaviour* is
+  :attr:`~rewardlab.envs.bpmn.semantic.Comparison.same_behaviour` (every activity and event
+  matched with its type, and the routed successions, behavioural profile and message flows equal
+  to the reference's under that matching); *no new defect* is
+  ``Σ_rule max(0, v(rule) − v_ref(rule)) = 0`` with ``v`` the elements that break each modelling
+  rule (:func:`~rewardlab.envs.bpmn.syntactic.rule_violations`), so the answer repeats at most the
+  reference's own defects. The graded components move little when one flow of a 50-node model is
+  wrong; this one is what a single defect costs (1/5 of the reward with equal weights), and it is 0
+  for any cheap answer.
 
 The rules and metrics are reference-free: a fixed model, or a perfect model of another process,
 satisfies them all. Scaled by semantic they pay only as far as the model is the task's, so with
 the default weights and gate a usable answer earns
-``R = 1/4 · (1 + semantic · (1 + mean(rules) + mean(metrics)))``, between 1/4 and 1, and the
-oracle's margin over any answer is at least ``3/4 · (1 − its semantic)`` when the oracle meets
-every rule and metric. Validity's own 1/4 is the same for every usable answer: it ranks valid
-BPMN above invalid output and no valid answer above another.
+``R = 1/5 · (1 + semantic · (1 + mean(rules) + mean(metrics)) + correctness)``, between 1/5 and 1;
+the oracle's margin over any answer is at least ``3/5 · (1 − its semantic)`` when the oracle meets
+every rule and metric, plus 1/5 when the answer is not correct. Validity's own 1/5 is the same for
+every usable answer: it ranks valid BPMN above invalid output and no valid answer above another.
 
 Every sub-metric appears in ``info["metrics"]`` as ``"<component>/<metric>"``; the syntactic and
 pragmatic ones are the unscaled rules and metrics.
 
-Success (``info["is_success"]``): the answer is valid, ``semantic ≥ SEMANTIC_SUCCESS`` (0.9), and
-``mean(rules) ≥ min(SYNTACTIC_SUCCESS, mean(rules) of the reference)`` (0.9, or the reference's
-own score where the reference breaks a rule), so the reference itself always succeeds.
+Success (``info["is_success"]``) means a correct answer: it is valid, ``semantic ≥ SEMANTIC_SUCCESS``
+(0.9), ``mean(rules) ≥ min(SYNTACTIC_SUCCESS, mean(rules) of the reference)`` (0.9, or the
+reference's own score where the reference breaks a rule), and it has the same behaviour as the
+reference and no modelling defect beyond the reference's own (what ``correctness`` reads; success
+reads the outcome, so reweighting the rubric never changes it). The reference itself, and any
+re-serialisation of it (other ids, prefixes, element order, with or without diagram or
+``incoming``/``outgoing`` children, re-cased labels), succeeds; with one sequence flow removed, an
+implicit split added, a start or end event removed, a gateway made mixed or a gateway's type
+swapped, it does not (``rewardlab audit --battery equivalent --battery defective``).
 """
 
 from __future__ import annotations
@@ -40,10 +56,10 @@ from rewardlab.core.rubric import Criterion, Rubric, RubricResult
 from rewardlab.envs.bpmn.model import MAX_FLOW_NODES, MAX_FLOWS, BPMNModel, extract_model
 from rewardlab.envs.bpmn.parse import ParsedAnswer, read_answer
 from rewardlab.envs.bpmn.pragmatic import pragmatic_metrics
-from rewardlab.envs.bpmn.semantic import Profile, profile, semantic_similarity
-from rewardlab.envs.bpmn.syntactic import syntactic_rules
+from rewardlab.envs.bpmn.semantic import Comparison, Profile, compare, profile
+from rewardlab.envs.bpmn.syntactic import rule_violations, syntactic_rules
 
-COMPONENTS: tuple[str, ...] = ("validity", "syntactic", "pragmatic", "semantic")
+COMPONENTS: tuple[str, ...] = ("validity", "syntactic", "pragmatic", "semantic", "correctness")
 SEMANTIC_SUCCESS = 0.9
 """Semantic score an answer needs to count as a success."""
 SYNTACTIC_SUCCESS = 0.9
@@ -52,10 +68,12 @@ SYNTACTIC_SUCCESS = 0.9
 
 @dataclass(frozen=True)
 class Reference:
-    """A reference model, analysed once: its semantic profile and its own syntactic score."""
+    """A reference model, analysed once: its semantic profile, its own syntactic score and its own
+    rule violations (modelling defects an answer may repeat without losing ``correctness``)."""
 
     profile: Profile
     syntactic: float
+    violations: dict[str, int]
 
 
 @lru_cache(maxsize=512)
@@ -66,7 +84,7 @@ def analyse_reference(xml: str) -> Reference | None:
         return None
     model = extract_model(parsed.root)
     rules = syntactic_rules(model)
-    return Reference(profile(model), sum(rules.values()) / len(rules))
+    return Reference(profile(model), sum(rules.values()) / len(rules), rule_violations(model))
 
 
 class BPMNOutcome:
@@ -103,11 +121,26 @@ class BPMNOutcome:
         return model if model is not None and model.nodes and not model.oversized else None
 
     @cached_property
+    def comparison(self) -> Comparison | None:
+        """The semantic comparison with the reference; ``None`` without a scorable model or a reference."""
+        if self.scorable is None or self.reference is None:
+            return None
+        return compare(profile(self.scorable), self.reference.profile)
+
+    @cached_property
     def fidelity(self) -> tuple[float, dict[str, float]]:
         """``(semantic, sub_metrics)`` against the reference; ``(0, {})`` without a scorable model or a reference."""
+        comparison = self.comparison
+        return (0.0, {}) if comparison is None else (comparison.value, comparison.metrics)
+
+    @cached_property
+    def new_defects(self) -> int | None:
+        """Rule violations beyond the reference's own, ``Σ_rule max(0, v_answer(rule) − v_reference(rule))``;
+        ``None`` without a scorable model or a reference."""
         if self.scorable is None or self.reference is None:
-            return 0.0, {}
-        return semantic_similarity(profile(self.scorable), self.reference.profile)
+            return None
+        own = self.reference.violations
+        return sum(max(0, count - own.get(rule, 0)) for rule, count in rule_violations(self.scorable).items())
 
     @cached_property
     def rules(self) -> dict[str, float]:
@@ -181,6 +214,18 @@ def semantic(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
     return value, dict(metrics)
 
 
+def correctness(outcome: BPMNOutcome) -> tuple[float, dict[str, float]]:
+    """1 when the answer is the reference's model, else 0: the same behaviour
+    (:attr:`~rewardlab.envs.bpmn.semantic.Comparison.same_behaviour`) and no modelling defect beyond the
+    reference's own (:attr:`BPMNOutcome.new_defects` = 0). Sub-metrics ``same_behaviour`` and
+    ``no_new_defects`` say which part failed."""
+    comparison, new_defects = outcome.comparison, outcome.new_defects
+    if comparison is None or new_defects is None:
+        return 0.0, {}
+    checks = {"same_behaviour": float(comparison.same_behaviour), "no_new_defects": float(new_defects == 0)}
+    return checks["same_behaviour"] * checks["no_new_defects"], checks
+
+
 def bpmn_rubric() -> Rubric:
     """The default rubric: equal weights, mean aggregate, validity gate at 1."""
     return Rubric(
@@ -209,17 +254,32 @@ def bpmn_rubric() -> Rubric:
                 "node F1 times control-flow similarity (successions, relations, coverage)",
                 formula="node F1 · mean(succession F1, profile similarity, coverage)",
             ),
+            Criterion(
+                "correctness",
+                correctness,
+                "1 when the behaviour equals the reference's and no rule is broken more often than in it",
+                formula="[same behaviour] · [no modelling defect beyond the reference's]",
+                range="{0, 1}",
+            ),
         ],
         gates={"validity": 1.0},
     )
 
 
 def is_success(outcome: BPMNOutcome, result: RubricResult) -> bool:
-    """Valid, ``semantic ≥ 0.9`` and ``mean(rules) ≥ min(0.9, the reference's)`` (see the module docstring)."""
-    if not outcome.usable or outcome.reference is None:
+    """Valid, ``semantic ≥ 0.9``, ``mean(rules) ≥ min(0.9, the reference's)`` and correct: the same behaviour as
+    the reference and no modelling defect beyond its own (see the module docstring).
+
+    Read from the outcome, not from the components, so reweighting or gating the rubric never changes it."""
+    if not outcome.usable or outcome.reference is None or outcome.comparison is None:
         return False
     threshold = min(SYNTACTIC_SUCCESS, outcome.reference.syntactic - 1e-9)
-    return result.components["semantic"] >= SEMANTIC_SUCCESS and outcome.syntactic_quality >= threshold
+    return (
+        outcome.comparison.value >= SEMANTIC_SUCCESS
+        and outcome.syntactic_quality >= threshold
+        and outcome.comparison.same_behaviour
+        and outcome.new_defects == 0
+    )
 
 
 def score_bpmn(answer: str | bytes, reference_xml: str | None = None, rubric: Rubric | None = None) -> RubricResult:

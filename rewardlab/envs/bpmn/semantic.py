@@ -9,7 +9,12 @@ routing, not content: they enter through the successions and relations below). T
    ``S = 0.75·L + 0.25·T`` with ``T = 1`` for the same element type (``userTask``,
    ``startEvent:message`` ...) and 0.5 otherwise; across categories ``S = 0``. The optimal
    one-to-one assignment maximising ΣS (``scipy.optimize.linear_sum_assignment``) gives the
-   matching; pairs with ``S < 0.5`` stay unmatched. ``node_f1`` is the F1 of ``ΣS / k`` and
+   matching; pairs with ``S < 0.5`` stay unmatched. Ties (nodes with the same label and type) are
+   broken by structure: each node also carries the colours of :data:`STRUCTURE_ROUNDS` rounds of
+   Weisfeiler–Lehman refinement over the routed successions (its label and type, then the
+   multisets of its successors' and predecessors' colours with the gateway kinds between), and the
+   assignment maximises ``ΣS + TIE_BREAK · Σ(agreeing rounds)``, so two models that differ only in
+   element order or ids match node for node. The tie-break never enters a score. ``node_f1`` is the F1 of ``ΣS / k`` and
    ``ΣS / m`` for ``k`` candidate and ``m`` reference nodes. A label that lists several
    elements is a hedge: compared with a reference node, ``L = 0`` when the label also names
    (as whole canonical tokens) another reference element whose label neither contains nor is
@@ -39,6 +44,11 @@ routing, not content: they enter through the successions and relations below). T
    min(k, m) / max(k, m)``. Each is 1 when both models lack the element kind, and
    ``element_coverage`` is the mean over the kinds at least one model has (so absent kinds lend
    no free credit).
+
+**Same behaviour** (:attr:`Comparison.same_behaviour`, read by the rubric's ``correctness``): every
+node of each model is matched, with its element type; the mapped successions equal the
+reference's and every relation class agrees pair for pair (``succession_f1 = 1`` and
+``behavioural_similarity = 1``); and the message flows map one to one (``message_flow_coverage = 1``).
 
 ``semantic = node_f1 · (succession_f1 + behavioural_similarity + element_coverage) / 3``: the
 share of the reference's elements the candidate names, times how much of the control flow and
@@ -86,6 +96,11 @@ SEMANTIC_METRICS: tuple[str, ...] = (
 )
 
 EXCLUSIVE, ORDER, REVERSE, LOOP, PARALLEL = 0, 1, 2, 3, 4
+
+STRUCTURE_ROUNDS = 3
+"""Rounds of Weisfeiler–Lehman colour refinement that break ties in the node matching."""
+TIE_BREAK = 1e-6
+"""Weight of one agreeing colour round in the assignment: far below any difference of labels or types."""
 
 
 @lru_cache(maxsize=16384)
@@ -168,6 +183,8 @@ class Profile:
     """Per node, a code of its pool (participant, or process where there is none)."""
     lane_of: np.ndarray
     """Per node, a code of the innermost lane listing it, or -1."""
+    colours: np.ndarray
+    """``(STRUCTURE_ROUNDS + 1) × size`` structural colours (:func:`structural_colours`)."""
 
 
 def profile(model: BPMNModel) -> Profile:
@@ -201,7 +218,33 @@ def profile(model: BPMNModel) -> Profile:
         message_flows=tuple((f.source, f.target) for f in model.message_flows),
         pool_of=_codes([model.pool_of(node.id) for node in nodes]),
         lane_of=_codes([lane_by_node.get(node.id) for node in nodes]),
+        colours=structural_colours(
+            [f"{node.signature}|{canonical_text(node.name)}" for node in nodes], succession, STRUCTURE_ROUNDS
+        ),
     )
+
+
+def structural_colours(initial: list[str], succession: frozenset[tuple[int, int, str, str]], rounds: int) -> np.ndarray:
+    """Weisfeiler–Lehman colours: row 0 hashes each node's ``initial`` string; row ``t + 1`` hashes row ``t``'s
+    colour with the sorted multisets of ``(colour, first, last)`` over its successions out and in.
+
+    Colours depend only on the labelled graph, never on node order or ids, so equal graphs colour equally.
+    """
+    k = len(initial)
+    colours = np.zeros((rounds + 1, k), dtype=np.int64)
+    colours[0] = [zlib.crc32(text.encode("utf-8")) for text in initial]
+    out: list[list[tuple[int, str, str]]] = [[] for _ in range(k)]
+    into: list[list[tuple[int, str, str]]] = [[] for _ in range(k)]
+    for a, b, first, last in succession:
+        out[a].append((b, first, last))
+        into[b].append((a, first, last))
+    for t in range(rounds):
+        row = colours[t]
+        for i in range(k):
+            forward = sorted((int(row[j]), first, last) for j, first, last in out[i])
+            backward = sorted((int(row[j]), first, last) for j, first, last in into[i])
+            colours[t + 1, i] = zlib.crc32(repr((int(row[i]), forward, backward)).encode("utf-8"))
+    return colours
 
 
 def _codes(keys: list[str | None]) -> np.ndarray:
@@ -297,10 +340,14 @@ def _f1(precision: float, recall: float) -> float:
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-def _assign(sim: np.ndarray, threshold: float) -> list[tuple[int, int]]:
+def _assign(sim: np.ndarray, threshold: float, agreement: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """The optimal one-to-one assignment on ``sim + TIE_BREAK · agreement``; pairs with ``sim < threshold`` dropped."""
     if sim.size == 0:
         return []
-    rows, cols = linear_sum_assignment(sim, maximize=True)
+    weights = sim.astype(np.float64)
+    if agreement is not None:
+        weights = weights + TIE_BREAK * agreement
+    rows, cols = linear_sum_assignment(weights, maximize=True)
     return [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if sim[r, c] >= threshold]
 
 
@@ -316,8 +363,44 @@ def _named_coverage(candidate: LabelSet, reference: LabelSet) -> tuple[float, li
     return float(sum(float(sim[r, c]) for r, c in pairs)) / max(k, m), pairs
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """A candidate compared with a reference.
+
+    Attributes:
+        value: ``semantic`` (the module docstring's formula).
+        metrics: The sub-metrics of :data:`SEMANTIC_METRICS`.
+        pairs: The node matching, ``(candidate node, reference node)``.
+        sizes: ``(candidate nodes, reference nodes)``.
+    """
+
+    value: float
+    metrics: dict[str, float]
+    pairs: tuple[tuple[int, int], ...]
+    sizes: tuple[int, int]
+
+    @property
+    def same_behaviour(self) -> bool:
+        """Every node matched with its type, and the same successions, relations and message flows."""
+        k, m = self.sizes
+        metrics = self.metrics
+        return (
+            len(self.pairs) == k == m
+            and metrics["type_agreement"] == 1.0
+            and metrics["succession_f1"] == 1.0
+            and metrics["behavioural_similarity"] == 1.0
+            and metrics["message_flow_coverage"] == 1.0
+        )
+
+
 def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, dict[str, float]]:
     """``(semantic, sub_metrics)`` of a candidate against a reference; see the module docstring."""
+    comparison = compare(candidate, reference)
+    return comparison.value, comparison.metrics
+
+
+def compare(candidate: Profile, reference: Profile) -> Comparison:
+    """The :class:`Comparison` of a candidate with a reference; see the module docstring."""
     k, m = candidate.size, reference.size
     metrics: dict[str, float] = {}
     sim = np.zeros((k, m), dtype=np.float32)
@@ -331,7 +414,10 @@ def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, 
         same_type = cand_types[:, None] == ref_types[None, :]
         same_category = candidate.categories[:, None] == reference.categories[None, :]
         sim = np.where(same_category, 0.75 * labels + 0.25 * np.where(same_type, 1.0, 0.5), 0.0)
-    pairs = _assign(sim, MATCH_THRESHOLD)
+    agreement = None
+    if k and m:
+        agreement = (candidate.colours[:, :, None] == reference.colours[:, None, :]).sum(axis=0)
+    pairs = _assign(sim, MATCH_THRESHOLD, agreement)
     rows = np.array([r for r, _ in pairs], dtype=int)
     cols = np.array([c for _, c in pairs], dtype=int)
     total = float(sim[rows, cols].sum())
@@ -391,7 +477,7 @@ def semantic_similarity(candidate: Profile, reference: Profile) -> tuple[float, 
     metrics["element_coverage"] = float(np.mean(counted)) if counted else 1.0
     control = (metrics["succession_f1"] + metrics["behavioural_similarity"] + metrics["element_coverage"]) / 3
     value = metrics["node_f1"] * control
-    return value, metrics
+    return Comparison(value, metrics, tuple(pairs), (k, m))
 
 
 def _relation_classes(profile: Profile) -> list[np.ndarray]:

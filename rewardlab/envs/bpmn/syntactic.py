@@ -72,35 +72,48 @@ SYNTACTIC_RULES: tuple[str, ...] = (
 )
 
 
-def _fraction(good: int, total: int) -> float:
-    return 1.0 if total == 0 else good / total
+def _count(good: int, total: int) -> tuple[int, int]:
+    return int(good), int(total)
 
 
 def syntactic_rules(model: BPMNModel) -> dict[str, float]:
-    """Every rule of :data:`SYNTACTIC_RULES` for one model, each in [0, 1]."""
+    """Every rule of :data:`SYNTACTIC_RULES` for one model, each in [0, 1]: ``good / total`` of
+    :func:`rule_counts` (1.0 when the rule concerns no element)."""
+    return {rule: 1.0 if total == 0 else good / total for rule, (good, total) in rule_counts(model).items()}
+
+
+def rule_violations(model: BPMNModel) -> dict[str, int]:
+    """Per rule, the elements that break it (``total − good`` of :func:`rule_counts`): the model's modelling
+    defects, which :mod:`rewardlab.envs.bpmn.rubric` compares with the reference's own."""
+    return {rule: total - good for rule, (good, total) in rule_counts(model).items()}
+
+
+def rule_counts(model: BPMNModel) -> dict[str, tuple[int, int]]:
+    """Per rule of :data:`SYNTACTIC_RULES`, ``(good, total)``: the elements it concerns that satisfy it, and
+    the elements it concerns."""
     graph = model.graph
     nodes = [model.nodes[i] for i in graph.ids]
     succ, pred = graph.succ, graph.pred
     n = len(nodes)
-    rules: dict[str, float] = {}
+    rules: dict[str, tuple[int, int]] = {}
 
     processes = {node.process for node in nodes}
     starts = {node.process for node in nodes if node.kind == "startEvent" and node.container == node.process}
     ends = {node.process for node in nodes if node.kind == "endEvent" and node.container == node.process}
-    rules["start_event_present"] = _fraction(len(starts & processes), len(processes))
-    rules["end_event_present"] = _fraction(len(ends & processes), len(processes))
+    rules["start_event_present"] = _count(len(starts & processes), len(processes))
+    rules["end_event_present"] = _count(len(ends & processes), len(processes))
     start_ids = [i for i, node in enumerate(nodes) if node.kind == "startEvent"]
     end_ids = [i for i, node in enumerate(nodes) if node.kind == "endEvent"]
-    rules["start_no_incoming"] = _fraction(sum(not pred[i] for i in start_ids), len(start_ids))
-    rules["end_no_outgoing"] = _fraction(sum(not succ[i] for i in end_ids), len(end_ids))
+    rules["start_no_incoming"] = _count(sum(not pred[i] for i in start_ids), len(start_ids))
+    rules["end_no_outgoing"] = _count(sum(not succ[i] for i in end_ids), len(end_ids))
 
     known = model.nodes
     resolving = [f for f in model.flows if f.source in known and f.target in known]
-    rules["sequence_flow_refs_resolve"] = _fraction(len(resolving), len(model.flows))
-    rules["sequence_flow_in_container"] = _fraction(len(graph.resolved), len(resolving))
+    rules["sequence_flow_refs_resolve"] = _count(len(resolving), len(model.flows))
+    rules["sequence_flow_in_container"] = _count(len(graph.resolved), len(resolving))
     ends_known = [f for f in model.message_flows if _endpoint(model, f.source) and _endpoint(model, f.target)]
-    rules["message_flow_refs_resolve"] = _fraction(len(ends_known), len(model.message_flows))
-    rules["message_flow_between_pools"] = _fraction(
+    rules["message_flow_refs_resolve"] = _count(len(ends_known), len(model.message_flows))
+    rules["message_flow_between_pools"] = _count(
         sum(model.pool_of(f.source) != model.pool_of(f.target) for f in ends_known), len(ends_known)
     )
 
@@ -116,19 +129,19 @@ def syntactic_rules(model: BPMNModel) -> dict[str, float]:
             and node.kind not in ("boundaryEvent", "startEvent")
         )
     ]
-    rules["reachable_from_start"] = _fraction(int(graph.reachable_from(roots).sum()), n)
+    rules["reachable_from_start"] = _count(int(graph.reachable_from(roots).sum()), n)
     sinks = set(end_ids) | {i for i, node in enumerate(nodes) if not graph.cf_succ[i] and node.kind != "endEvent"}
     implicit_ends = {node.process for node in nodes} - ends
     targets = [i for i in sinks if nodes[i].kind == "endEvent" or nodes[i].process in implicit_ends]
     if n and targets:
         to_end = graph.reach[:, targets].any(axis=1)
         to_end[targets] = True
-        rules["reaches_end"] = float(to_end.mean())
+        rules["reaches_end"] = (int(to_end.sum()), n)
     else:
-        rules["reaches_end"] = _fraction(0, n)
+        rules["reaches_end"] = _count(0, n)
 
     activities = [node for node in nodes if node.category == "activity"]
-    rules["activities_labelled"] = _fraction(sum(bool(a.name) for a in activities), len(activities))
+    rules["activities_labelled"] = _count(sum(bool(a.name) for a in activities), len(activities))
     flows_from: dict[str, list] = {}
     for flow in graph.resolved:
         flows_from.setdefault(flow.source, []).append(flow)
@@ -138,16 +151,16 @@ def syntactic_rules(model: BPMNModel) -> dict[str, float]:
         if node.kind in ("exclusiveGateway", "inclusiveGateway") and len(succ[i]) >= 2
         for flow in flows_from[node.id]
     ]
-    rules["decision_flows_labelled"] = _fraction(
+    rules["decision_flows_labelled"] = _count(
         sum(bool(f.name or f.conditional or f.id == node.default_flow) for node, f in decision_flows),
         len(decision_flows),
     )
 
     gateways = [i for i, node in enumerate(nodes) if node.category == "gateway"]
-    rules["gateway_not_mixed"] = _fraction(
+    rules["gateway_not_mixed"] = _count(
         sum(not (len(pred[i]) > 1 and len(succ[i]) > 1) for i in gateways), len(gateways)
     )
-    rules["gateway_routes"] = _fraction(
+    rules["gateway_routes"] = _count(
         sum(bool(pred[i]) and bool(succ[i]) and (len(pred[i]) > 1 or len(succ[i]) > 1) for i in gateways),
         len(gateways),
     )
@@ -156,22 +169,22 @@ def syntactic_rules(model: BPMNModel) -> dict[str, float]:
     for flow in graph.resolved:
         if not flow.conditional and flow.id != known[flow.source].default_flow:
             unconditional[flow.source] += 1
-    rules["no_implicit_split"] = _fraction(sum(unconditional.get(nodes[i].id, 0) <= 1 for i in plain), len(plain))
-    rules["no_implicit_join"] = _fraction(sum(len(pred[i]) <= 1 for i in plain), len(plain))
+    rules["no_implicit_split"] = _count(sum(unconditional.get(nodes[i].id, 0) <= 1 for i in plain), len(plain))
+    rules["no_implicit_join"] = _count(sum(len(pred[i]) <= 1 for i in plain), len(plain))
 
     pairs = graph.pairs
-    rules["join_type_matched"] = _fraction(
+    rules["join_type_matched"] = _count(
         sum(s is not None and compatible_gateways(nodes[s].kind, nodes[j].kind) for j, s in pairs.join_split.items()),
         len(pairs.joins),
     )
     forking = [s for s in pairs.splits if nodes[s].kind in ("parallelGateway", "inclusiveGateway")]
-    rules["parallel_split_synchronised"] = _fraction(
+    rules["parallel_split_synchronised"] = _count(
         sum(pairs.split_join[s] is None or nodes[pairs.split_join[s]].kind == nodes[s].kind for s in forking),
         len(forking),
     )
 
     boundary = [i for i, node in enumerate(nodes) if node.kind == "boundaryEvent"]
-    rules["boundary_event_valid"] = _fraction(
+    rules["boundary_event_valid"] = _count(
         sum(
             known.get(nodes[i].attached_to) is not None
             and known[nodes[i].attached_to].category == "activity"
@@ -182,12 +195,12 @@ def syntactic_rules(model: BPMNModel) -> dict[str, float]:
         len(boundary),
     )
     event_targets = [t for i, node in enumerate(nodes) if node.kind == "eventBasedGateway" for t in succ[i]]
-    rules["event_gateway_targets"] = _fraction(
+    rules["event_gateway_targets"] = _count(
         sum(nodes[t].kind in ("intermediateCatchEvent", "receiveTask") for t in event_targets), len(event_targets)
     )
     outgoing = {(f.source, f.id): f for f in graph.resolved}
     defaults = [node for node in nodes if node.default_flow]
-    rules["default_flow_valid"] = _fraction(
+    rules["default_flow_valid"] = _count(
         sum(
             (node.id, node.default_flow) in outgoing and not outgoing[(node.id, node.default_flow)].conditional
             for node in defaults
@@ -195,13 +208,13 @@ def syntactic_rules(model: BPMNModel) -> dict[str, float]:
         len(defaults),
     )
     lane_refs = [ref for _, refs in model.lanes.values() for ref in refs]
-    rules["lane_refs_resolve"] = _fraction(sum(ref in known for ref in lane_refs), len(lane_refs))
+    rules["lane_refs_resolve"] = _count(sum(ref in known for ref in lane_refs), len(lane_refs))
     process_ids = set(model.processes)
-    rules["pool_refs_resolve"] = _fraction(
+    rules["pool_refs_resolve"] = _count(
         sum(not ref or ref in process_ids for _, ref in model.participants.values()), len(model.participants)
     )
     intermediate = [i for i, node in enumerate(nodes) if node.kind.startswith("intermediate")]
-    rules["intermediate_event_connected"] = _fraction(
+    rules["intermediate_event_connected"] = _count(
         sum(bool(pred[i]) and bool(succ[i]) for i in intermediate), len(intermediate)
     )
     return rules

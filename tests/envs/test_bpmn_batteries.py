@@ -1,0 +1,224 @@
+"""BPMN-v1 rewards that mean correct (issue 26): equivalent rewrites of a model keep success and nearly all
+the reward; one modelling defect loses success and at least the profile's ``defect_delta``."""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rewardlab.audit import audit_env
+from rewardlab.audit.rewrite import EQUIVALENT_TOLERANCE, RewriteContext
+from rewardlab.envs.bpmn.audit import DEFECT_DELTA, PROFILE, chain_graph, model_xml
+from rewardlab.envs.bpmn.rewrites import (
+    DEFECTS,
+    EQUIVALENTS,
+    elements_shuffled,
+    gateway_mixed,
+    ids_renamed,
+    implicit_split_added,
+)
+from rewardlab.envs.bpmn.rubric import BPMNOutcome, bpmn_rubric, is_success
+from rewardlab.envs.bpmn.syntactic import SYNTACTIC_RULES, rule_counts, rule_violations, syntactic_rules
+
+RUBRIC = bpmn_rubric()
+
+
+def score(answer: str, reference: str) -> tuple[float, bool, dict[str, float]]:
+    """``(reward, is_success, metrics)`` of one answer, as the env scores it (strict format)."""
+    outcome = BPMNOutcome(answer, reference, strict_format=True)
+    result = RUBRIC.score(outcome, usable=outcome.usable)
+    return result.reward, is_success(outcome, result), dict(result.metrics)
+
+
+def rewrite(rewrite_, xml: str, seed: int = 0) -> str | None:
+    """Apply a rewrite to a model as if it were the oracle's answer."""
+    rng = np.random.default_rng(seed)
+    out = rewrite_.apply(RewriteContext(None, "hand-built", (xml,), "", {}, rng))
+    return None if out is None else out[-1]
+
+
+@pytest.fixture(scope="module")
+def report():
+    """The equivalent and defective batteries on the test split, played through the env."""
+    return audit_env("RewardLab/BPMN-v1", batteries=("equivalent", "defective"))
+
+
+def test_the_profile_registers_every_rewrite_and_states_its_delta():
+    assert PROFILE.equivalents == EQUIVALENTS and PROFILE.defects == DEFECTS
+    assert PROFILE.defect_delta == DEFECT_DELTA >= 0.1
+    assert len({r.name for r in (*EQUIVALENTS, *DEFECTS)}) == len(EQUIVALENTS) + len(DEFECTS)
+
+
+def test_every_equivalent_keeps_success_on_every_test_task(report):
+    rows = [row for row in report.rewrites if row.battery == "equivalent"]
+    assert {row.rewrite for row in rows} == {r.name for r in EQUIVALENTS}
+    for row in rows:
+        assert row.applicable > 0, row.rewrite
+        assert row.successes == row.applicable and not row.flags, (row.rewrite, row.flags)
+        assert max(o - e.reward for e, o in zip(row.episodes, row.oracle_rewards, strict=True)) <= EQUIVALENT_TOLERANCE
+
+
+def test_every_defect_loses_success_on_every_test_task_and_delta_on_average(report):
+    rows = [row for row in report.rewrites if row.battery == "defective"]
+    assert {row.rewrite for row in rows} == {r.name for r in DEFECTS}
+    for row in rows:
+        assert row.applicable > 0, row.rewrite
+        assert row.successes == 0 and not row.flags, (row.rewrite, row.flags)
+        assert row.mean_loss >= DEFECT_DELTA
+        assert all(not e.is_success for e in row.episodes)
+
+
+def test_the_report_rates_are_zero(report):
+    assert report.rewrites and all(not row.flagged for row in report.rewrites)
+
+
+# ---------------------------------------------------------------- hand-built models
+
+DIAMOND = model_xml(
+    [
+        ("startEvent", "Order received"),
+        ("task", "Check order"),
+        ("exclusiveGateway", ""),
+        ("task", "Ship goods"),
+        ("task", "Reject order"),
+        ("exclusiveGateway", ""),
+        ("task", "Close order"),
+        ("endEvent", "Order closed"),
+    ],
+    [(0, 1), (1, 2), (2, 3), (2, 4), (3, 5), (4, 5), (5, 6), (6, 7)],
+)
+
+
+def test_the_reference_scores_full_correctness():
+    reward, success, metrics = score(DIAMOND, DIAMOND)
+    assert success and metrics["correctness/same_behaviour"] == 1.0 and metrics["correctness/no_new_defects"] == 1.0
+
+
+def test_an_implicit_split_breaks_behaviour_and_adds_a_defect():
+    defective = DIAMOND.replace("</process>", '<sequenceFlow id="extra" sourceRef="n1" targetRef="n6"/></process>')
+    reward, success, metrics = score(defective, DIAMOND)
+    assert not success
+    assert metrics["correctness/same_behaviour"] == 0.0 and metrics["correctness/no_new_defects"] == 0.0
+    assert rule_violations(BPMNOutcome(defective).scorable)["no_implicit_split"] == 1  # type: ignore[arg-type]
+    assert reward <= score(DIAMOND, DIAMOND)[0] - 0.2
+
+
+def test_a_mixed_gateway_that_keeps_the_behaviour_is_still_a_defect():
+    # the XOR join n5 and a following XOR split merged: the same behaviour, one gateway that joins and splits
+    reference = model_xml(
+        [
+            ("startEvent", "Start"),
+            ("exclusiveGateway", ""),
+            ("task", "Pay by card"),
+            ("task", "Pay cash"),
+            ("exclusiveGateway", ""),
+            ("exclusiveGateway", ""),
+            ("task", "Ship goods"),
+            ("task", "Collect goods"),
+            ("exclusiveGateway", ""),
+            ("endEvent", "End"),
+        ],
+        [(0, 1), (1, 2), (1, 3), (2, 4), (3, 4), (4, 5), (5, 6), (5, 7), (6, 8), (7, 8), (8, 9)],
+    )
+    mixed = rewrite(gateway_mixed, reference)
+    assert mixed is not None and mixed.count("<exclusiveGateway") == reference.count("<exclusiveGateway") - 1
+    reward, success, metrics = score(mixed, reference)
+    assert metrics["correctness/same_behaviour"] == 1.0 and metrics["correctness/no_new_defects"] == 0.0
+    assert metrics["syntactic/gateway_not_mixed"] < 1.0 and not success
+
+
+def test_equal_labels_are_matched_by_structure_not_by_document_order():
+    # "Check order" twice, before and after the decision: the shuffled document must still match node for node
+    nodes = [
+        ("startEvent", "Start"),
+        ("task", "Check order"),
+        ("exclusiveGateway", ""),
+        ("task", "Ship goods"),
+        ("task", "Reject order"),
+        ("exclusiveGateway", ""),
+        ("task", "Check order"),
+        ("endEvent", "End"),
+    ]
+    flows = [(0, 1), (1, 2), (2, 3), (2, 4), (3, 5), (4, 5), (5, 6), (6, 7)]
+    reference = model_xml(nodes, flows)
+    order = [6, 0, 4, 2, 7, 1, 5, 3]
+    where = {old: new for new, old in enumerate(order)}
+    reordered = model_xml([nodes[i] for i in order], [(where[a], where[b]) for a, b in flows])
+    reward, success, metrics = score(reordered, reference)
+    assert (
+        success and metrics["semantic/succession_f1"] == 1.0 and reward == pytest.approx(score(reference, reference)[0])
+    )
+
+
+def test_rule_counts_agree_with_the_rules():
+    model = BPMNOutcome(DIAMOND).scorable
+    assert model is not None
+    counts, rules = rule_counts(model), syntactic_rules(model)
+    assert list(counts) == list(SYNTACTIC_RULES) == list(rules)
+    for rule, (good, total) in counts.items():
+        assert 0 <= good <= total and rules[rule] == pytest.approx(good / total if total else 1.0)
+    assert rule_violations(model)["decision_flows_labelled"] == 2  # the XOR split's two flows have no name
+
+
+# ---------------------------------------------------------------- properties over generated models
+
+LABELS = st.lists(
+    st.sampled_from(["Check order", "Ship goods", "Send invoice", "check  ORDER"]), min_size=1, max_size=7
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(labels=LABELS, gateways=st.booleans(), seed=st.integers(0, 2**16))
+def test_equivalents_of_any_model_keep_success(labels, gateways, seed):
+    reference = model_xml(*chain_graph(labels, gateways=gateways))
+    best, success, _ = score(reference, reference)
+    assert success
+    for equivalent in EQUIVALENTS:
+        answer = rewrite(equivalent, reference, seed)
+        if answer is None:
+            continue
+        reward, success, metrics = score(answer, reference)
+        assert success and best - reward <= EQUIVALENT_TOLERANCE, (equivalent.name, metrics)
+    # two equivalents in a row are still equivalent
+    twice = rewrite(elements_shuffled, rewrite(ids_renamed, reference, seed) or "", seed + 1)
+    assert twice is not None and score(twice, reference)[1]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(labels=LABELS, gateways=st.booleans(), seed=st.integers(0, 2**16))
+def test_defects_of_any_model_lose_success_and_correctness(labels, gateways, seed):
+    reference = model_xml(*chain_graph(labels, gateways=gateways))
+    best = score(reference, reference)[0]
+    for defect in DEFECTS:
+        answer = rewrite(defect, reference, seed)
+        if answer is None:
+            continue
+        reward, success, metrics = score(answer, reference)
+        assert not success, defect.name
+        assert metrics["correctness/same_behaviour"] * metrics["correctness/no_new_defects"] == 0.0
+        assert best - reward >= 0.15, (defect.name, best, reward)
+
+
+@settings(max_examples=40, deadline=None)
+@given(names=st.lists(st.text(max_size=40), min_size=1, max_size=6), extra=st.integers(0, 7))
+def test_arbitrary_labels_and_an_extra_flow_never_crash(names, extra):
+    nodes, flows = chain_graph(names)
+    reference = model_xml(nodes, flows)
+    answer = model_xml(nodes, [*flows, (extra % len(nodes), (extra * 3 + 1) % len(nodes))])
+    reward, success, metrics = score(answer, reference)
+    assert 0.0 <= reward <= 1.0 and metrics.get("correctness/same_behaviour", 0.0) in (0.0, 1.0)
+
+
+def test_rewrites_seeded_per_task_are_deterministic():
+    for item in (*EQUIVALENTS, *DEFECTS):
+        seed = zlib.crc32(item.name.encode())
+        assert rewrite(item, DIAMOND, seed) == rewrite(item, DIAMOND, seed)
+
+
+def test_every_defect_applies_to_a_model_with_a_decision():
+    assert all(rewrite(defect, DIAMOND) is not None for defect in DEFECTS)
+    assert '<sequenceFlow id="implicit_split_0" sourceRef="n' in (rewrite(implicit_split_added, DIAMOND) or "")
