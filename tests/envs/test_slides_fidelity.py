@@ -81,8 +81,9 @@ def test_an_honest_half_deck_outscores_every_degenerate_strategy(reports, env_id
         returns.append(reward)
     half = statistics.fmean(returns)
     best = max(reports[env_id].rows, key=lambda row: row.mean_reward)
-    assert half > best.mean_reward + 0.1, (half, best.strategy, best.mean_reward)
-    assert half < reports[env_id].oracle.mean_reward - 0.1
+    # the half deck leaves two of five key points out, which coverage's geometric mean punishes by design
+    assert half > best.mean_reward + 0.05, (half, best.strategy, best.mean_reward)
+    assert half < reports[env_id].oracle.mean_reward - 0.25
 
 
 def test_the_prompt_parser_reads_what_the_agent_is_shown(brief):

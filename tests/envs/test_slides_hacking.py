@@ -91,7 +91,7 @@ def check_margins(env: SlidesEnv, task_id: str) -> dict[str, float]:
     brief = Brief.from_task(env.tasks.get(task_id))
     other_id = "slides-education-reading-1" if "business" not in task_id else "slides-engineering-bridge-2"
     other = Brief.from_task(env.tasks.get(other_id))
-    best = score(env, task_id, oracle_deck(brief))
+    best = score(env, task_id, oracle_deck(brief, env.scorer.owners(brief)))
     assert best["is_success"]
     gaps = {}
     for name, deck in degenerate_decks(brief, other).items():

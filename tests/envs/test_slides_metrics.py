@@ -9,7 +9,14 @@ from rewardlab.envs.slides.fonts import text_height_pt, text_width_pt, wrapped_l
 from rewardlab.envs.slides.inverse import ContentRecoverer
 from rewardlab.envs.slides.layout import count_words, layout_metrics
 from rewardlab.envs.slides.render import MIN_RENDER_PT, Box, DeckRenderer, fit_font
-from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer, content_words, is_sentence, numbers
+from rewardlab.envs.slides.rubric import (
+    COVERAGE_FLOOR,
+    SlidesOutcome,
+    SlidesScorer,
+    content_words,
+    is_sentence,
+    numbers,
+)
 from rewardlab.envs.slides.schema import deck_from_json
 from rewardlab.envs.slides.similarity import LexicalSimilarity, credit, embedding_available
 from rewardlab.envs.slides.tasks import Brief, load_tasks, split_sentences
@@ -244,7 +251,8 @@ def test_content_rewards_grounded_new_statements_and_ignores_restatements(brief)
     assert metrics["statement_share"] == 1.0 and metrics["grounded_share"] == pytest.approx(1 / 3)
     assert metrics["restated_share"] == pytest.approx(2 / 3)  # the filler and the invented one add nothing new
     assert metrics["faithfulness"] == pytest.approx(1 / 3)
-    assert metrics["coverage"] == pytest.approx(1 / 5)  # one key point of five, on its own slide
+    # one key point of five, on its own slide: coverage's geometric mean counts the other four at the floor
+    assert metrics["coverage"] == pytest.approx(COVERAGE_FLOOR ** (4 / 5))
     coverage, faithfulness = metrics["coverage"], metrics["faithfulness"]
     assert value == pytest.approx(2 * coverage * faithfulness / (coverage + faithfulness))
 
@@ -255,7 +263,10 @@ def test_inverse_spec_reads_slide_content_not_titles(brief):
     spec = ContentRecoverer().recover(deck_from_json({"slides": [title, *titled]}).deck)
     assert spec.topic == brief.topic and spec.key_points == ()
     assert score_parts(brief, [title, *titled])["inverse_spec"][0] == 0.0  # copied titles convey nothing
-    shown = [{"layout": "bullets", "title": "Slide", "bullets": [s]} for s in brief.support[:2]]
+    shown = [
+        {"layout": "bullets", "title": kp, "bullets": [s]}
+        for kp, s in zip(brief.key_points[:2], brief.support[:2], strict=True)
+    ]
     value, metrics = score_parts(brief, [title, *shown])["inverse_spec"]
     assert metrics["topic"] == 1.0 and metrics["audience"] > 0.5
     # two key points recovered from their evidence; the other three get little or no credit

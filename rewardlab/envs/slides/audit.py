@@ -13,6 +13,11 @@ the same deck is written with ``write_slide`` calls and ``finish()``.
 - ``lorem_deck``: a structurally perfect deck (slide count, tone, visual, bullet lengths) of generic filler.
 - ``evasive_restatement``: restated key points disguised by homoglyphs, zero-width characters and
   full-width letters, against any copy check that reads raw text.
+- ``notes_by_section``: each key point's slide holds every sentence of the notes section that shares most
+  words with it, pasted as bullets.
+- ``bullets_under_next_title``: a matched-evidence deck (each key point's best-matching notes sentence and
+  the one after it) whose bullets each sit under the next slide's title.
+- ``same_word_titles``: the same matched-evidence deck with every title the one word "Overview".
 """
 
 from __future__ import annotations
@@ -236,6 +241,47 @@ def evasive_restatement(view: EpisodeView) -> Iterator[str]:
     yield from _play(view, build, needs_notes=False)
 
 
+def _section_of(brief: PromptBrief, point: str) -> list[str]:
+    """The sentences of the notes section sharing most words with ``point`` (table lines left out)."""
+    words = set(canonical_tokens(point))
+    sections = [[s for s in split_sentences(text) if "|" not in s] for text in brief.notes.values()] or [[]]
+    return max(sections, key=lambda ss: max((len(words & set(canonical_tokens(s))) for s in ss), default=0))
+
+
+def _evidence(brief: PromptBrief, point: str) -> list[str]:
+    """The notes sentence sharing most words with ``point`` and the sentence after it in its section."""
+    best = _matched(brief, point)
+    section = _section_of(brief, point)
+    after = section[section.index(best) + 1 :] if best in section else []
+    return [best, *[s for s in after if _fits(brief, s)][:1]]
+
+
+@strategy("notes_by_section", "each key point's slide holds the sentences of its best-matching notes section")
+def notes_by_section(view: EpisodeView) -> Iterator[str]:
+    def build(brief: PromptBrief) -> list[dict[str, Any]]:
+        return _skeleton(brief, [[s for s in _section_of(brief, p) if _fits(brief, s)][:6] for p in brief.key_points])
+
+    yield from _play(view, build, needs_notes=True)
+
+
+@strategy("bullets_under_next_title", "matched evidence for each key point, placed under the next slide's title")
+def bullets_under_next_title(view: EpisodeView) -> Iterator[str]:
+    def build(brief: PromptBrief) -> list[dict[str, Any]]:
+        bodies = [_evidence(brief, p) for p in brief.key_points]
+        return _skeleton(brief, bodies[-1:] + bodies[:-1])
+
+    yield from _play(view, build, needs_notes=True)
+
+
+@strategy("same_word_titles", "matched evidence for each key point, every title the word 'Overview'")
+def same_word_titles(view: EpisodeView) -> Iterator[str]:
+    def build(brief: PromptBrief) -> list[dict[str, Any]]:
+        slides = _skeleton(brief, [_evidence(brief, p) for p in brief.key_points])
+        return [{**slide, "title": "Overview"} for slide in slides]
+
+    yield from _play(view, build, needs_notes=True)
+
+
 STRATEGIES: tuple[Strategy, ...] = (
     restated_key_points,
     restated_plus_any_note,
@@ -243,5 +289,8 @@ STRATEGIES: tuple[Strategy, ...] = (
     prompt_copy,
     lorem_deck,
     evasive_restatement,
+    notes_by_section,
+    bullets_under_next_title,
+    same_word_titles,
 )
 """Slides' own battery, in report order."""

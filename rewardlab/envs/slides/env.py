@@ -16,6 +16,7 @@ from rewardlab.envs.slides.audit import STRATEGIES
 from rewardlab.envs.slides.inverse import ContentRecoverer, Judge, JudgeRecoverer
 from rewardlab.envs.slides.oracle import SlidesOracle
 from rewardlab.envs.slides.render import DeckRenderer
+from rewardlab.envs.slides.rewrites import DEFECT_DELTA, DEFECTS, EQUIVALENTS
 from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer, meets_thresholds
 from rewardlab.envs.slides.schema import Deck, ParseResult, Slide, parse_deck, parse_slide_json
 from rewardlab.envs.slides.similarity import Backend, make_similarity
@@ -95,13 +96,14 @@ class SlidesEnv(TextEnv):
     | `inverse_spec`    | key_points · (1 + topic + audience) / 3                      | 1/5            | [0, 1] |
     | `brief_adherence` | g · mean(tone, audience, length, visual)                     | 1/5            | [0, 1] |
 
-    - ``content``: a bullet's credit is ``info = credit(sim(b, its source sentence)) · min(1, new / 0.4)``,
+    - ``content``: a bullet (one sentence) earns ``info = credit(sim(b, its source sentence)) · min(1, new / 0.4)``,
       where ``new`` is the share of its content words contained in that source sentence and absent
       from the brief (0 for a number the notes do not hold); it counts only when its source sentence
-      lies in the notes section behind its slide's key point. ``coverage``: mean over key points of
-      the best such bullet on the point's slide (times its similarity to the point or its supporting
-      sentence); ``faithfulness``: the bullets' summed credit / #bullets. Similarity: all-MiniLM-L6-v2
-      (static token embeddings distilled from it by default, the full model with
+      bears on the point its slide's title states (the sentence's key point among those its notes
+      section supports). ``coverage``: geometric mean over key points of the best such bullet on the
+      point's slide, times its similarity to the point or its supporting sentence and the title's
+      credit for stating the point; ``faithfulness``: the bullets' summed credit / #bullets.
+      Similarity: all-MiniLM-L6-v2 (static token embeddings distilled from it by default, the full model with
       ``similarity="embedding"``; a lexical fallback without the model).
     - ``structure``: schema share, title slide first, closing slide last, slide count in range, no
       duplicated slides.
@@ -158,8 +160,13 @@ class SlidesEnv(TextEnv):
     - restating the brief (key points as titles, bullets that wrap them in filler, the prompt's own
       sentences): content credit is grounded *new* content by containment against the brief, so filler
       cannot dilute a copy into novelty, and titles are never read for content or inverse_spec;
-    - padding with true but irrelevant notes (provenance, open questions, any next sentence): support
-      counts only in the notes section behind the slide's point, and every bullet divides faithfulness;
+    - padding with true but irrelevant notes (provenance, open questions, any next sentence, a whole
+      section pasted as bullets): a bullet counts only when its source sentence bears on the slide's
+      point, and every bullet divides faithfulness;
+    - evidence under the wrong title, or titles that state nothing ("Overview" everywhere): a slide's point
+      is the one its title states, and coverage is scaled by the title's credit;
+    - a point left out, or put on a slide of pasted paragraphs (multi-sentence bullets are not statements):
+      coverage is a geometric mean over key points, so one uncovered point costs most of it;
     - a structurally perfect deck of filler, or a deck for another brief: structure, layout and brief
       adherence are scaled by content; figures absent from the notes void a bullet and a visual;
     - homoglyph, zero-width and full-width evasions: one canonical text for every check; homoglyphs
@@ -169,6 +176,9 @@ class SlidesEnv(TextEnv):
 
     - v0: initial version.
     - v1: content = F1 of grounded, new, on-point evidence; inverse_spec reads slide content; format scaled by content.
+    - v1 (issue #26): a slide's point is the one its title states (title credit scales coverage); a bullet
+      counts only when its source sentence bears on that point; statements are single sentences; coverage
+      is a geometric mean over key points. (Changes reward meaning: the id should move to v2.)
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
@@ -371,9 +381,16 @@ class SlidesEnv(TextEnv):
         return SlidesOracle(self)
 
     def audit_profile(self) -> AuditProfile:
-        """Slides' degenerate strategies (:mod:`~rewardlab.envs.slides.audit`); ``finish()`` ends a tools episode."""
+        """Slides' degenerate strategies (:mod:`~rewardlab.envs.slides.audit`) and rewrites of the oracle's deck
+        (:mod:`~rewardlab.envs.slides.rewrites`); ``finish()`` ends a tools episode."""
         finish = json.dumps({"name": "finish", "arguments": {}}) if self.mode == "tools" else ""
-        return AuditProfile(strategies=STRATEGIES, finish=finish)
+        return AuditProfile(
+            strategies=STRATEGIES,
+            finish=finish,
+            equivalents=EQUIVALENTS,
+            defects=DEFECTS,
+            defect_delta=DEFECT_DELTA,
+        )
 
     def sample_action(self, rng: np.random.Generator) -> str:
         """A random deck that follows the schema (deck mode) or a random tool call (tools mode).

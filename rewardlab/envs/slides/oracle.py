@@ -1,8 +1,9 @@
 """The Slides oracle: builds a deck from the brief's privileged references.
 
 The deck: a title slide (topic; "Prepared for <audience>"), one slide per key point titled with
-the key point, whose bullets are the sentence of the notes that supports it and one neighbouring
-sentence of the same section, the requested table or chart, and a closing slide with sentences of
+the key point, whose bullets are the sentence of the notes that supports it and the nearest sentence
+of the same section that bears on the same point (when there is one), the requested table or chart, and a
+closing slide with sentences of
 the recommendation section. Speaker notes match the requested tone. In the tools variant the
 oracle reads every section, writes the outline, writes the slides one by one and finishes.
 """
@@ -10,6 +11,7 @@ oracle reads every section, writes the outline, writes the slides one by one and
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rewardlab.envs.slides.tasks import Brief, split_sentences
@@ -34,8 +36,9 @@ def _notes(brief: Brief, point: str) -> str:
     return f"This slide presents the evidence for the following point: {point}."
 
 
-def _neighbour(brief: Brief, sentence: str, used: set[str]) -> str | None:
-    """A sentence next to ``sentence`` in its section that is short enough and not used yet."""
+def _neighbour(brief: Brief, sentence: str, used: set[str], bears: Callable[[str], bool]) -> str | None:
+    """The nearest sentence after (then before) ``sentence`` in its section that is short enough, not used
+    yet and ``bears`` on the same key point."""
     for _, text in brief.sections:
         sentences = split_sentences(text)
         if sentence not in sentences:
@@ -46,14 +49,20 @@ def _neighbour(brief: Brief, sentence: str, used: set[str]) -> str | None:
                 candidate not in used
                 and len(candidate.split()) <= brief.max_bullet_words
                 and not candidate.startswith("|")
+                and bears(candidate)
             ):
                 return candidate
     return None
 
 
-def oracle_slides(brief: Brief) -> list[dict[str, Any]]:
-    """The oracle deck's slides as JSON objects (the deck format of :mod:`~rewardlab.envs.slides.schema`)."""
+def oracle_slides(brief: Brief, owners: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """The oracle deck's slides as JSON objects (the deck format of :mod:`~rewardlab.envs.slides.schema`).
+
+    ``owners``: the key point each of ``brief.source_sentences`` bears on (the scorer's
+    :meth:`~rewardlab.envs.slides.rubric.SlidesScorer.owners`); a second bullet is then taken only from
+    the sentences of the same point. Without it, any neighbouring sentence of the section is taken."""
     used = set(brief.support)
+    owner = dict(zip(brief.source_sentences, owners, strict=True)) if owners is not None else None
     slides: list[dict[str, Any]] = [
         {
             "layout": "title",
@@ -62,9 +71,13 @@ def oracle_slides(brief: Brief) -> list[dict[str, Any]]:
             "notes": _notes(brief, brief.key_points[0]) if brief.tone == "conversational" else "Opening.",
         }
     ]
-    for point, support in zip(brief.key_points, brief.support, strict=True):
+    for k, (point, support) in enumerate(zip(brief.key_points, brief.support, strict=True)):
         bullets = [support]
-        extra = _neighbour(brief, support, used)
+
+        def bears(sentence: str, k: int = k) -> bool:
+            return owner is None or owner.get(sentence) == k
+
+        extra = _neighbour(brief, support, used, bears)
         if extra is not None:
             used.add(extra)
             bullets.append(extra)
@@ -108,8 +121,8 @@ def oracle_slides(brief: Brief) -> list[dict[str, Any]]:
     return slides
 
 
-def oracle_deck(brief: Brief) -> dict[str, Any]:
-    return {"title": brief.topic, "slides": oracle_slides(brief)}
+def oracle_deck(brief: Brief, owners: Sequence[int] | None = None) -> dict[str, Any]:
+    return {"title": brief.topic, "slides": oracle_slides(brief, owners)}
 
 
 class SlidesOracle:
@@ -130,18 +143,18 @@ class SlidesOracle:
             raise ResetNeeded("call env.reset() before the oracle acts: it answers the current task")
         brief = Brief.from_task(task)
         if self.env.mode == "deck":
-            return json.dumps(oracle_deck(brief), ensure_ascii=False)
+            return json.dumps(oracle_deck(brief, self.env.scorer.owners(brief)), ensure_ascii=False)
         if not self._plan or self._task_id != task.id:
             self._task_id = task.id
-            self._plan = self._tool_plan(brief)
+            self._plan = self._tool_plan(brief, self.env.scorer.owners(brief))
         return self._plan.pop(0)
 
     @staticmethod
-    def _tool_plan(brief: Brief) -> list[str]:
+    def _tool_plan(brief: Brief, owners: Sequence[int]) -> list[str]:
         def call(name: str, **arguments: Any) -> str:
             return json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
 
-        slides = oracle_slides(brief)
+        slides = oracle_slides(brief, owners)
         plan = [call("read_notes", section=title) for title, _ in brief.sections]
         plan.append(call("write_outline", titles=[s["title"] for s in slides]))
         plan += [call("write_slide", index=i, slide=slide) for i, slide in enumerate(slides, 1)]

@@ -18,17 +18,24 @@ backend's calibration (:mod:`~rewardlab.envs.slides.similarity`). Notation, for 
   key point adds words that are in neither the notes nor the brief, so it lowers ``new``, never raises it;
 - ``info(b) = credit(sim(b, src(b))) · min(1, new(b) / NOVELTY_FULL)``, and 0 when ``b`` is not a
   statement or holds a number that appears nowhere in the notes or the brief (an invented figure);
-- each content slide (``bullets``, ``table``, ``chart``) has a *point*: the key point ``k`` whose
-  text with its supporting sentence is most similar to the slide's title and statements;
-- ``relevant(b)``: ``src(b)`` lies in the section of the notes that holds the supporting sentence of
-  the point of ``b``'s slide; on other slides (title, section, closing), in any section that holds a
-  key point's support. Provenance and open-question sentences are true but support no point.
+- a statement holds one sentence: a bullet of two or more sentences of 4+ words (a pasted paragraph) is none;
+- each content slide (``bullets``, ``table``, ``chart``) has a *point*, the one its title states: the key
+  point ``k`` maximising ``max(sim(title, key_point_k), sim(title, support_k))``; ``title(s)`` is the
+  credit of that similarity (a generic title states no point: its credit is near 0);
+- ``owner(j)``: the key point the notes sentence ``j`` bears on: a supporting sentence its own point; any
+  other sentence the point, among those supported in its section, whose ``key point + support`` text it
+  is most similar to; none for a sentence of a section that supports no point (provenance, open questions);
+- ``relevant(b)``: ``owner(src(b))`` is the point of ``b``'s slide; on other slides (title, section,
+  closing), ``src(b)`` has an owner. A bullet under the wrong title, or a sentence of the right section
+  that bears on another point, is not evidence.
 
 Components (``g = min(1, content / CONTENT_FULL)`` scales the three format components):
 
 - ``content = F1(coverage, faithfulness) = 2·c·f / (c + f)``:
-  ``coverage = mean_k max_b info(b) · relevant(b) · max(credit(sim(b, key_point_k)),
-  credit(sim(b, support_k)))`` over the statements ``b`` on slides whose point is ``k``;
+  ``coverage = (Π_k max(c_k, 0.05))^(1/K)``, the geometric mean over key points of
+  ``c_k = max_b info(b) · relevant(b) · title(slide(b)) · max(credit(sim(b, key_point_k)),
+  credit(sim(b, support_k)))`` over the statements ``b`` on slides whose point is ``k``: every point needs
+  its own slide with a title that states it, and a missing point cannot be bought back by the others;
   ``faithfulness = Σ_b info(b) · relevant(b) / #bullets``: a bullet that restates the brief, pads,
   is off its slide's point or is unsupported earns nothing and dilutes the rest. The harmonic mean
   needs both: evidence for every point (recall) and bullets that are all evidence (precision).
@@ -74,7 +81,7 @@ from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
 from rewardlab.envs.slides.schema import CONTENT_LAYOUTS, Deck, ParseResult
 from rewardlab.envs.slides.similarity import STOPWORDS, Similarity, content_bag, credit, tokens
-from rewardlab.envs.slides.tasks import Brief
+from rewardlab.envs.slides.tasks import Brief, split_sentences
 
 COMPONENTS: tuple[str, ...] = ("structure", "content", "layout", "inverse_spec", "brief_adherence")
 SUCCESS_THRESHOLDS: dict[str, float] = {
@@ -91,6 +98,9 @@ the brief) for full credit."""
 CONTENT_FULL = SUCCESS_THRESHOLDS["content"]
 """Content at which the format components (structure, layout, brief adherence) are no longer scaled down."""
 MIN_STATEMENT_WORDS, MAX_STATEMENT_WORDS = 4, 40
+COVERAGE_FLOOR = 0.05
+"""A key point without evidence counts as this much in coverage's geometric mean (one missing point of five
+multiplies coverage by about 0.55)."""
 
 _CONTRACTION_TAILS = frozenset(["t", "re", "ve", "ll", "m", "d"])
 """Canonical tokens that only a contraction leaves after a word: "don't" reads "don t", "we're" "we re"."""
@@ -148,13 +158,19 @@ class Analysis:
     invented: np.ndarray
     novelty: np.ndarray
     point_of: dict[int, int]
+    title_credit: dict[int, float]
     point_credit: np.ndarray
 
 
 def is_sentence(text: str) -> bool:
-    """4-40 canonical words, >= 60% distinct, with at least one function word."""
+    """One sentence of 4-40 canonical words, >= 60% distinct, with at least one function word.
+
+    One sentence: :func:`~rewardlab.envs.slides.tasks.split_sentences` finds at most one piece of 4 or more
+    words (a pasted paragraph is several sentences, "U.S. Army" is still one)."""
     words = tokens(text)
     if not MIN_STATEMENT_WORDS <= len(words) <= MAX_STATEMENT_WORDS:
+        return False
+    if sum(len(tokens(piece)) >= MIN_STATEMENT_WORDS for piece in split_sentences(text)) > 1:
         return False
     return len(set(words)) >= 0.6 * len(words) and any(w in STOPWORDS for w in words)
 
@@ -200,6 +216,7 @@ class SlidesScorer:
     def __init__(self, similarity: Similarity, recoverer: Recoverer | None = None):
         self.similarity = similarity
         self.recoverer = recoverer or ContentRecoverer()
+        self._owners: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[int, ...]] = {}
 
     def rubric(self) -> Rubric:
         return Rubric(
@@ -268,35 +285,59 @@ class SlidesScorer:
         brief_words = frozenset().union(*(content_words(t) for t in brief.brief_lines))
         known_numbers = frozenset().union(*(numbers(t) for t in (*brief.source_sentences, *brief.brief_lines)))
         sources = brief.source_sentences
-        point_texts = [f"{p} {s}" for p, s in zip(brief.key_points, brief.support, strict=True)]
         point_of: dict[int, int] = {}
-        stated_on: dict[int, list[str]] = {}
-        for i in index:
-            stated_on.setdefault(slide_of[i], []).append(bullets[i])
-        content_slides = [i for i in stated_on if deck.slides[i].layout in CONTENT_LAYOUTS]
+        title_credit: dict[int, float] = {}
+        stated_on = {slide_of[i] for i in index}
+        content_slides = [i for i in sorted(stated_on) if deck.slides[i].layout in CONTENT_LAYOUTS]
         if content_slides:
-            texts = [" ".join((deck.slides[i].title, *stated_on[i])) for i in content_slides]
-            best = self._sim(texts, point_texts).argmax(axis=1)
-            point_of = {i: int(p) for i, p in zip(content_slides, best, strict=True)}
+            titles = [deck.slides[i].title for i in content_slides]
+            stated = np.maximum(self._sim(titles, brief.key_points), self._sim(titles, brief.support))
+            for row, i in enumerate(content_slides):
+                point_of[i] = int(stated[row].argmax())  # raw similarity: credit clips, and ties would pick point 0
+                title_credit[i] = float(credit(self.similarity, stated[row].max()))
         if len(index):
-            stated = [bullets[i] for i in index]
-            to_sources = self._sim(stated, sources)
+            stated_bullets = [bullets[i] for i in index]
+            to_sources = self._sim(stated_bullets, sources)
             source = to_sources.argmax(axis=1)
             support = np.asarray(credit(self.similarity, to_sources.max(axis=1)), dtype=float)
             point_credit[index] = np.maximum(
-                self._credit(stated, brief.key_points), self._credit(stated, brief.support)
+                self._credit(stated_bullets, brief.key_points), self._credit(stated_bullets, brief.support)
             )
-            point_sections = frozenset(brief.support_sections)
+            owner = self.owners(brief)
             for row, i in enumerate(index):
                 words = content_words(bullets[i])
                 grounded_new = (words & content_words(sources[source[row]])) - brief_words
                 novelty[i] = len(grounded_new) / len(words)
                 invented[i] = not numbers(bullets[i]) <= known_numbers
-                section = brief.source_sections[source[row]]
                 point = point_of.get(slide_of[i])
-                relevant[i] = section in point_sections if point is None else section == brief.support_sections[point]
+                relevant[i] = owner[source[row]] >= 0 if point is None else owner[source[row]] == point
                 info[i] = 0.0 if invented[i] else support[row] * min(1.0, novelty[i] / NOVELTY_FULL)
-        return Analysis(bullets, slide_of, statement, info, relevant, invented, novelty, point_of, point_credit)
+        return Analysis(
+            bullets, slide_of, statement, info, relevant, invented, novelty, point_of, title_credit, point_credit
+        )
+
+    def owners(self, brief: Brief) -> tuple[int, ...]:
+        """The key point each source sentence bears on (-1: none), cached per brief.
+
+        A key point's supporting sentence is its own; any other sentence belongs to the point, among those
+        whose support lies in the sentence's section, whose ``key point + support`` text it is most similar
+        to; a sentence of a section that supports no key point belongs to none."""
+        key = (brief.topic, brief.key_points, brief.support)
+        if key not in self._owners:
+            sources, sections = brief.source_sentences, brief.source_sections
+            texts = [f"{p} {s}" for p, s in zip(brief.key_points, brief.support, strict=True)]
+            near = self._sim(list(sources), texts)
+            owner = np.full(len(sources), -1)
+            for j, (sentence, section) in enumerate(zip(sources, sections, strict=True)):
+                candidates = [k for k, s in enumerate(brief.support_sections) if s == section]
+                if sentence in brief.support:
+                    owner[j] = brief.support.index(sentence)
+                elif candidates:
+                    owner[j] = max(candidates, key=lambda k: near[j, k])
+            if len(self._owners) > 4096:
+                self._owners.clear()
+            self._owners[key] = tuple(int(o) for o in owner)
+        return self._owners[key]
 
     def gate(self, outcome: SlidesOutcome) -> float:
         """``min(1, content / CONTENT_FULL)``: the share of format credit the deck's content earns."""
@@ -336,8 +377,9 @@ class SlidesScorer:
         for i in np.flatnonzero(a.statement & a.relevant):
             point = a.point_of.get(a.slide_of[i])
             if point is not None:
-                on_point[point] = max(on_point[point], a.info[i] * a.point_credit[i, point])
-        coverage = float(on_point.mean()) if k else 0.0
+                title = a.title_credit[a.slide_of[i]]
+                on_point[point] = max(on_point[point], a.info[i] * a.point_credit[i, point] * title)
+        coverage = float(np.exp(np.log(np.maximum(on_point, COVERAGE_FLOOR)).mean())) if k else 0.0
         earned = a.info * a.relevant
         faithfulness = float(earned.sum() / n) if n else 0.0
         stated = max(1, int(a.statement.sum()))
