@@ -128,6 +128,7 @@ class AuditReport:
             ]
             for rewrite in self.rewrites:
                 flag = "FLAGGED: " + "; ".join(rewrite.flags) if rewrite.flags else "ok"
+                flag = "applies to none of these tasks" if not rewrite.applicable else flag
                 lines.append(
                     f"| {rewrite.rewrite} | {rewrite.battery} | {rewrite.applicable} | {rewrite.successes} "
                     f"| {rewrite.mean_loss:+.3f} | {flag} |"

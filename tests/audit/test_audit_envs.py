@@ -1,4 +1,5 @@
-"""``rewardlab audit`` over every registered env: no degenerate strategy may be flagged.
+"""``rewardlab audit`` over every registered env, all three batteries: no degenerate strategy, equivalent
+rewrite or defective rewrite may be flagged, and every env plays rewrites of both kinds.
 
 Each env is audited on tasks evenly spread over its test split (all of them where episodes are
 cheap); the closing figures of ``rewardlab audit ENV --split test`` cover every test task.
@@ -49,3 +50,6 @@ def test_no_degenerate_strategy_is_flagged(env_id):
     assert not report.flagged, report.format_table()
     assert report.oracle.successes == len(report.task_ids)
     assert len(report.rows) >= 12, "the env registers too few strategies of its own"
+    for battery in ("equivalent", "defective"):
+        played = [row for row in report.rewrites if row.battery == battery and row.applicable]
+        assert played, f"no {battery} rewrite applies to the audited tasks\n{report.format_table()}"

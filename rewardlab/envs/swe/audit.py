@@ -366,5 +366,10 @@ STRATEGIES = (
 
 
 def audit_profile() -> AuditProfile:
-    """SWE-v1's :class:`~rewardlab.audit.AuditProfile`: the strategies above, finishing with ``submit``."""
-    return AuditProfile(strategies=STRATEGIES, finish="submit")
+    """SWE-v1's :class:`~rewardlab.audit.AuditProfile`: the strategies above, finishing with ``submit``,
+    and the rewrites of :mod:`rewardlab.envs.swe.rewrites`."""
+    from rewardlab.envs.swe.rewrites import DEFECT_DELTA, DEFECTS, EQUIVALENTS
+
+    return AuditProfile(
+        strategies=STRATEGIES, finish="submit", equivalents=EQUIVALENTS, defects=DEFECTS, defect_delta=DEFECT_DELTA
+    )
