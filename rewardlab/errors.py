@@ -32,6 +32,12 @@ class ResetNeeded(RewardLabError, RuntimeError):
     """``step`` was called before ``reset`` or after the episode ended."""
 
 
+class InfrastructureError(RewardLabError, RuntimeError):
+    """What runs the env failed, not the agent: the browser or the env's page server (Chromium killed,
+    its page closed, the site server stopped), the Ray actor holding the env. Envs end the episode
+    with ``info["infra_error"]`` instead of letting it escape, and rebuild what died at the next reset."""
+
+
 class MissingDependencyError(RewardLabError, ImportError):
     """An optional dependency is not installed; the message names the extra."""
 

@@ -23,7 +23,9 @@ Algorithm, per update:
 
    with ``ρ_t = π(y_t)/π_old(y_t)`` and means over agent tokens.
 
-Logs as in :mod:`rewardlab.baselines.grpo`, plus ``losses/value``, ``charts/explained_variance``.
+Logs as in :mod:`rewardlab.baselines.grpo`, plus ``losses/value``, ``charts/explained_variance``. Episodes an
+infrastructure fault ended (``info["infra_error"]``) are dropped before the update, never scored 0
+(``charts/infra_error_ratio``; a step left with none skips its update, ``charts/update_skipped``).
 
 Run::
 
@@ -389,27 +391,35 @@ def train(
                 seed=config.seed * 1_000_003 + step * config.episodes_per_step,
             )
             rollout_s = time.perf_counter() - start
+            # an episode an infrastructure fault ended says nothing of its actions: dropped, never scored 0
+            scored = [e for e in episodes if not e.infra_error]
             start = time.perf_counter()
-            losses = update(
-                policy,
-                value_head,
-                optimizer,
-                episodes,
-                config,
-                reference=reference,
-                pad_id=tokenizer.pad_token_id,
-                device=device,
-                rng=rng,
+            losses = (
+                update(
+                    policy,
+                    value_head,
+                    optimizer,
+                    scored,
+                    config,
+                    reference=reference,
+                    pad_id=tokenizer.pad_token_id,
+                    device=device,
+                    rng=rng,
+                )
+                if scored
+                else {}
             )
             update_s = time.perf_counter() - start
             row = {
                 "step": step,
-                **reward_metrics(episodes),
+                **(reward_metrics(scored) if scored else {}),
                 **losses,
+                "charts/infra_error_ratio": (len(episodes) - len(scored)) / len(episodes),
+                "charts/update_skipped": float(not scored),
                 "time/rollout_s": rollout_s,
                 "time/update_s": update_s,
                 "perf/rollout_tokens_per_s": sum(e.agent_tokens for e in episodes) / rollout_s,
-                "perf/update_tokens_per_s": sum(len(e.token_ids) for e in episodes) * config.epochs / update_s,
+                "perf/update_tokens_per_s": sum(len(e.token_ids) for e in scored) * config.epochs / max(update_s, 1e-9),
             }
             logger.log(row)
             if on_update is not None:

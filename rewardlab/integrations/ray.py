@@ -29,13 +29,14 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
 
-from rewardlab.errors import ConfigError, require
+from rewardlab.errors import ConfigError, InfrastructureError, require
 
 __all__ = ["EnvActor", "RemoteEnv", "make_remote_envs", "run_episodes_on_actors"]
 
@@ -90,21 +91,51 @@ class RemoteEnv:
     ``reset``/``step`` block; ``reset_async``/``step_async`` return a Ray object ref that
     :meth:`wait` resolves. ``unwrapped`` is a local instance of the same env, used only for its
     metadata (``tasks``, ``rubric``, ``reward_component_names``); it never plays.
+
+    When the actor dies (its node is lost, it is OOM-killed or killed), a step in flight ends the
+    episode as an infrastructure failure: ``terminated``, reward 0.0 and ``info["infra_error"]``,
+    which trainers drop instead of scoring. With ``respawn`` (what :func:`make_remote_envs` passes)
+    the next ``reset`` runs on a new actor; a reset whose actor died is retried once on a new one.
     """
 
-    def __init__(self, actor: Any, env_id: str, env_kwargs: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        actor: Any,
+        env_id: str,
+        env_kwargs: dict[str, Any] | None = None,
+        respawn: Callable[[], Any] | None = None,
+    ):
         self.actor = actor
+        self._respawn = respawn
         self._local = gym.make(env_id, **(env_kwargs or {}))
         self.unwrapped = self._local.unwrapped
+        self._pending: dict[Any, tuple[str, dict[str, Any]]] = {}
 
     def reset_async(self, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
-        return self.actor.reset.remote(seed=seed, options=options)
+        handle = self.actor.reset.remote(seed=seed, options=options)
+        self._pending[handle] = ("reset", {"seed": seed, "options": options})
+        return handle
 
     def step_async(self, action: str) -> Any:
-        return self.actor.step.remote(action)
+        handle = self.actor.step.remote(action)
+        self._pending[handle] = ("step", {})
+        return handle
 
     def wait(self, handle: Any) -> Any:
-        return require("ray", "dist").get(handle)
+        ray = require("ray", "dist")
+        kind, arguments = self._pending.pop(handle, ("call", {}))
+        try:
+            return ray.get(handle)
+        except ray.exceptions.RayActorError as exc:
+            reason = f"the Ray actor holding the env died ({type(exc).__name__}: {str(exc).splitlines()[0]})"
+            if self._respawn is None:
+                raise InfrastructureError(reason) from exc
+            self.actor = self._respawn()
+            if kind == "reset":  # nothing was played yet: the same reset on a new actor
+                return ray.get(self.actor.reset.remote(**arguments))
+            if kind == "step":  # the episode is lost with its actor; the next reset runs on the new one
+                return "", 0.0, True, False, {"infra_error": reason, "is_success": False}
+            raise InfrastructureError(reason) from exc
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         return self.wait(self.reset_async(seed=seed, options=options))
@@ -115,7 +146,8 @@ class RemoteEnv:
     def close(self) -> None:
         ray = require("ray", "dist")
         try:
-            ray.get(self.actor.close.remote())
+            with contextlib.suppress(ray.exceptions.RayActorError):  # a dead actor has nothing left to close
+                ray.get(self.actor.close.remote())
         finally:
             ray.kill(self.actor)
             self._local.close()
@@ -134,7 +166,11 @@ def make_remote_envs(
         raise ConfigError(f"count must be a positive int, got {count!r}")
     actor = _actor_class(actor_options)
     spec = _spec_json(env_id)
-    return [RemoteEnv(actor.remote(env_id, env_kwargs, spec), env_id, env_kwargs) for _ in range(count)]
+
+    def respawn() -> Any:
+        return actor.remote(env_id, env_kwargs, spec)
+
+    return [RemoteEnv(respawn(), env_id, env_kwargs, respawn) for _ in range(count)]
 
 
 def run_episodes_on_actors(

@@ -146,3 +146,31 @@ def test_train_stops_on_its_time_budget(tmp_path):
         save_final=False,
     )
     assert len(train(config, model=tiny_model(), tokenizer=tiny_tokenizer()).history) == 1
+
+
+def test_episodes_ended_by_an_infra_fault_are_dropped_before_the_update(tmp_path, monkeypatch):
+    """The update sees only scored episodes; a step whose every episode hit a fault skips its update."""
+    import gymnasium as gym
+
+    from rewardlab.baselines import ppo
+    from rewardlab.envs.echo.env import EchoEnv
+    from tests.baselines.test_grpo import InfraFaultOnT0
+
+    env_id = "RewardLabTest/InfraFaultEcho-v0"
+    if env_id not in gym.registry:
+        gym.register(id=env_id, entry_point=lambda **kwargs: InfraFaultOnT0(EchoEnv(**kwargs)))
+    updated: list[list[str]] = []
+    real_update = ppo.update
+
+    def recording_update(policy, value_head, optimizer, episodes, *args, **kwargs):
+        updated.append([e.task_id for e in episodes])
+        return real_update(policy, value_head, optimizer, episodes, *args, **kwargs)
+
+    monkeypatch.setattr(ppo, "update", recording_update)
+    config = PPOConfig(env_id=env_id, steps=3, episodes_per_step=4, max_new_tokens=4, output_dir=str(tmp_path))
+    config.save_final = False
+    result = train(config, model=tiny_model(), tokenizer=tiny_tokenizer())
+    assert all("t0" not in ids for ids in updated), updated
+    for row, ids in zip([r for r in result.history if not r["charts/update_skipped"]], updated, strict=True):
+        assert row["charts/infra_error_ratio"] == pytest.approx(1 - len(ids) / 4)
+    assert any(row["charts/infra_error_ratio"] > 0 for row in result.history), "no step drew t0: pick another seed"

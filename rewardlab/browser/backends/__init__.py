@@ -9,19 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from rewardlab.browser.observation import Node, PageState
-from rewardlab.errors import RewardLabError
+from rewardlab.errors import InfrastructureError
 
 if TYPE_CHECKING:
     from rewardlab.browser.backends.browser import Chromium
 
 BackendName = Literal["http", "browser"]
 BACKENDS: tuple[str, ...] = ("http", "browser")
-
-
-class InfrastructureError(RewardLabError, RuntimeError):
-    """The browser or the env's own page server failed, not the agent (Chromium killed or crashed,
-    its context or page closed, the site server stopped). Envs end the episode with
-    ``info["infra_error"]`` instead of letting it escape, and rebuild what died at the next reset."""
 
 
 class Backend(Protocol):
