@@ -15,7 +15,7 @@ from rewardlab.agents import OracleAgent, RandomAgent
 from rewardlab.envs.web.answers import answer_matches
 from rewardlab.envs.web.build.tasks import generate_tasks
 from rewardlab.envs.web.env import WebEnv
-from rewardlab.envs.web.rubric import WebOutcome, make_rubric
+from rewardlab.envs.web.rubric import STEP_SLACK, WebOutcome, make_rubric
 from rewardlab.envs.web.sites.lab import INJECTION
 from rewardlab.envs.web.tasks import load_tasks
 from rewardlab.errors import ConfigError
@@ -67,12 +67,16 @@ def test_oracle_scrolls_when_the_budget_hides_elements():
     small = WebEnv(backend="http", observation_budget=600, max_turns=80)
     try:
         oracle = OracleAgent(small)
-        results = [run_episode(small, oracle, seed=0, task_id=task_id) for task_id in small.tasks.ids("test")]
+        ids = small.tasks.ids("test")
+        results = [run_episode(small, oracle, seed=0, task_id=task_id) for task_id in ids]
         assert all(r.is_success for r in results)
         assert any("scroll(down)" in r.actions for r in results)
         assert all(len(obs) <= 600 + 400 for r in results for obs in r.observations)  # + the reset's task line
-        scrolled = [r for r in results if "scroll(down)" in r.actions]
-        assert all(r.components["efficiency"] < 1.0 for r in scrolled)  # more steps than the plan
+        plans = [len(small.tasks.get(task_id).data["solution"]) for task_id in ids]
+        long = [(r, plan) for r, plan in zip(results, plans, strict=True) if len(r.actions) > plan + STEP_SLACK]
+        assert long  # some episodes scroll more than the slack allows
+        for r, plan in long:  # efficiency = min(1, (plan + slack) / steps)
+            assert r.components["efficiency"] == pytest.approx((plan + STEP_SLACK) / len(r.actions))
     finally:
         small.close()
 
@@ -120,9 +124,11 @@ def test_components_times_weights_reproduce_the_reward():
 
 def test_rubric_values_on_known_outcomes():
     rubric = make_rubric()
-    solved = rubric.score(WebOutcome(True, 4, 5, 9, 10, 10, 8))
-    assert solved.components == pytest.approx({"success": 1.0, "progress": 0.8, "validity": 0.72, "efficiency": 0.8})
-    assert solved.reward == pytest.approx((1 + 0.8 + 0.72 + 0.8) / 4)
+    solved = rubric.score(WebOutcome(True, 4, 5, 9, 10, 10, 8))  # 10 steps: within the plan's 8 + 2
+    assert solved.components == pytest.approx({"success": 1.0, "progress": 0.8, "validity": 0.72, "efficiency": 1.0})
+    assert solved.reward == pytest.approx((1 + 0.8 + 0.72 + 1.0) / 4)
+    slow = rubric.score(WebOutcome(True, 5, 5, 15, 15, 15, 8))  # efficiency = min(1, (8 + 2) / 15)
+    assert slow.components["efficiency"] == pytest.approx(10 / 15)
     failed = rubric.score(WebOutcome(False, 1, 4, 1, 1, 1, 8))
     assert failed.components["efficiency"] == 0.0  # quitting early is not paid
     assert failed.components["progress"] == 0.25 and failed.components["validity"] == 0.25

@@ -20,11 +20,17 @@ from typing import Any
 from rewardlab.audit.strategy import AcceptedSuccess, AuditProfile, EpisodeView, Strategy, strategy
 from rewardlab.core.text import canonical_tokens
 from rewardlab.core.toolcalls import parse_tool_calls
+from rewardlab.envs.bfcl import rewrites
 from rewardlab.envs.bfcl.loader import IRRELEVANCE_CATEGORIES
 from rewardlab.envs.bfcl.oracle import NO_CALL_ANSWER
 
 DONE = "Done."
 """The plain-text reply that ends a multi-turn user turn."""
+
+BFCL_DEFECT_DELTA = 0.1
+"""The least mean reward one wrong value must cost (:mod:`rewardlab.envs.bfcl.rewrites`): it voids
+``is_success`` and, of a call with ``k`` needed parameters among ``m`` calls, ``1/(k·m)`` of the
+values, parameters, types and format components."""
 
 MAX_CALLS_PER_ACTION = 16
 """Calls sent in one action (BFCL-v1's parse limit)."""
@@ -146,6 +152,9 @@ def bfcl_profile(category_of: Mapping[str, str], needs_no_values: Callable[[str]
         strategies=BFCL_STRATEGIES,
         finish=NO_CALL_ANSWER,
         accepted_success=accepted_bfcl_success(category_of, needs_no_values),
+        equivalents=rewrites.EQUIVALENTS,
+        defects=rewrites.DEFECTS,
+        defect_delta=BFCL_DEFECT_DELTA,
     )
 
 

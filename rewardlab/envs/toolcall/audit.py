@@ -258,6 +258,22 @@ def accepted_refusals(kind_of: Mapping[str, str]) -> AcceptedSuccess:
     return accepted
 
 
+DEFECT_DELTA = 0.3
+"""The least mean reward a defect of :mod:`rewardlab.envs.toolcall.rewrites` must cost: each voids ``state`` or
+``answer``, and with it ``efficiency`` (two of the six equal weights), and a wrong or extra call also loses
+coverage in ``format``, ``schema`` and ``execution``."""
+
+
 def profile(kind_of: Mapping[str, str]) -> AuditProfile:
-    """ToolCall's audit profile (``kind_of``: task id -> task kind); the empty answer ends an episode."""
-    return AuditProfile(strategies=STRATEGIES, finish="", accepted_success=accepted_refusals(kind_of))
+    """ToolCall's audit profile (``kind_of``: task id -> task kind); the empty answer ends an episode. The
+    equivalent and defective rewrites are those of :mod:`rewardlab.envs.toolcall.rewrites`."""
+    from rewardlab.envs.toolcall import rewrites
+
+    return AuditProfile(
+        strategies=STRATEGIES,
+        finish="",
+        accepted_success=accepted_refusals(kind_of),
+        equivalents=rewrites.EQUIVALENTS,
+        defects=rewrites.DEFECTS,
+        defect_delta=DEFECT_DELTA,
+    )

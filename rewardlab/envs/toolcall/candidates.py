@@ -7,7 +7,8 @@ and the values shown under the same field name in the tool results of the episod
 placed by looking it up: ``"shipped"`` is found in ``orders.status``, so every order status
 competes with it. A number the tools never showed and the world does not hold (a sum the agent
 computes) competes with every other number: the answer must state the computed value, not a
-list of guesses. Values the user wrote in the prompt never compete (restating the request is
+list of guesses; and any number, for a numeric output, that neither the world nor the tools hold is a
+guess at it (``$84.81 or $86.31``). Values the user wrote in the prompt never compete (restating the request is
 not hedging), nor do the other required outputs.
 
 Example:
@@ -30,15 +31,16 @@ from typing import Any, NamedTuple
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.worlds import make_world
 
-NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
-"""A number as written in prose: optional sign, thousands separators, decimals; not part of a word (``O1001``)."""
+NUMBER = re.compile(r"(?<![\w.:\-])-?\d[\d,]*(?:\.\d+)?(?![\w:]|-\d)")
+"""A number as written in prose: optional sign, thousands separators, decimals; not part of a word
+(``O1001``), a clock time (``18:00``) or a date (``2025-03-11``)."""
 
 TOLERANCE = 0.01
 """Two numbers are the same amount when they differ by at most a cent."""
 
 
 def numbers_in(text: str) -> list[float]:
-    """Every number written in ``text`` (``"$1,234.50 on 2025-03-11"`` gives 1234.5, 2025, 3, 11)."""
+    """Every number written in ``text`` (``"$1,234.50 on 2025-03-11 at 18:00"`` gives 1234.5 only)."""
     found = []
     for match in NUMBER.findall(text[:100_000]):
         try:
@@ -114,21 +116,39 @@ class Competitors(NamedTuple):
         any_number: The required value is computed: any number in the answer that is not a
             required value and not in ``allowed`` competes.
         allowed: Numbers the prompt holds (never competing).
+        numeric: The required output is a number: a number in the answer that neither the world
+            nor the tools hold (not in ``known``) is a guess at it, and competes.
+        known: Every number the world's tables and the tool results hold (shared by all items).
     """
 
     strings: tuple[str, ...] = ()
     numbers: tuple[float, ...] = ()
     any_number: bool = False
     allowed: tuple[float, ...] = ()
+    numeric: bool = False
+    known: frozenset[float] = frozenset()
 
 
-def competitors(required: Sequence[Sequence[Any]], indexes: Sequence[ValueIndex], *, prompt: str) -> list[Competitors]:
+def competitors(
+    required: Sequence[Sequence[Any]],
+    indexes: Sequence[ValueIndex],
+    *,
+    prompt: str,
+    sent: Sequence[ValueIndex] = (),
+) -> list[Competitors]:
     """The competitors of each required output (a list of alternatives), from the world's vocabulary
-    and the values seen (``indexes``)."""
+    and the values seen (``indexes``); numbers the episode's own calls sent (``sent``) are known too."""
     canonical_prompt = f" {canonical_text(prompt)} "
     prompt_numbers = tuple(numbers_in(prompt))
     excluded = {value_key(a) for alternatives in required for a in alternatives}
     excluded |= {value_key(n) for n in prompt_numbers}
+    known = frozenset(
+        round(float(v), 2)
+        for index in (*indexes, *sent)
+        for values in index.by_field.values()
+        for v in values
+        if is_number(v)
+    )
     result = []
     for alternatives in required:
         pool: set[Any] = set()
@@ -144,5 +164,6 @@ def competitors(required: Sequence[Sequence[Any]], indexes: Sequence[ValueIndex]
             str(v) for k, v in keys.items() if k[0] == "s" and k not in excluded and f" {k[1]} " not in canonical_prompt
         )
         numbers = sorted(float(v) for k, v in keys.items() if k[0] == "n" and k not in excluded)
-        result.append(Competitors(tuple(strings), tuple(numbers), computed, prompt_numbers))
+        numeric = any(is_number(a) for a in alternatives)
+        result.append(Competitors(tuple(strings), tuple(numbers), computed, prompt_numbers, numeric, known))
     return result

@@ -120,7 +120,13 @@ class ToolCallEnv(TextEnv):
       results, a JSON object of them): a required output competes with the other values of its
       attribute in the world's tables and in the results shown
       (:mod:`~rewardlab.envs.toolcall.candidates`); an answer naming one fails, and so does one
-      longer than its bound relative to the reference answer.
+      longer than its bound relative to the reference answer. For a numeric output, a number that
+      neither the world, the tool results nor the episode's own calls hold is a guess and competes,
+      and more than one number of context (from another field) is a list.
+    - *Negated answers* (``"shipped, not pending"``, ``"it is not pending"``): answers are read for
+      what they affirm (:mod:`~rewardlab.envs.toolcall.negation`: a clause's words from its first
+      negator on are dropped), so a denied required value earns nothing and a denied candidate does
+      not hedge.
     - *Doing nothing on read-only tasks*: their state credit requires every reference call to
       have been made; an empty or contentless reply earns no answer credit.
     - *Any reply on a task that needs no call* (refusals, arithmetic on the prompt): there the
@@ -139,6 +145,9 @@ class ToolCallEnv(TextEnv):
     - v2: a task that needs no call (refusals, arithmetic on the prompt) is all answer: ``κ = a`` there, so
       ``format``, ``schema`` and ``execution`` are not free and ``state`` needs an answer with credit (v1 gave
       any reply, even garbage, 0.583 on the 24 such train tasks).
+    - v2 (issue #26): answers are read for what they affirm ("X, not Y" no longer credits Y); a guessed number
+      beside a numeric output hedges; created records compare numbers in one JSON form (``75`` = ``75.0``);
+      times and dates are not read as numbers. Audited by :mod:`rewardlab.envs.toolcall.rewrites`.
     """
 
     cheap_calls: ClassVar[bool] = True
@@ -172,6 +181,8 @@ class ToolCallEnv(TextEnv):
         self._pending_effects: list[Mapping[str, Any]] = []
         self._ledger: ReferenceLedger | None = None
         self._seen = SeenValues()
+        self._sent = SeenValues()
+        """Arguments of the episode's schema-valid calls (numbers the agent may report, e.g. an amount moved)."""
         self._expected: dict[str, dict[str, Any]] = {}
         """The expected final state by task id."""
         self._initial: dict[tuple[str, int], dict[str, Any]] = {}
@@ -192,6 +203,7 @@ class ToolCallEnv(TextEnv):
         self._pending_effects = list(task.data["effects"])
         self._ledger = ReferenceLedger(self.world, task.data["solution"])
         self._seen = SeenValues()
+        self._sent = SeenValues()
         system_prompt = f"{self.world.description}\n\n{FORMAT}"
         return task.prompt, {"system_prompt": system_prompt, "tools": self.world.tools(), "domain": self.world.domain}
 
@@ -218,6 +230,7 @@ class ToolCallEnv(TextEnv):
                 results.append({"name": call.name, "error": result.error})
                 continue
             outcome.schema_valid += 1
+            self._sent.add(call.arguments)
             new = self._reached_effects() if result.ok and self._pending_effects else []
             reached += new
             related = self._ledger.claim(call.name, call.arguments) or bool(new)
@@ -265,7 +278,7 @@ class ToolCallEnv(TextEnv):
         if outcome.answer is not None and outcome.answer_required:
             world_values = vocabulary(self.world.domain, int(self.task.data["world_seed"]))
             outcome.competitors = competitors(
-                outcome.answer_required, [world_values, self._seen], prompt=self.task.prompt
+                outcome.answer_required, [world_values, self._seen], prompt=self.task.prompt, sent=[self._sent]
             )
         return outcome
 

@@ -33,9 +33,10 @@ component       formula                                                         
                 (``M = C*``: doing nothing is not reading), or with ``C* = 0``
                 the answer earned credit (``a > 0``); else 0
 ``answer``      0 without a final answer, with no words, longer than                [0, 1]
-                ``3·|reference answer| + 60`` canonical characters, or mentioning a
+                ``3·|reference answer| + 60`` canonical characters, or affirming a
                 competing candidate (see :mod:`rewardlab.envs.toolcall.candidates`);
-                otherwise the fraction of required outputs it mentions, or, with
+                otherwise the fraction of required outputs it affirms (negated parts
+                dropped, :mod:`rewardlab.envs.toolcall.negation`), or, with
                 none required, ``[D = 0]·E / E*`` (the report is worth the work it
                 reports; 1 for a task with neither)
 ``efficiency``  ``S · (½ (C*+1)/(max(C, C*)+1) + ½ A*/max(A, A*))``, ``S`` = 1       [0, 1]
@@ -60,6 +61,7 @@ from rewardlab.core.answers import competing_candidates, mentions, within_length
 from rewardlab.core.rubric import Criterion, Rubric
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.candidates import TOLERANCE, Competitors, is_number, numbers_in
+from rewardlab.envs.toolcall.negation import affirmed, negates
 
 COMPONENTS: tuple[str, ...] = ("format", "schema", "execution", "state", "answer", "efficiency")
 
@@ -141,44 +143,64 @@ def state_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     return float(outcome.state_matches and reads_done), metrics
 
 
+MAX_CONTEXT_NUMBERS = 1
+"""Numbers of context (held by the world in another field) an answer with a numeric output may add."""
+
+
 def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
-    """Whether ``answer`` mentions one of ``alternatives``: a string as whole canonical tokens
+    """Whether ``answer`` *affirms* one of ``alternatives``: a string as whole canonical tokens
     (:func:`~rewardlab.core.answers.mentions`), a number as any number written in the answer
-    (thousands separators allowed) within a cent."""
+    (thousands separators allowed) within a cent, both read in :func:`~rewardlab.envs.toolcall.negation.affirmed`
+    (``"shipped, not pending"`` does not affirm ``pending``); an alternative that is itself a negation
+    (``cannot``, ``not enough``) is read in the whole answer."""
     numbers = None
     words = None
+    plain = None
     for alternative in alternatives:
         if not is_number(alternative):
-            words = canonical_text(answer) if words is None else words
+            if negates(str(alternative)):
+                plain = canonical_text(answer) if plain is None else plain
+                if mentions(plain, str(alternative)):
+                    return True
+                continue
+            words = canonical_text(affirmed(answer)) if words is None else words
             if mentions(words, str(alternative)):
                 return True
             continue
         if numbers is None:
-            numbers = numbers_in(answer)
+            numbers = numbers_in(affirmed(answer))
         if any(abs(n - alternative) <= TOLERANCE for n in numbers):
             return True
     return False
 
 
 def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence[Competitors]) -> bool:
-    """Whether ``answer`` mentions a value competing with a required output."""
+    """Whether what ``answer`` affirms (:func:`~rewardlab.envs.toolcall.negation.affirmed`) mentions a value
+    competing with a required output, or, with a numeric output, more than :data:`MAX_CONTEXT_NUMBERS`
+    numbers of context (numbers the world holds in another field, not in the prompt)."""
     references = [str(a) for alternatives in required for a in alternatives if not is_number(a)]
     amounts = [float(a) for alternatives in required for a in alternatives if is_number(a)]
-    words = canonical_text(answer)  # canonical once: the checks below re-read it in linear time
+    stated = affirmed(answer)
+    words = canonical_text(stated)  # canonical once: the checks below re-read it in linear time
     numbers = None
+    context: set[float] = set()
     for item in competitors:
         if item.strings and competing_candidates(words, references, item.strings):
             return True
-        if item.numbers or item.any_number:
-            numbers = numbers_in(answer) if numbers is None else numbers
+        if item.numbers or item.any_number or item.numeric:
+            numbers = numbers_in(stated) if numbers is None else numbers
             for n in numbers:
                 if any(abs(n - r) <= TOLERANCE for r in amounts):
                     continue
-                if item.any_number and not any(abs(n - p) <= TOLERANCE for p in item.allowed):
+                if any(abs(n - p) <= TOLERANCE for p in item.allowed):
+                    continue
+                if item.any_number or any(abs(n - c) <= TOLERANCE / 2 for c in item.numbers):
                     return True
-                if any(abs(n - c) <= TOLERANCE / 2 for c in item.numbers):
-                    return True
-    return False
+                if item.numeric:
+                    if round(n, 2) not in item.known:
+                        return True  # a number nothing holds: a guess at the required one
+                    context.add(round(n, 2))
+    return len(context) > MAX_CONTEXT_NUMBERS
 
 
 def answer_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:

@@ -1,37 +1,51 @@
-"""Grading a Web-v1 ``answer("...")`` so that a hedge across what the pages showed fails.
+"""Grading a Web-v1 ``answer("...")``: right, wrong, or a hedge across candidates of the asked kind.
 
-An answer is correct when, read through :func:`~rewardlab.core.text.canonical_text` (after
-thousands separators are dropped, so ``2,450.00`` and ``2450.00`` are one number):
+Every text is read by :func:`~rewardlab.envs.web.values.read_values`, so a value counts the same
+however it is written (``$79.98``, ``79.98 dollars``; ``3``, ``three``; ``15:00``, ``3 pm``), and
+then through :func:`~rewardlab.core.text.canonical_text`.
 
-1. it mentions an accepted answer (:func:`~rewardlab.core.answers.mentions`);
-2. every number or code in it (a word with a digit: ``$79.98``, ``15:00``, ``ZX-4471-PQ``) lies
-   inside an accepted answer or the task's prompt: ``7.50`` does not pass for ``7``, and a
-   list of the prices on a page fails on its first foreign price;
-3. it names no competing candidate (:func:`~rewardlab.core.answers.competing_candidates`):
-   the names the pages showed (capitalised words inside a sentence, e-mail addresses) and the
-   sites' directory of people (:data:`DIRECTORY`), less the names the prompt itself uses. A
-   name competes with any answer, a price's too: a dump of a product page ("Black, Cropped,
-   Hoodie, Price, $57.99, ...") holds one number but many names;
-4. it stays within :func:`~rewardlab.core.answers.within_length` of the longest accepted
-   answer it mentions (3 × its length + 60 characters: one sentence, not a list).
+The *kind* of the question is read from its accepted answers: the kinds of the values they state
+(``money``, ``percent``, ``time``, ``date``, ``code``, ``count``), ``person`` when they name one of the
+sites' people (:data:`DIRECTORY`), ``name`` when they hold a capitalised name the pages showed, and
+``phrase`` when they hold only other words (``the rollout``). A *candidate* in the answer is something
+it states besides an accepted answer and the prompt:
 
-An answer that states two or more values (foreign numbers, competing names and the reference,
-counted once) or breaks the length bound is *hedged*, which is worse than wrong: the env voids
-the episode's process credit for it, so a hedge never pays more than an honest wrong answer.
+- a value: it *competes* when the question asks for values of its kind, or it is a count whose
+  unit (the word after it, four letters or more) is absent, is in the prompt or follows an accepted
+  value in the answer (``3 or 4``, ``three or four replies``) and the question asks for any value;
+  a count of something else (``2 days``) and a value of another kind are *context*;
+- a person: competes when the question asks for a person, else context;
+- a name the pages showed (a capitalised word inside a sentence, a one-word label, an e-mail
+  address): competes when
+  the question asks for a name or a phrase, else context;
+- a word of four letters or more that the pages showed: competes when the question asks for a
+  phrase (``the rollout or testing``), else it is just a word.
 
-Rule 2 is not ``competing_candidates``: that helper needs the list of candidates, while rule 2
-rejects every number that is not in an accepted answer or the prompt, listed or not.
+The grade, with ``s`` = 1 when the answer mentions an accepted answer (its rendered text, as whole
+canonical tokens), ``c`` its competing candidates and ``x`` its candidates of context::
+
+    hedged   when len(answer) > 3 · len(longest accepted answer stated) + 60 (canonical characters),
+             or s + c >= 2, or x >= 2 (a list of what the pages showed, not one sentence of context)
+    correct  when s = 1 (and not hedged)
+    wrong    otherwise
+
+So an answer with one sentence of context, holding one unrelated number or name, is correct, and
+one listing a second candidate of the asked kind, in digits, in words or in lower case, is hedged.
+A hedge is worse than wrong: the env voids the episode's process credit for it, so hedging never
+pays more than an honest wrong answer.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal
 
 from rewardlab.core.answers import competing_candidates, mentions, within_length
-from rewardlab.core.text import canonical_text
+from rewardlab.core.text import canonical_text, canonical_tokens
 from rewardlab.envs.web.sites import forum, mail
+from rewardlab.envs.web.values import Value, ValueText, read_values
 
 DIRECTORY: tuple[str, ...] = (
     *forum.USERS,
@@ -41,29 +55,27 @@ DIRECTORY: tuple[str, ...] = (
 )
 """The people of the sites (forum accounts, mail contacts and senders): always candidates."""
 
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_WORD = re.compile(r"\S+")
+MIN_WORD = 4
+"""Letters a word needs to be a candidate (a page word, a count's unit): shorter ones are grammar."""
+
+MAX_CONTEXT = 1
+"""Candidates of context an answer may hold (one sentence of context, not a list)."""
+
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _SENTENCE_END = (".", "!", "?", ":", ";")
 
-
-def plain_numbers(text: str) -> str:
-    """``text`` without thousands separators (``2,450.00`` -> ``2450.00``)."""
-    return _THOUSANDS.sub("", text)
-
-
-def numbers(text: str) -> list[str]:
-    """The canonical form of every word of ``text`` that holds a digit."""
-    found = (canonical_text(w) for w in _WORD.findall(plain_numbers(text)) if any(c.isdigit() for c in w))
-    return [n for n in dict.fromkeys(found) if n]
+Grade = Literal["correct", "wrong", "hedged"]
 
 
 def page_names(texts: Iterable[str]) -> set[str]:
-    """Names the pages showed: e-mail addresses, and capitalised words that do not start a sentence."""
+    """Names the pages showed: e-mail addresses, capitalised words that do not start a sentence, and
+    labels (a text that is one capitalised word: ``Colour``, ``Quantity``)."""
     names: set[str] = set()
     for text in texts:
         names.update(_EMAIL.findall(text))
         words = text.split()
+        if len(words) == 1 and words[0][:1].isupper() and words[0].isalpha():
+            names.add(words[0])
         for previous, word in zip(words, words[1:], strict=False):
             core = word.strip("\"'“”‘’()[]{},.;:!?")
             if core[:1].isupper() and not previous.endswith(_SENTENCE_END):
@@ -71,30 +83,148 @@ def page_names(texts: Iterable[str]) -> set[str]:
     return names
 
 
-Grade = Literal["correct", "wrong", "hedged"]
+@dataclass(frozen=True)
+class Question:
+    """What a question asks, read from its accepted answers, its prompt and the pages shown.
+
+    Attributes:
+        references: The accepted answers, read.
+        kinds: The kinds asked (value kinds, ``person``, ``name``, ``phrase``).
+        prompt: The prompt, read.
+        persons: The sites' people the prompt does not name.
+        names: Names the pages showed that the prompt does not use (people excluded).
+        words: Words of :data:`MIN_WORD` letters or more the pages showed, outside the prompt and the references.
+    """
+
+    references: tuple[ValueText, ...]
+    kinds: frozenset[str]
+    prompt: ValueText
+    persons: tuple[str, ...]
+    names: tuple[str, ...]
+    words: frozenset[str]
+
+    @classmethod
+    def read(cls, accepted: Iterable[str], prompt: str = "", pages: Iterable[str] = ()) -> Question:
+        references = tuple(read_values(a) for a in accepted)
+        read_prompt = read_values(prompt)
+        pages = list(pages)
+        persons = tuple(p for p in DIRECTORY if not mentions(prompt, p))
+        names = tuple(n for n in page_names(pages) if not mentions(prompt, n) and n not in DIRECTORY)
+        kinds: set[str] = {v.kind for r in references for v in r.values}
+        for reference in references:
+            if any(mentions(reference.rendered, p) for p in DIRECTORY):
+                kinds.add("person")
+            elif any(mentions(reference.rendered, n) for n in names):
+                kinds.add("name")
+            elif _bare_words(reference) and not reference.values:
+                kinds.add("phrase")
+        known = set(canonical_tokens(read_prompt.rendered)) | {
+            t for r in references for t in canonical_tokens(r.rendered)
+        }
+        words = frozenset(
+            t for page in pages for t in canonical_tokens(page) if len(t) >= MIN_WORD and t.isalpha() and t not in known
+        )
+        return cls(references, frozenset(kinds), read_prompt, persons, names, words)
+
+    @property
+    def value_kinds(self) -> frozenset[str]:
+        return self.kinds - {"person", "name", "phrase"}
+
+
+def _bare_words(text: ValueText) -> list[str]:
+    """The words of a read text outside its values."""
+    rendered = {t for v in text.values for t in canonical_tokens(v.rendered)}
+    return [t for t in canonical_tokens(text.rendered) if t not in rendered and t.isalpha()]
+
+
+def _stem(word: str) -> str:
+    return word.removesuffix("s")
+
+
+def _value_candidates(answer: ValueText, question: Question) -> tuple[int, int]:
+    """``(competing, context)`` among the values the answer states beyond the references and the prompt."""
+    known = {v.rendered for r in (*question.references, question.prompt) for v in r.values}
+    known |= {v.rendered.split(" ", 1)[0] for r in question.references for v in r.values if v.kind == "money"}
+    prompt_words = {_stem(t) for t in canonical_tokens(question.prompt.rendered)}
+    reference_units = {_stem(v.unit) for v in answer.values if v.rendered in known and v.unit}
+    competing = context = 0
+    for value in dict.fromkeys(v for v in answer.values if v.rendered not in known):
+        if _competes(value, question, prompt_words | reference_units):
+            competing += 1
+        else:
+            context += 1
+    return competing, context
+
+
+def _competes(value: Value, question: Question, asked_units: set[str]) -> bool:
+    if value.kind in question.value_kinds - {"count"}:
+        return True
+    if value.kind != "count" or not question.value_kinds:
+        return False
+    unit = value.unit if len(value.unit) >= MIN_WORD else ""
+    return not unit or _stem(unit) in asked_units
+
+
+def _word_candidates(answer: ValueText, question: Question) -> tuple[int, int]:
+    """``(competing, context)`` among the people, names and page words the answer mentions."""
+    references = [r.rendered for r in question.references]
+    persons = competing_candidates(answer.rendered, references, question.persons)
+    names = competing_candidates(answer.rendered, references, question.names)
+    competing = context = 0
+    if "person" in question.kinds:
+        competing += len(persons)
+    else:
+        context += len(persons)
+    if question.kinds & {"name", "phrase"}:
+        competing += len(names)
+    else:
+        context += len(names)
+    if "phrase" in question.kinds:
+        named = {t for n in names for t in n.split()}
+        competing += len({t for t in canonical_tokens(answer.rendered) if t in question.words} - named)
+    return competing, context
 
 
 def grade_answer(answer: str, accepted: Iterable[str], *, prompt: str = "", pages: Iterable[str] = ()) -> Grade:
-    """``"correct"`` (rules 1-4 above), ``"hedged"`` (it states two or more values, counting the
-    accepted answer as one, or runs past the length bound) or ``"wrong"`` (one wrong value, or none).
+    """``"correct"``, ``"wrong"`` or ``"hedged"`` (see the module docstring).
 
     Example:
         >>> grade_answer("The total is $79.98.", ["$79.98"], prompt="What is the total of order 1041?")
         'correct'
         >>> grade_answer("$79.98 or $32.98", ["$79.98"]), grade_answer("$32.98", ["$79.98"])
         ('hedged', 'wrong')
+        >>> grade_answer("three, maybe four", ["3"], prompt="How many replies?")
+        'hedged'
     """
-    text = plain_numbers(answer)
-    references = [plain_numbers(a) for a in accepted]
-    stated = [r for r in references if mentions(text, r)]
-    longest = max(stated or references or [""], key=lambda r: len(canonical_text(r)))
-    if not within_length(text, [longest]):  # first: a long text is a hedge, whatever it holds
+    question = Question.read(accepted, prompt, pages)
+    return grade(read_values(answer), question)
+
+
+def _states(answer: ValueText, reference: ValueText) -> bool:
+    """The answer mentions the reference; an amount alone (``$1,234.50``) is also stated by its bare
+    number (``1234.50``), but not by the number in another currency."""
+    if mentions(answer.rendered, reference.rendered):
+        return True
+    if len(reference.values) != 1 or reference.values[0].kind != "money":
+        return False
+    money = reference.values[0].rendered
+    if canonical_text(reference.rendered) != canonical_text(money):
+        return False
+    number = money.split(" ", 1)[0]
+    return any(v.kind == "count" and v.rendered == number for v in answer.values)
+
+
+def grade(answer: ValueText, question: Question) -> Grade:
+    """:func:`grade_answer` for an answer and a question already read."""
+    stated = [r.rendered for r in question.references if _states(answer, r)]
+    longest = max(stated or [r.rendered for r in question.references] or [""], key=lambda r: len(canonical_text(r)))
+    if not within_length(answer.rendered, [longest]):  # first: a long text is a hedge, whatever it holds
         return "hedged"
-    allowed = [*references, plain_numbers(prompt)]
-    values = sum(not any(mentions(a, n) for a in allowed) for n in numbers(text)) + bool(stated)
-    candidates = [n for n in (*page_names(pages), *DIRECTORY) if not mentions(prompt, n)]
-    values += len(competing_candidates(text, references, candidates))
-    if values >= 2:
+    competing, context = _value_candidates(answer, question)
+    words_competing, words_context = _word_candidates(answer, question)
+    competing += words_competing
+    context += words_context
+    if competing + bool(stated) >= 2 or context > MAX_CONTEXT:
         return "hedged"
     return "correct" if stated else "wrong"
 

@@ -349,6 +349,20 @@ STRATEGIES = (
 """Web-v1's own strategies, in report order."""
 
 
+DEFECT_DELTA = 0.5
+"""The least mean reward a defect of :mod:`rewardlab.envs.web.rewrites` must cost: each voids ``success``
+and ``efficiency`` (half the default weight); damage and a hedge void ``progress`` and ``validity`` too."""
+
+
 def profile() -> AuditProfile:
-    """Web-v1's :class:`~rewardlab.audit.AuditProfile` (``answer("done")`` ends an episode doing nothing)."""
-    return AuditProfile(strategies=STRATEGIES, finish=FINISH)
+    """Web-v1's :class:`~rewardlab.audit.AuditProfile` (``answer("done")`` ends an episode doing nothing), with
+    the equivalent and defective rewrites of :mod:`rewardlab.envs.web.rewrites`."""
+    from rewardlab.envs.web import rewrites
+
+    return AuditProfile(
+        strategies=STRATEGIES,
+        finish=FINISH,
+        equivalents=rewrites.EQUIVALENTS,
+        defects=rewrites.DEFECTS,
+        defect_delta=DEFECT_DELTA,
+    )

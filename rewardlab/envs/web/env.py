@@ -76,7 +76,7 @@ class WebEnv(BrowserTextEnv[SiteServer]):
     | `success`    | [every site in its goal state, and the answer right, unhedged] | 1/4            | {0, 1} |
     | `progress`   | clean · milestones reached / milestones                        | 1/4            | [0, 1] |
     | `validity`   | progress · valid actions / actions                             | 1/4            | [0, 1] |
-    | `efficiency` | success · min(1, oracle steps / steps)                         | 1/4            | [0, 1] |
+    | `efficiency` | success · min(1, (oracle steps + 2) / steps)                   | 1/4            | [0, 1] |
 
     ``success`` needs every site's whole state equal to the task's goal state (the target records
     changed as asked, nothing else) and, for a question, the answer stating the reference without
@@ -116,11 +116,14 @@ class WebEnv(BrowserTextEnv[SiteServer]):
 
     The degenerate strategies of :mod:`rewardlab.envs.web.audit` play each class below:
 
-    - *Hedged answers* (every number and name on the page): an answer fails when it holds a
-      number or code outside the reference and the prompt, names a competing person or a
-      capitalised name the pages showed, or runs past 3 × the reference + 60 characters
-      (:mod:`rewardlab.envs.web.answers`); an answer stating two or more values also voids
-      progress, so hedging pays less than an honest wrong answer.
+    - *Hedged answers* (every number and name on the page; a second candidate in words or in
+      lower case): values are read however they are written (``three``, ``79.98 dollars``,
+      ``3 pm``: :mod:`rewardlab.envs.web.values`), and an answer fails when it states a second
+      candidate of the kind the question asks for (an amount for an amount, a count of the asked
+      thing, a person for a person, a page's name or word for a name or phrase), holds two or more
+      unrelated candidates, or runs past 3 × the reference + 60 characters
+      (:mod:`rewardlab.envs.web.answers`); one sentence of context with one unrelated number or
+      name passes. A hedge also voids progress, so hedging pays less than an honest wrong answer.
     - *Typed URLs*: URL milestones count only on a page reached by a click (a link or a form),
       never by ``goto`` or ``back``.
     - *Collateral damage* (star, archive or delete every mail; click everything): success
@@ -136,6 +139,11 @@ class WebEnv(BrowserTextEnv[SiteServer]):
     - v0: initial release.
     - v1: success compares whole site states (no collateral changes, exact texts, real form values),
       hedged answers fail, URL milestones need a click, damage voids progress, validity scaled by progress.
+    - v1 (issue #26): answers read numbers in words, currencies, percentages and clock times in any
+      written form; a candidate hedges only when it is of the asked kind (one unrelated number or name
+      of context passes, a second candidate in words or lower case fails); efficiency tolerates two
+      steps beyond the plan (``(oracle steps + 2) / steps``). Audited by the rewrites of
+      :mod:`rewardlab.envs.web.rewrites`.
     """
 
     system_prompt: ClassVar[str] = SYSTEM_PROMPT

@@ -12,8 +12,9 @@ expected value: see :class:`~rewardlab.envs.web.sites.base.Goal`) and the answer
 - ``validity``   = progress · valid actions / actions (:mod:`rewardlab.core.criteria`, the counts
   kept by :class:`~rewardlab.core.TextEnv`): a reference-free component, so it is scaled by the
   task-specific one (a run of valid but useless actions earns nothing).
-- ``efficiency`` = success · min(1, oracle_steps / steps): full credit for solving the task in no
-  more steps than the oracle's plan, none for failing (so quitting early is not paid).
+- ``efficiency`` = success · min(1, (oracle_steps + slack) / steps), slack = :data:`STEP_SLACK`: full
+  credit for solving the task within two steps of the oracle's plan (a look at a page and back is
+  not a worse solution), less beyond, none for failing (so quitting early is not paid).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from dataclasses import dataclass
 
 from rewardlab.core.criteria import validity_criterion
 from rewardlab.core.rubric import Criterion, Rubric
+
+STEP_SLACK = 2
+"""Steps beyond the oracle's plan that still earn full efficiency."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ def progress(outcome: WebOutcome) -> tuple[float, dict[str, float]]:
 
 
 def efficiency(outcome: WebOutcome) -> tuple[float, dict[str, float]]:
-    ratio = min(1.0, outcome.oracle_steps / outcome.steps) if outcome.steps else 0.0
+    ratio = min(1.0, (outcome.oracle_steps + STEP_SLACK) / outcome.steps) if outcome.steps else 0.0
     return float(outcome.success) * ratio, {"step_ratio": ratio}
 
 
@@ -82,8 +86,8 @@ def make_rubric() -> Rubric:
             Criterion(
                 "efficiency",
                 efficiency,
-                "success times min(1, oracle steps / steps)",
-                formula="success · min(1, oracle steps / steps)",
+                "success times min(1, (oracle steps + 2) / steps)",
+                formula="success · min(1, (oracle steps + 2) / steps)",
             ),
         ]
     )

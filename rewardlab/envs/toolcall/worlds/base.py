@@ -250,7 +250,8 @@ class World:
         return record
 
     def state(self) -> dict[str, Any]:
-        """The comparable state: records that existed at the start by id, created ones as a sorted multiset."""
+        """The comparable state: records that existed at the start by id, created ones as a sorted multiset
+        (their numbers in one form, :func:`number_form`: an amount sent as ``75`` or ``75.0`` is one record)."""
         result: dict[str, Any] = {}
         for name, rows in self.db.items():
             initial = self.initial_keys.get(name, frozenset())
@@ -259,12 +260,32 @@ class World:
                 key: {k: v for k, v in rows[key].items() if k not in skip} for key in sorted(rows) if key in initial
             }
             created = sorted(
-                json.dumps({k: v for k, v in rows[key].items() if k != "id" and k not in skip}, sort_keys=True)
+                json.dumps(
+                    number_form({k: v for k, v in rows[key].items() if k != "id" and k not in skip}), sort_keys=True
+                )
                 for key in rows
                 if key not in initial
             )
             result[name] = {"records": json.loads(json.dumps(kept)), "created": created}
         return result
+
+
+def number_form(value: Any) -> Any:
+    """``value`` with every number as a float (``2`` and ``2.0`` are one JSON number), recursively.
+
+    Example:
+        >>> number_form({"amount": 75, "lines": [1, 2.5], "ok": True})
+        {'amount': 75.0, 'lines': [1.0, 2.5], 'ok': True}
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return float(value) if abs(value) < 2**53 else value  # beyond that a float would change the value
+    if isinstance(value, dict):
+        return {k: number_form(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [number_form(v) for v in value]
+    return value
 
 
 def view(record: Mapping[str, Any]) -> dict[str, Any]:

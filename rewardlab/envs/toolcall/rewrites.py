@@ -1,0 +1,275 @@
+"""ToolCall-v2's equivalent and defective rewrites of the oracle's episode (:mod:`rewardlab.audit.rewrite`).
+
+The oracle sends the task's reference turns (one JSON call, or a JSON list of calls run together),
+then the reference final answer. Equivalents (each must keep ``is_success`` and all but 0.05):
+
+- ``parallel_calls_reordered``: the calls of each parallel turn in reverse order (they are
+  independent: the reference sends them together);
+- ``arguments_reordered``: every call's arguments in reverse key order;
+- ``numeric_forms``: a number argument written in the other JSON form (``2`` for ``2.0`` and back);
+- ``answer_with_context``: the final answer after one sentence of context.
+
+Defects (each must lose ``is_success``):
+
+- ``wrong_argument``: one key argument (required, not free wording) of one call that decides the
+  outcome (a write that the tools do not refuse, or a read of a read-only task) given another value
+  the world holds in the same field (another order id, another status), or a shifted amount;
+- ``extra_write``: one more write call, after the reference, that succeeds and changes a record the
+  task leaves alone (found by trying write calls on a scratch copy of the world);
+- ``answer_negated``: the final answer with the first required value ``Y`` (every time it is written)
+  replaced by ``not Y`` (not applicable to refusals, whose required words are negations);
+- ``answer_x_not_y``: ``Y`` replaced by ``X, not Y`` (``X`` another value of ``Y``'s field that the
+  task neither requires nor names in its prompt), which asserts X and denies Y;
+- ``answer_hedged``: ``Y`` replaced by ``Y or X``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rewardlab.audit.rewrite import RewriteContext, defective, equivalent
+from rewardlab.core.text import canonical_text
+from rewardlab.core.toolcalls import parse_tool_calls
+from rewardlab.envs.toolcall.candidates import is_number, value_key, vocabulary
+from rewardlab.envs.toolcall.negation import negates
+from rewardlab.envs.toolcall.tasks import initial_world, replay
+
+Call = dict[str, Any]
+WRITE_TRIES = 300
+"""Random write calls :func:`extra_write` tries on a scratch world before it gives up on a task."""
+
+
+# ---------------------------------------------------------------------- reading the oracle's episode
+def turns_of(actions: Sequence[str]) -> tuple[list[list[Call]], str] | None:
+    """The oracle's call turns (each a list of calls) and its final answer; ``None`` when unreadable."""
+    turns: list[list[Call]] = []
+    for action in actions[:-1]:
+        parsed = parse_tool_calls(action)
+        if not parsed.calls:
+            return None
+        turns.append([{"name": c.name, "arguments": dict(c.arguments)} for c in parsed.calls])
+    return (turns, actions[-1]) if actions else None
+
+
+def encode(turns: Sequence[Sequence[Call]], answer: str) -> list[str]:
+    """Actions from call turns (a bare call for a one-call turn) and a final answer."""
+    actions = [json.dumps(list(t) if len(t) > 1 else t[0], ensure_ascii=False) for t in turns]
+    return [*actions, answer]
+
+
+# ---------------------------------------------------------------------- equivalents
+@equivalent("parallel_calls_reordered", "the calls of each parallel turn in reverse order")
+def parallel_calls_reordered(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None or not any(len(t) > 1 and t != t[::-1] for t in read[0]):
+        return None
+    return encode([t[::-1] for t in read[0]], read[1])
+
+
+@equivalent("arguments_reordered", "every call's arguments in reverse key order")
+def arguments_reordered(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None or not any(len(c["arguments"]) > 1 for t in read[0] for c in t):
+        return None
+    turns = [[{**c, "arguments": dict(reversed(list(c["arguments"].items())))} for c in t] for t in read[0]]
+    return encode(turns, read[1])
+
+
+def other_number_form(value: Any) -> Any:
+    """``2.0`` -> ``2``, ``2`` -> ``2.0``; anything else unchanged.
+
+    Example:
+        >>> other_number_form(2.0), other_number_form(2), other_number_form(2.5), other_number_form("2")
+        (2, 2.0, 2.5, '2')
+    """
+    if isinstance(value, bool) or not is_number(value):
+        return value
+    if isinstance(value, int):
+        return float(value)
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value
+
+
+@equivalent("numeric_forms", "number arguments in the other JSON form (2 for 2.0, 2.0 for 2)")
+def numeric_forms(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None:
+        return None
+    specs = context.env.world.tool_specs
+    changed = False
+    turns = []
+    for turn in read[0]:
+        calls = []
+        for call in turn:
+            properties = specs[call["name"]].parameters["properties"] if call["name"] in specs else {}
+            arguments = dict(call["arguments"])
+            for name, value in arguments.items():
+                kind = properties.get(name, {}).get("type")
+                if kind == "number" and type(other_number_form(value)) is not type(value):
+                    arguments[name], changed = other_number_form(value), True
+            calls.append({**call, "arguments": arguments})
+        turns.append(calls)
+    return encode(turns, read[1]) if changed else None
+
+
+@equivalent("answer_with_context", "the final answer after one sentence of context")
+def answer_with_context(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None or not canonical_text(read[1]):
+        return None
+    return encode(read[0], f"I looked this up with the tools. {read[1]}")
+
+
+# ---------------------------------------------------------------------- defects
+def key_arguments(context: RewriteContext, call: Call) -> list[str]:
+    """The call's required arguments that are not free wording (those the reference is matched on), for
+    a call whose values decide the outcome: a write, or a read of a task that only reads (on a task that
+    writes, a wrong read followed by the right writes is a wasted call, not a wrong outcome)."""
+    world = context.env.world
+    spec = world.tool_specs.get(call["name"])
+    if spec is None or not (spec.writes or not context.env.task.data["effects"]):
+        return []
+    required = spec.parameters.get("required", ())
+    return [k for k in required if k not in world.free_arguments and k in call["arguments"]]
+
+
+def other_value(context: RewriteContext, value: Any) -> Any:
+    """Another value the world holds in the same field as ``value`` (strings), or a shifted amount."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if is_number(value):
+        return value + 1 if isinstance(value, int) else round(value + 1.5, 2)
+    if not isinstance(value, str):
+        return None
+    data = context.env.task.data
+    index = vocabulary(data["domain"], int(data["world_seed"]))
+    fields = index.fields_of.get(value_key(value) or ("s", ""), set())
+    own = value_key(value)
+    pool = sorted({str(v) for f in fields for v in index.by_field[f] if isinstance(v, str) and value_key(v) != own})
+    if pool:
+        return pool[int(context.rng.integers(len(pool)))]
+    return value + "9"
+
+
+@defective("wrong_argument", "one key argument of one call given another value of its field")
+def wrong_argument(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None:
+        return None
+    task = context.env.task
+    ran = iter(replay(initial_world(task), task.data["solution"]))
+    refused = [[next(ran).kind != "ok" for _ in turn] for turn in task.data["solution"]]
+    options = [
+        (t, c, name)
+        for t, turn in enumerate(read[0])
+        for c, call in enumerate(turn)
+        if not refused[t][c]  # a call the tools refuse anyway decides nothing
+        for name in key_arguments(context, call)
+        if other_value(context, call["arguments"][name]) is not None
+    ]
+    if not options:
+        return None
+    t, c, name = options[int(context.rng.integers(len(options)))]
+    turns = [[{**call, "arguments": dict(call["arguments"])} for call in turn] for turn in read[0]]
+    turns[t][c]["arguments"][name] = other_value(context, turns[t][c]["arguments"][name])
+    return encode(turns, read[1])
+
+
+@defective("extra_write", "one more write call that succeeds and changes a record the task leaves alone")
+def extra_write(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None:
+        return None
+    env, task = context.env, context.env.task
+    writes = {name for name, spec in env.world.tool_specs.items() if spec.writes}
+    for _ in range(WRITE_TRIES):
+        try:
+            sampled = json.loads(env.sample_action(context.rng))
+        except json.JSONDecodeError:  # a plain-text answer
+            continue
+        calls = [sampled] if isinstance(sampled, dict) else sampled if isinstance(sampled, list) else []
+        for call in calls:
+            if not isinstance(call, Mapping) or call.get("name") not in writes:
+                continue
+            world = initial_world(task)
+            replay(world, task.data["solution"])
+            before = world.state()
+            if world.call(call["name"], call["arguments"]).ok and world.state() != before:
+                return encode([*read[0], [dict(call)]], read[1])
+    return None
+
+
+def _required_mention(context: RewriteContext, answer: str) -> tuple[re.Pattern[str], Any] | None:
+    """A pattern for the first required output written in ``answer``, with the value. A refusal (an output
+    whose alternatives are negations: ``cannot``) has no "not Y" or competitor: ``None``."""
+    for alternatives in context.env.task.data["answer_required"]:
+        if any(isinstance(a, str) and negates(a) for a in alternatives):
+            return None
+        for alternative in alternatives:
+            if isinstance(alternative, str):
+                pattern = re.compile(rf"(?<![^\W_]){re.escape(alternative)}(?![^\W_])", re.IGNORECASE)
+            elif is_number(alternative):
+                written = f"{alternative:.2f}" if isinstance(alternative, float) else str(alternative)
+                pattern = re.compile(rf"(?<![\d.]){re.escape(written)}(?![\d])")
+            else:
+                continue
+            if pattern.search(answer):
+                return pattern, alternative
+    return None
+
+
+def _competitor(context: RewriteContext, value: Any) -> str | None:
+    """Another value of ``value``'s field that the task neither requires nor names in its prompt (a
+    shifted amount for a number); ``None`` when the world holds no such value."""
+    if is_number(value):
+        other = other_value(context, value)
+        return f"{other:.2f}" if isinstance(other, float) else str(other)
+    data = context.env.task.data
+    index = vocabulary(data["domain"], int(data["world_seed"]))
+    taken = {value_key(a) for alternatives in data["answer_required"] for a in alternatives}
+    prompt = f" {canonical_text(context.env.task.prompt)} "
+    pool = sorted(
+        {
+            str(v)
+            for f in index.fields_of.get(value_key(value) or ("s", ""), set())
+            for v in index.by_field[f]
+            if isinstance(v, str) and value_key(v) not in taken and f" {canonical_text(v)} " not in prompt
+        }
+    )
+    return pool[int(context.rng.integers(len(pool)))] if pool else None
+
+
+def _rewrite_answer(context: RewriteContext, template: str) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None:
+        return None
+    found = _required_mention(context, read[1])
+    if found is None:
+        return None
+    pattern, value = found
+    competitor = _competitor(context, value)
+    if competitor is None:
+        return None
+    rewritten = pattern.sub(lambda m: template.format(required=m.group(0), other=competitor), read[1])
+    return encode(read[0], rewritten)
+
+
+@defective("answer_negated", "the first required value Y of the answer replaced by 'not Y'")
+def answer_negated(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, "not {required}")
+
+
+@defective("answer_x_not_y", "the first required value Y of the answer replaced by 'X, not Y'")
+def answer_x_not_y(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, "{other}, not {required}")
+
+
+@defective("answer_hedged", "the first required value Y of the answer replaced by 'Y or X'")
+def answer_hedged(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, "{required} or {other}")
+
+
+EQUIVALENTS = (parallel_calls_reordered, arguments_reordered, numeric_forms, answer_with_context)
+DEFECTS = (wrong_argument, extra_write, answer_negated, answer_x_not_y, answer_hedged)

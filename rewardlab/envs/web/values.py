@@ -1,0 +1,215 @@
+"""The values a Web-v1 answer states, however they are written: amounts, percentages, times, dates,
+codes and counts, in digits or in words.
+
+:func:`read_values` reads a text (after ``NFKC``, case folding and dropping thousands separators)
+into a :class:`ValueText`: the text with every value rewritten in one *rendered* form, and the
+list of :class:`Value` it holds. Two answers that state the same values in different ways render
+alike, so a check compares rendered texts:
+
+==========  =======================================================  ===================
+kind        written as                                               rendered as
+==========  =======================================================  ===================
+``money``   ``$79.98``, ``79.98 USD``, ``79.98 dollars``,             ``79p98 usd``
+            ``seventy-nine dollars and ninety-eight cents``,
+            ``€2,450``, ``2450.00 euros``
+``percent`` ``12%``, ``12 percent``, ``twelve per cent``              ``12 percent``
+``time``    ``15:00``, ``3 pm``, ``3:00 p.m.``                        ``15h00``
+``date``    ``2024-03-31``                                            ``2024-03-31``
+``code``    a word holding letters and digits (``E42``, ``ZX-4471-PQ``) its canonical text
+``count``   any other number: ``3``, ``three``, ``2.3``               ``3``, ``2p3``
+==========  =======================================================  ===================
+
+A lone ``one`` right after a word of three letters or more is the pronoun (``the cheapest one``),
+not a number, unless a currency or ``percent`` follows it (``costs one dollar``). A number renders
+as its shortest decimal with ``p`` for the point (``2450.00`` → ``2450``, ``7.50`` → ``7p5``): one
+token, so ``7`` is never found inside ``7.50``. A count keeps its *unit*,
+the word that follows it (``3 replies`` → ``replies``), so that a check can tell a second count of
+the asked thing from a count of something else.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Literal
+
+from rewardlab.envs.web.numerals import NUMBER_WORDS, read_number
+
+Kind = Literal["money", "percent", "time", "date", "code", "count"]
+
+CURRENCIES: dict[str, str] = {
+    "$": "usd", "usd": "usd", "dollar": "usd", "dollars": "usd",
+    "€": "eur", "eur": "eur", "euro": "eur", "euros": "eur",
+    "£": "gbp", "gbp": "gbp", "pound": "gbp", "pounds": "gbp",
+}  # fmt: skip
+"""Currency symbols, codes and names, by ISO code."""
+
+_AMOUNT_WORDS = frozenset([*CURRENCIES, "%", "percent", "per"])
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_TOKEN = re.compile(
+    r"(?P<date>\d{4}-\d{1,2}-\d{1,2})(?![^\W_])"
+    r"|(?P<clock>\d{1,2})(?::(?P<minutes>\d{2}))?\s*(?P<half>[ap])\.?m\b\.?"
+    r"|(?P<time>\d{1,2}:\d{2})(?!\d)"
+    r"|(?P<number>\d+(?:\.\d+)?)(?![^\W_])"
+    r"|(?P<chunk>[^\W_]+(?:-[^\W_]+)*)"
+    r"|(?P<symbol>[$€£%#])"
+)
+_KINDS: dict[str, Kind] = {"date": "date", "time": "time", "code": "code"}
+_MAX_CHARS = 200_000
+"""Text beyond this is not read (an answer that long fails its length bound anyway)."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value stated in a text.
+
+    Attributes:
+        kind: What it is (see the module docstring).
+        rendered: Its rendered form (the same for every way of writing it).
+        unit: For a count, the word after it ('' when none); else ''.
+    """
+
+    kind: Kind
+    rendered: str
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class ValueText:
+    """A text read by :func:`read_values`: ``rendered`` (values in rendered form, words canonical,
+    punctuation kept as separate tokens) and its ``values`` in order."""
+
+    rendered: str
+    values: tuple[Value, ...]
+
+
+def render_number(text: str) -> str:
+    """``"2450.00"`` → ``"2450"``, ``"7.50"`` → ``"7p5"``, ``"0.5"`` → ``"0p5"``."""
+    try:
+        number = Decimal(text)
+    except InvalidOperation:
+        return text
+    if not number.is_finite():
+        return text
+    return format(number.normalize(), "f").replace(".", "p")
+
+
+def prepare(text: str) -> str:
+    """``NFKC``, format characters dropped, case folded, thousands separators dropped."""
+    text = unicodedata.normalize("NFKC", text[:_MAX_CHARS])
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").casefold()
+    return _THOUSANDS.sub("", text)
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """``(kind, text)`` tokens: ``date``, ``time`` (as ``HH:MM``), ``number``, ``word``, ``code``,
+    ``symbol`` and ``stop`` (any other punctuation, which ends a number written in words)."""
+    tokens: list[tuple[str, str]] = []
+    position = 0
+    for match in _TOKEN.finditer(text):
+        if text[position : match.start()].strip():
+            tokens.append(("stop", ","))
+        position = match.end()
+        group = match.lastgroup
+        if group == "clock" or group == "minutes" or group == "half":
+            hours = int(match["clock"]) % 12 + (12 if match["half"] == "p" else 0)
+            tokens.append(("time", f"{hours}:{match['minutes'] or '00'}"))
+        elif group == "chunk":
+            chunk = match["chunk"]
+            has_digit = any(c.isdigit() for c in chunk)
+            if has_digit and any(c.isalpha() for c in chunk):
+                tokens.append(("code", chunk))
+            elif has_digit:
+                tokens.extend(("number", part) for part in chunk.split("-"))
+            else:
+                tokens.extend(("word", part) for part in chunk.split("-"))
+        else:
+            tokens.append((str(group), match.group(0)))
+    return tokens
+
+
+def _time(text: str) -> str:
+    hours, minutes = text.split(":")
+    return f"{int(hours)}h{minutes}"
+
+
+def read_values(text: str) -> ValueText:
+    """Read ``text`` into its rendered form and values (see the module docstring). Never raises.
+
+    Example:
+        >>> read_values("Seventy-nine dollars and ninety-eight cents, 3 replies").rendered
+        '79p98 usd , 3 replies'
+        >>> [v.kind for v in read_values("$7 or 12% at 3 pm on 2024-03-31, code E42").values]
+        ['money', 'percent', 'time', 'date', 'code']
+    """
+    tokens = _tokens(prepare(text))
+    out: list[str] = []
+    values: list[Value] = []
+    index = 0
+    while index < len(tokens):
+        kind, token = tokens[index]
+        if kind in ("date", "time", "code"):
+            rendered = _time(token) if kind == "time" else token if kind == "date" else token.replace("-", " ")
+            values.append(Value(_KINDS[kind], rendered))
+            out.append(rendered)
+            index += 1
+            continue
+        number, index_after = _number_at(tokens, index)
+        if number is None:
+            if kind != "symbol" or token not in CURRENCIES:
+                out.append("," if kind == "stop" else token)
+            index += 1
+            continue
+        currency = CURRENCIES.get(tokens[index - 1][1], "") if index and tokens[index - 1][0] == "symbol" else ""
+        value, index = _qualified(number, tokens, index_after, currency)
+        values.append(value)
+        out.append(value.rendered)
+    return ValueText(" ".join(out), tuple(values))
+
+
+def _number_at(tokens: list[tuple[str, str]], index: int) -> tuple[str | None, int]:
+    """A number (digits, or words) starting at ``tokens[index]``: its decimal text and the index after it."""
+    kind, token = tokens[index]
+    if kind == "number":
+        return token, index + 1
+    if kind != "word" or token not in NUMBER_WORDS:
+        return None, index
+    words = []
+    for k, t in tokens[index:]:
+        if k != "word":
+            break
+        words.append(t)
+    found = read_number(words, 0)
+    if found is None:
+        return None, index
+    previous = tokens[index - 1] if index else ("stop", "")
+    following = _word(tokens, index + 1)
+    if found == (1, 1) and previous[0] == "word" and len(previous[1]) >= 3 and following not in _AMOUNT_WORDS:
+        return None, index  # the pronoun: "the one", "the cheapest one"
+    return str(found[0]), index + found[1]
+
+
+def _word(tokens: list[tuple[str, str]], index: int) -> str:
+    return tokens[index][1] if index < len(tokens) and tokens[index][0] in ("word", "symbol") else ""
+
+
+def _qualified(number: str, tokens: list[tuple[str, str]], index: int, currency: str) -> tuple[Value, int]:
+    """The value a number states with the words after it (a currency, ``percent``, a unit)."""
+    following = _word(tokens, index)
+    if not currency and following in CURRENCIES:
+        currency, index = CURRENCIES[following], index + 1
+        # "seventy-nine dollars and ninety-eight cents"
+        if _word(tokens, index) == "and" and index + 1 < len(tokens):
+            cents, after = _number_at(tokens, index + 1)
+            if cents is not None and _word(tokens, after) in ("cent", "cents") and "." not in number:
+                number, index = f"{number}.{int(cents):02d}" if int(cents) < 100 else number, after + 1
+    if currency:
+        return Value("money", f"{render_number(number)} {currency}"), index
+    if following == "%" or following == "percent":
+        return Value("percent", f"{render_number(number)} percent"), index + 1
+    if following == "per" and _word(tokens, index + 1) == "cent":
+        return Value("percent", f"{render_number(number)} percent"), index + 2
+    unit = following if following.isalpha() and following not in NUMBER_WORDS else ""
+    return Value("count", render_number(number), unit), index

@@ -1,0 +1,98 @@
+"""ToolCall-v2 answers read for what they affirm, and the equivalent and defective batteries of the audit.
+
+"X, not Y" does not affirm Y; a guessed number next to the required one hedges; an amount sent as
+``75`` or ``75.0`` is one record; every rewrite of :mod:`rewardlab.envs.toolcall.rewrites` keeps
+(equivalents) or loses (defects) success.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rewardlab.audit import audit_env
+from rewardlab.envs.toolcall.candidates import numbers_in
+from rewardlab.envs.toolcall.negation import CLAUSE_BREAKS, NEGATORS, affirmed, negates
+from rewardlab.envs.toolcall.rewrites import DEFECTS, EQUIVALENTS
+from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score
+from rewardlab.envs.toolcall.worlds.base import number_form
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8).filter(
+    lambda w: w not in NEGATORS and w not in CLAUSE_BREAKS
+)
+
+
+# ---------------------------------------------------------------------- negation
+@given(st.lists(WORD, max_size=6), WORD, st.sampled_from(sorted(NEGATORS - {"nt"}) + ["isn't", "wasn't"]))
+def test_a_negated_word_is_not_affirmed(before, word, negator):
+    text = " ".join([*before, negator, word])
+    assert word not in affirmed(text).split()[len(before) :]
+
+
+@given(WORD, WORD, st.sampled_from([",", ";", ".", " but", " and", " because"]))
+def test_a_negation_ends_at_its_clause(denied, asserted, brk):
+    assert asserted in affirmed(f"not {denied}{brk} {asserted}").split()
+
+
+@given(st.text(max_size=400))
+def test_affirmed_never_raises_and_keeps_only_words_of_the_text(text):
+    kept = affirmed(text)
+    assert len(kept) <= 2 * len(text) + 1
+    assert not negates(kept) or not kept
+
+
+@given(st.floats(min_value=-1e6, max_value=1e6, allow_nan=False).map(lambda x: round(x, 2)))
+def test_numbers_survive_affirmation(x):
+    assert numbers_in(affirmed(f"The total is {x:.2f}.")) == [float(f"{x:.2f}")]
+
+
+def test_times_and_dates_are_not_numbers():
+    assert numbers_in("FL347 at 18:00 on 2025-03-11 for 60 euros") == [60.0]
+
+
+def outcome(answer, required, competitors=()):
+    return ToolCallOutcome(answer=answer, answer_required=required, competitors=list(competitors))
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Order O1046 is shipped, not pending.", "It is not pending.", "Not pending.", "It isn't pending any more."],
+)
+def test_x_not_y_gets_no_credit_for_y(answer):
+    assert answer_score(outcome(answer, [["pending"]]))[0] == 0.0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["Order O1046 is pending, not shipped.", "No problem: order O1046 is pending.", "It is still pending."],
+)
+def test_an_affirmed_value_keeps_its_credit(answer):
+    assert answer_score(outcome(answer, [["pending"]]))[0] == 1.0
+
+
+def test_a_negation_as_the_required_value_is_read_whole():
+    assert answer_score(outcome("Sorry, I cannot do that.", [["cannot", "unable"]]))[0] == 1.0
+    assert answer_score(outcome("There is not enough money.", [["not enough", "only"]]))[0] == 1.0
+
+
+def test_number_form_makes_one_json_number():
+    assert number_form({"amount": 75, "n": [1, 2.5], "ok": True}) == {"amount": 75.0, "n": [1.0, 2.5], "ok": True}
+    assert number_form(10**400) == 10**400  # no overflow
+
+
+# ---------------------------------------------------------------------- the batteries
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_batteries_flag_nothing(split):
+    report = audit_env("RewardLab/ToolCall-v2", split=split, batteries=("equivalent", "defective"))
+    assert {row.rewrite for row in report.rewrites} == {w.name for w in (*EQUIVALENTS, *DEFECTS)}
+    assert all(row.applicable for row in report.rewrites)
+    assert not report.flagged, report.format_table()
+
+
+def test_a_guessed_number_beside_the_required_one_hedges():
+    """``$84.81 or $86.31``: 86.31 is in no table and no tool result, so it is a guess."""
+    report = audit_env("RewardLab/ToolCall-v2", split="test", batteries=("defective",), strategies=["answer_hedged"])
+    [row] = report.rewrites
+    numeric = [r for r in row.episodes if r.task_id.startswith(("retail-pending_total", "bank-balance"))]
+    assert numeric and not any(r.is_success for r in numeric)

@@ -1,0 +1,166 @@
+"""Web-v1 answers read in any written form, and the equivalent and defective batteries of the audit.
+
+A hedge listing a second candidate of the asked kind (in digits, in words, in lower case) fails; an
+honest answer with one sentence of context (one unrelated number or name) passes; the rewrites of
+:mod:`rewardlab.envs.web.rewrites` keep (equivalents) or lose (defects) success on every task.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rewardlab.agents import OracleAgent
+from rewardlab.audit import audit_env
+from rewardlab.envs.web.answers import grade_answer
+from rewardlab.envs.web.env import WebEnv
+from rewardlab.envs.web.numerals import LIMIT, read_number, spell
+from rewardlab.envs.web.rewrites import DEFECTS, EQUIVALENTS, in_words, reformat, second_candidate
+from rewardlab.envs.web.values import read_values
+from rewardlab.evaluation import run_episode
+
+
+@pytest.fixture(scope="module")
+def env():
+    env = WebEnv(backend="http")
+    yield env
+    env.close()
+
+
+@pytest.fixture(scope="module")
+def question_pages(env):
+    """``{task_id: (accepted, prompt, pages)}`` for every question task, pages as the oracle saw them."""
+    found = {}
+    for task in env.tasks:
+        if "answer" in task.data["success"]:
+            run_episode(env, OracleAgent(env), seed=0, task_id=task.id)
+            found[task.id] = (task.data["success"]["answer"], task.prompt, sorted(env.pages))
+    return found
+
+
+def grade(question_pages, task_id, answer):
+    accepted, prompt, pages = question_pages[task_id]
+    return grade_answer(answer, accepted, prompt=prompt, pages=pages)
+
+
+# ---------------------------------------------------------------------- numbers in words
+@given(st.integers(min_value=0, max_value=LIMIT - 1))
+def test_spelled_numbers_read_back(n):
+    words = spell(n).replace("-", " ").split()
+    assert read_number(words, 0) == (n, len(words))
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=0, max_value=10**6))
+def test_two_spelled_numbers_never_merge(a, b):
+    """``three four`` is two numbers: a hedge in words is never read as one bigger number."""
+    read = read_values(f"{spell(a)} or {spell(b)}")
+    assert [v.rendered for v in read.values] == [str(a), str(b)]
+
+
+@given(st.text(max_size=300))
+def test_any_text_reads_without_raising(text):
+    read = read_values(text)
+    assert all(v.rendered for v in read.values)
+    assert grade_answer(text, ["3", "three"], prompt="How many replies?") in ("correct", "wrong", "hedged")
+
+
+@given(st.integers(min_value=0, max_value=10**9), st.sampled_from(["", "$", "€"]))
+def test_digits_and_words_render_alike(n, symbol):
+    currency = {"": "", "$": " dollars", "€": " euros"}[symbol]
+    assert read_values(f"{symbol}{n:,}").rendered == read_values(f"{spell(n)}{currency}").rendered
+
+
+@pytest.mark.parametrize(
+    ("written", "rendered"),
+    [
+        ("$79.98", "79p98 usd"),
+        ("79.98 USD", "79p98 usd"),
+        ("seventy-nine dollars and ninety-eight cents", "79p98 usd"),
+        ("€2,450", "2450 eur"),
+        ("2450.00 euros", "2450 eur"),
+        ("12%", "12 percent"),
+        ("twelve per cent", "12 percent"),
+        ("3 pm", "15h00"),
+        ("15:00", "15h00"),
+        ("$7.50", "7p5 usd"),
+    ],
+)
+def test_values_render_the_same_however_written(written, rendered):
+    assert read_values(written).rendered == rendered
+
+
+# ---------------------------------------------------------------------- hedges of the asked kind fail
+@pytest.mark.parametrize(
+    ("task_id", "answer"),
+    [
+        ("forum-016", "three, maybe four"),
+        ("forum-016", "3 or four replies"),
+        ("forum-016", "three or 4"),
+        ("shop-020", "$79.98 or eighty dollars"),
+        ("shop-020", "$79.98, possibly thirty-two dollars and ninety-eight cents"),
+        ("shop-020", "$79.98 (1 item of 2)"),
+        ("forum-020", "the rollout, or maybe testing"),
+        ("forum-020", "the rollout or the testing"),
+        ("forum-015", "Lakeside or friday"),
+        ("forum-017", "bob, or maybe carol"),
+        ("forum-017", "bob or alice"),
+        ("mail-020", "ZX-4471-PQ or zx-4472-pq"),
+        ("mail-022", "12%, possibly fifteen percent"),
+        ("mail-019", "Tuesday at 15:00, or maybe 4 pm"),
+        ("mail-021", "2,450.00 EUR or 2,540 euros"),
+        ("forum-019", "$7 or seven fifty"),
+    ],
+)
+def test_a_second_candidate_of_the_asked_kind_hedges(question_pages, task_id, answer):
+    assert grade(question_pages, task_id, answer) == "hedged"
+
+
+@pytest.mark.parametrize(
+    ("task_id", "answer"),
+    [
+        ("forum-016", "The thread has three replies."),
+        ("forum-016", "It has 3 replies, the last one posted 2 days ago."),
+        ("shop-020", "Order 1041 came to seventy-nine dollars and ninety-eight cents."),
+        ("shop-020", "The total is 79.98 USD, for 2 items."),
+        ("forum-015", "The Lakeside room, as carol confirmed."),
+        ("forum-020", "According to alice, the rollout took too long."),
+        ("mail-021", "Invoice 7781 is for 2450 euros."),
+        ("mail-019", "The meeting is on Tuesday at 3 pm."),
+        ("mail-022", "Revenue grew by twelve percent."),
+        ("mail-020", "The tracking number is ZX-4471-PQ, from the shipping notification."),
+        ("forum-017", "bob started it."),
+    ],
+)
+def test_honest_answers_with_context_pass(question_pages, task_id, answer):
+    assert grade(question_pages, task_id, answer) == "correct"
+
+
+@pytest.mark.parametrize(
+    ("task_id", "answer"),
+    [("forum-016", "four"), ("shop-020", "thirty-two dollars and ninety-eight cents"), ("forum-017", "carol")],
+)
+def test_one_wrong_value_is_wrong_not_correct(question_pages, task_id, answer):
+    assert grade(question_pages, task_id, answer) == "wrong"
+
+
+def test_rewrite_helpers():
+    assert reformat("$79.98") == "79.98 dollars" and reformat("done") is None
+    assert in_words("ZX-4471-PQ") is None and in_words("3") == "three"
+    assert second_candidate("$79.98", "", []) == "eighty dollars"
+    assert second_candidate("bob", "Who started it?", []) == "alice"
+
+
+# ---------------------------------------------------------------------- the batteries
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_batteries_flag_nothing(split):
+    report = audit_env("RewardLab/Web-v1", split=split, batteries=("equivalent", "defective"))
+    assert {row.rewrite for row in report.rewrites} == {w.name for w in (*EQUIVALENTS, *DEFECTS)}
+    assert all(row.applicable for row in report.rewrites), [r.rewrite for r in report.rewrites if not r.applicable]
+    assert not report.flagged, report.format_table()
+    assert report.rates()["false_negative"][0] == 0 and report.rates()["defect_acceptance"][0] == 0
+
+
+def test_the_pronoun_one_is_not_a_number(question_pages):
+    assert [v.rendered for v in read_values("the cheapest one costs one dollar").values] == ["1 usd"]
+    assert grade(question_pages, "shop-024", "The cheapest one is $57.99.") == "correct"
