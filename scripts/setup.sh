@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up RewardLab on a fresh machine: system packages (Debian), a virtual environment in .venv,
 # a CPU build of torch where no GPU is present, every extra, the default policy model, a running
-# Docker engine, the sandbox image and the local sandbox's root built from Debian packages and SWERepo's pinned sdists. Idempotent: a second run only checks.
+# Docker engine, the sandbox image and the local sandbox's root built from Debian packages, SWERepo's pinned sdists and
+# the crosscheck graders (npm). Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,8 @@ command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
 command -v mmdebstrap >/dev/null 2>&1 || need_apt+=(mmdebstrap)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 if ((${#need_apt[@]})); then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "== apt-get install ${need_apt[*]}"
@@ -65,6 +68,9 @@ echo "== local sandbox root"
 # SWERepo's real projects: the pinned sdists, fetched with pip and verified by sha256 (cached).
 echo "== SWERepo sdists"
 .venv/bin/rewardlab swe fetch
+# The independent graders of `rewardlab crosscheck` (bpmnlint + bpmn-moddle, pinned by a lockfile).
+echo "== crosscheck graders"
+bash scripts/setup-graders.sh
 # .venv-np2: NumPy 2 with every extra but bfcl, plus verifiers (which cannot live beside openenv-core).
 bash scripts/setup-numpy2.sh
 echo "== set-up done: .venv and .venv-np2 are ready"

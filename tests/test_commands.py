@@ -289,6 +289,13 @@ def test_eval_swe_repo_with_record_then_export_predictions(workdir):
     assert all(row["model_name_or_path"] == "oracle" and row["model_patch"] for row in rows)
 
 
+@runs("crosscheck")
+def test_crosscheck_reports_agreement_with_an_independent_grader(workdir, capsys):
+    assert main(["crosscheck", "RewardLab/BFCL-v1", "--episodes", "2", "--json", "results/crosscheck.json"]) == 0
+    assert (workdir / "results" / "crosscheck.json").is_file()
+    assert "κ" in capsys.readouterr().out
+
+
 @runs("audit")
 def test_audit_as_the_readme_shows(workdir, capsys):
     audit = ["audit", "RewardLab/ToolCall-v2", "--split", "test", "--episodes", "2", "--json", "results/audit.json"]

@@ -18,6 +18,7 @@ COMMANDS: tuple[str, ...] = (
     "play",
     "eval",
     "audit",
+    "crosscheck",
     "bench",
     "leaderboard",
     "demo",

@@ -14,8 +14,9 @@ as a bare ``definitions`` element, so validity is never what a rewrite tests.
 - ``diagram_dropped``: without diagram interchange (``bpmndi:BPMNDiagram``).
 - ``flow_refs_dropped`` / ``flow_refs_added``: the ``incoming``/``outgoing`` children of flow nodes
   removed, or written out for every resolved sequence flow.
-- ``labels_recased``: every ``name`` re-cased (lower, upper or title, per label) with its
-  whitespace respaced (doubled, leading and trailing).
+- ``labels_recased``: every ``name`` re-cased (lower, upper or title, one case for the whole
+  document, so names that were equal stay equal: link events pair by name) with its whitespace
+  respaced (doubled, leading and trailing).
 
 *Defective* (the same model with one modelling defect that bpmnlint reports; each must lose
 ``is_success``):
@@ -300,17 +301,17 @@ def flow_refs_added(context: RewriteContext) -> list[str] | None:
 _CASES: tuple[Callable[[str], str], ...] = (str.lower, str.upper, str.title)
 
 
-@equivalent("labels_recased", "every name re-cased (lower, upper or title) with its whitespace respaced")
+@equivalent("labels_recased", "every name re-cased (one of lower, upper, title) with its whitespace respaced")
 def labels_recased(context: RewriteContext) -> list[str] | None:
     root = oracle_tree(context)
     if root is None:
         return None
     changed = False
+    case = _CASES[int(context.rng.integers(len(_CASES)))]
     for element in root.iter():
         name = element.get("name") if isinstance(element.tag, str) else None
         if not name or not name.strip():
             continue
-        case = _CASES[int(context.rng.integers(len(_CASES)))]
         element.set("name", " " + "  ".join(case(name).split()) + " ")
         changed = True
     return [serialise(root)] if changed else None
