@@ -229,5 +229,14 @@ MULTI_TURN_STRATEGIES: tuple[Strategy, ...] = (
 
 
 def multi_turn_profile() -> AuditProfile:
-    """BFCLMultiTurn-v1's audit profile: "Done." ends a turn doing nothing."""
-    return AuditProfile(strategies=MULTI_TURN_STRATEGIES, finish=DONE)
+    """BFCLMultiTurn-v1's audit profile: "Done." ends a turn doing nothing; the rewrites of
+    :mod:`rewardlab.envs.bfcl.multi_turn_rewrites`."""
+    from rewardlab.envs.bfcl.multi_turn_rewrites import DEFECT_DELTA, DEFECTS, EQUIVALENTS
+
+    return AuditProfile(
+        strategies=MULTI_TURN_STRATEGIES,
+        finish=DONE,
+        equivalents=EQUIVALENTS,
+        defects=DEFECTS,
+        defect_delta=DEFECT_DELTA,
+    )
