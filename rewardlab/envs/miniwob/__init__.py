@@ -1,1 +1,1 @@
-"""RewardLab/MiniWoB-v1: the MiniWoB++ pages of the ``miniwob`` package through Web-v1's browser backend."""
+"""RewardLab/MiniWoB-v1: the MiniWoB++ pages of the ``miniwob`` package through Web-v2's browser backend."""

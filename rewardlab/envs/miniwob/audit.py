@@ -32,6 +32,7 @@ from rewardlab.audit.strategy import AcceptedSuccess, AuditProfile, EpisodeView,
 from rewardlab.browser.actions import parse_action, quote_arg
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.miniwob.oracle import parse_listing
+from rewardlab.envs.miniwob.rewrites import DEFECT_DELTA, DEFECTS, EQUIVALENTS
 
 if TYPE_CHECKING:
     from rewardlab.envs.miniwob.env import MiniWoBEnv
@@ -165,5 +166,13 @@ def oracle_replay(env: MiniWoBEnv) -> AcceptedSuccess:
 
 
 def profile(env: MiniWoBEnv) -> AuditProfile:
-    """MiniWoB-v1's contribution to ``rewardlab audit``."""
-    return AuditProfile(strategies=STRATEGIES, finish=FINISH, accepted_success=oracle_replay(env))
+    """MiniWoB-v1's contribution to ``rewardlab audit``: the degenerate strategies above and the
+    equivalent and defective rewrites of :mod:`rewardlab.envs.miniwob.rewrites`."""
+    return AuditProfile(
+        strategies=STRATEGIES,
+        finish=FINISH,
+        accepted_success=oracle_replay(env),
+        equivalents=EQUIVALENTS,
+        defects=DEFECTS,
+        defect_delta=DEFECT_DELTA,
+    )

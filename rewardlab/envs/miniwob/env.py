@@ -69,7 +69,7 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
     episode timer is disabled (LLM agents think slowly), so episodes are reproducible. Each reset
     loads the task page (once per env and page) and generates the problem from the task's seed.
 
-    The observation is as in Web-v1: ``Task: <the page's instruction>``, then ``URL:``, ``Title:``,
+    The observation is as in Web-v2: ``Task: <the page's instruction>``, then ``URL:``, ``Title:``,
     ``Page:`` and one ``[id] role "name"`` line per element. Element ids are distinct random numbers
     below 1000, drawn per episode from the env's ``np_random`` (an element keeps its id for the
     episode).
@@ -77,7 +77,7 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
     ## Action format
 
     ``click(id)``, ``type(id, "text")``, ``select(id, "option")``, ``scroll(down|up)`` and
-    ``answer("text")`` (gives up), as in Web-v1; ``goto`` and ``back`` are action errors here (the
+    ``answer("text")`` (gives up), as in Web-v2; ``goto`` and ``back`` are action errors here (the
     task lives on one page).
 
     ## Components
@@ -111,13 +111,13 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
     ``max_turns`` steps (default 20). Terminated on an infrastructure fault (Chromium killed or
     crashed, its page closed, the file server stopped) with ``infra_error: ...``,
     ``info["infra_error"]``, ``info["usable"]`` and ``is_success`` False, reward ``invalid_penalty``,
-    never an exception; the next ``reset`` rebuilds what died (as in Web-v1: Chromium relaunched, a
+    never an exception; the next ``reset`` rebuilds what died (as in Web-v2: Chromium relaunched, a
     shared one in place; :class:`~rewardlab.browser.backends.InfrastructureError` if that fails).
 
     ## Arguments
 
     ``observation_budget`` (default 6000), ``page_timeout`` (default 10 s), ``chromium`` (a shared
-    :class:`~rewardlab.browser.backends.browser.Chromium`), ``executable_path`` (see Web-v1), and the
+    :class:`~rewardlab.browser.backends.browser.Chromium`), ``executable_path`` (see Web-v2), and the
     common ones, :class:`~rewardlab.core.CommonArgs`.
 
     ## Known hack classes defended

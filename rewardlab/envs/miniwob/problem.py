@@ -7,6 +7,8 @@
 - :func:`tally_boxes`, on the checkbox pages (the only ones that grade by parts): how many of the
   wanted and of the unwanted boxes are ticked when the page ends, the same per-box comparison the
   page's raw reward (right boxes - wrong boxes) / boxes is made of.
+- :func:`checked_form`: the form of a typed value that the page's own checker compares with its
+  answer (``find-word`` keeps only letters and digits; every other page compares the text as typed).
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ FIXED: dict[str, int] = {
 """Pages whose problems all take the same number of actions; every page not listed here or in
 :func:`minimum_actions`'s rules takes one click."""
 
+_NOT_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]")
+_CHECKER_KEEPS_ALPHANUMERICS = frozenset({"find-word"})
+"""Pages whose checker drops every character outside [a-zA-Z0-9] before comparing (find-word's
+``ans.replace(/[^a-zA-Z0-9]/g, '')``: "don't penalize for whitespace or punctuation")."""
+
 _CHECKBOX_PAGES = frozenset({"click-checkboxes", "click-checkboxes-large", "click-checkboxes-transfer"})
 
 
@@ -48,6 +55,17 @@ def checkbox_names(utterance: str) -> list[str]:
 def list_choice(utterance: str) -> str:
     """The option ``Select X from the list and click Submit.`` asks for."""
     return re.sub(r"^Select (.*) from the list and click Submit\.$", r"\1", utterance)
+
+
+def checked_form(page: str, text: str) -> str:
+    """``text`` as the page's own checker compares it: letters and digits only on ``find-word``,
+    exactly as typed on every other page (they compare with ``===``, no trimming or case folding).
+
+    Example:
+        >>> checked_form("find-word", " vestibulum. "), checked_form("enter-text", " Ann ")
+        ('vestibulum', ' Ann ')
+    """
+    return _NOT_ALPHANUMERIC.sub("", text) if page in _CHECKER_KEEPS_ALPHANUMERICS else text
 
 
 def minimum_actions(page: str, utterance: str, nodes: Sequence[Node]) -> int:
