@@ -1,11 +1,11 @@
-"""Speed of RewardLab/BPMN-v1: scoring one model end to end, and reset + step with the oracle.
+"""Speed of RewardLab/BPMN-v2: scoring one model end to end, and reset + step with the oracle.
 
 Run: ``python benchmarks/bench_envs.py [--repeat N]``. Prints the stamp, then a Markdown table of
 median and 95th-percentile wall-clock times with the ratio to the target of issue 2:
 
 - scoring one 50-node BPMN model end to end (parse, XSD, all metrics, semantic comparison with
   an already-analysed reference, as inside the env): median under 5 ms;
-- ``reset`` + ``step`` of BPMN-v1 with the oracle: median under 10 ms (over every shipped task,
+- ``reset`` + ``step`` of BPMN-v2 with the oracle: median under 10 ms (over every shipped task,
   cycling).
 
 Wall-clock times depend on whatever else the machine is running (the load average is printed
@@ -88,7 +88,7 @@ def main() -> None:
     parse = lambda: read_answer(model)  # noqa: E731
     parse_times, parse_cpu = time_calls(parse, repeat=args.repeat), cpu_times(parse, repeat=args.repeat)
 
-    env = gym.make("RewardLab/BPMN-v1")
+    env = gym.make("RewardLab/BPMN-v2")
     task_ids = env.unwrapped.tasks.ids()
     oracle, random_agent = OracleAgent(env), RandomAgent(env, seed=0)
     counter = iter(range(10**9))
@@ -109,8 +109,8 @@ def main() -> None:
     for name, times, cpu, target in (
         ("score a 50-node model end to end", score_times, score_cpu, 5e-3),
         ("  of which parse + XSD", parse_times, parse_cpu, None),
-        ("BPMN-v1 reset + step, oracle (all 62 tasks)", oracle_times, oracle_cpu, 10e-3),
-        ("BPMN-v1 reset + step, random agent", random_times, random_cpu, None),
+        ("BPMN-v2 reset + step, oracle (all 62 tasks)", oracle_times, oracle_cpu, 10e-3),
+        ("BPMN-v2 reset + step, random agent", random_times, random_cpu, None),
     ):
         rows.append(
             [

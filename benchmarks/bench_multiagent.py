@@ -2,7 +2,7 @@
 
 GenerateVerifyRefine: one team episode (generator, verifier, refiner) scores two answers, so its
 cost is compared with two ``reset`` + ``step`` pairs of the underlying env on the same answers.
-ToolDialogue: one assistant turn against the same tool call sent straight to ToolCall-v2.
+ToolDialogue: one assistant turn against the same tool call sent straight to ToolCall-v3.
 Overhead = median over interleaved rounds of (ours / underlying) − 1; the target is under 10%.
 """
 
@@ -19,7 +19,7 @@ from benchmarks.common import fmt_seconds, median, stamp, table, time_calls
 from rewardlab.agents import OracleAgent
 from rewardlab.multiagent import GenerateVerifyRefine, ToolDialogue
 
-SINGLE_SHOT_ENVS = ("RewardLab/BFCL-v1", "RewardLab/ToolCall-v2", "RewardLab/BPMN-v1", "RewardLab/Slides-v1")
+SINGLE_SHOT_ENVS = ("RewardLab/BFCL-v1", "RewardLab/ToolCall-v3", "RewardLab/BPMN-v2", "RewardLab/Slides-v2")
 
 
 def gvr_row(env_id: str, repeat: int) -> list[str]:
@@ -60,10 +60,10 @@ def interleaved(ours_fn, base_fn, repeat: int, calls: int = 5) -> tuple[float, f
 
 
 def dialogue_row(repeat: int, turns: int = 50) -> list[str]:
-    """Median time of one assistant tool call through ToolDialogue vs straight into ToolCall-v2."""
+    """Median time of one assistant tool call through ToolDialogue vs straight into ToolCall-v3."""
     call = json.dumps({"name": "get_order", "arguments": {"order_id": "O1001"}})
     dialogue = ToolDialogue(max_turns=turns + 1)
-    direct = gym.make("RewardLab/ToolCall-v2", max_turns=turns + 1)
+    direct = gym.make("RewardLab/ToolCall-v3", max_turns=turns + 1)
     ours, base = [], []
     for _ in range(max(1, repeat // 10)):
         dialogue.reset(seed=0, options={"task_id": "hw-retail-001"})
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     print(stamp(("rewardlab", "gymnasium", "pettingzoo")))
     rows = [gvr_row(env_id, args.repeat) for env_id in SINGLE_SHOT_ENVS if env_id in rewardlab.env_ids()]
-    if "RewardLab/ToolCall-v2" in rewardlab.env_ids():
+    if "RewardLab/ToolCall-v3" in rewardlab.env_ids():
         rows.append(dialogue_row(args.repeat))
     print(table(["multi-agent env", "ours (median)", "underlying (median)", "overhead"], rows))
 

@@ -17,7 +17,7 @@ import rewardlab
 from benchmarks.common import fmt_seconds, median, stamp, table
 from rewardlab.agents import OracleAgent
 
-OUR_ENVS = ("RewardLab/ToolCall-v2", "RewardLab/BFCL-v1", "RewardLab/BPMN-v1")
+OUR_ENVS = ("RewardLab/ToolCall-v3", "RewardLab/BFCL-v1", "RewardLab/BPMN-v2")
 
 
 def time_steps(make_episode: Callable[[], Callable[[], object]], budget: float) -> list[float]:

@@ -6,9 +6,9 @@ with the same frames. Four measurements:
 1. **Added latency, trivial env.** One session, ``--steps`` sequential step round trips of a trivial env
    (ours: the template EchoEnv's draft step; OpenEnv's: its echo template's step); added = p50 round trip
    − p50 in-process step of the same env. Target: ours at most 1.0× OpenEnv's added latency.
-2. **Added latency, ToolCall-v2.** The same with ``RewardLab/ToolCall-v2`` (a malformed call, which the env
+2. **Added latency, ToolCall-v3.** The same with ``RewardLab/ToolCall-v3`` (a malformed call, which the env
    answers without ending the episode). Target: p50 added at most 300 µs.
-3. **Load.** ``--sessions`` concurrent sessions (default 256): trivial env on both servers, then ToolCall-v2
+3. **Load.** ``--sessions`` concurrent sessions (default 256): trivial env on both servers, then ToolCall-v3
    oracle episodes (the actions come from the in-process oracle): steps/s, p50/p99 step latency, server RSS,
    errors (must be 0).
 4. **Churn.** ``--churn`` sessions (default 10,000) opened, reset and closed one after another: the server's
@@ -33,7 +33,7 @@ from typing import Any
 from benchmarks.common import fmt_seconds, median, percentile, stamp, table
 
 TRIVIAL_ID = "RewardLabBench/Echo-v0"
-TOOLCALL_ID = "RewardLab/ToolCall-v2"
+TOOLCALL_ID = "RewardLab/ToolCall-v3"
 
 
 # ---------------------------------------------------------------- the servers (run as subprocesses)
@@ -277,7 +277,7 @@ def openenv_in_process_step(repeat: int) -> list[float]:
 
 
 def toolcall_episodes(count: int) -> list[tuple[dict[str, Any], list[str]]]:
-    """``count`` oracle episodes of ToolCall-v2 test tasks: (reset data, actions)."""
+    """``count`` oracle episodes of ToolCall-v3 test tasks: (reset data, actions)."""
     import gymnasium as gym
 
     import rewardlab  # noqa: F401
@@ -359,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 fmt_seconds(added_theirs),
             ],
             [
-                "RewardLab, ToolCall-v2",
+                "RewardLab, ToolCall-v3",
                 fmt_seconds(toolcall_local),
                 fmt_seconds(ours_toolcall),
                 fmt_seconds(added_toolcall),
@@ -368,20 +368,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(table(["server, env", "in-process step", "round trip", "added"], rows))
         ratio = added_ours / added_theirs
         print(
-            f"\nours / OpenEnv added latency: {ratio:.2f}× (target ≤ 1.0×); ToolCall-v2 added p50 "
+            f"\nours / OpenEnv added latency: {ratio:.2f}× (target ≤ 1.0×); ToolCall-v3 added p50 "
             f"{fmt_seconds(added_toolcall)} (target ≤ 300 µs)"
         )
         if ratio > 1.0:
             failures.append(f"added latency {ratio:.2f}× OpenEnv's")
         if added_toolcall > 300e-6:
-            failures.append(f"ToolCall-v2 added latency {fmt_seconds(added_toolcall)}")
+            failures.append(f"ToolCall-v3 added latency {fmt_seconds(added_toolcall)}")
 
         print(f"\n## {args.sessions} concurrent sessions, {args.rounds} episodes each\n")
         rows = []
         for label, server, env_id, plays in (
             ("RewardLab, EchoEnv (10 steps/episode)", ours, TRIVIAL_ID, trivial_episode),
             ("OpenEnv, echo template (10 steps/episode)", theirs, None, trivial_episode),
-            ("RewardLab, ToolCall-v2 oracle episodes", ours, TOOLCALL_ID, episodes),
+            ("RewardLab, ToolCall-v3 oracle episodes", ours, TOOLCALL_ID, episodes),
         ):
             latencies, errors, wall = asyncio.run(load(server.url, env_id, args.sessions, plays, args.rounds))
             resources = server.resources()
@@ -399,7 +399,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 failures.append(f"{label}: {errors} errors")
         rows.append(
             [
-                "(reference) ToolCall-v2, the same episodes in-process, one thread",
+                "(reference) ToolCall-v3, the same episodes in-process, one thread",
                 f"{in_process_rate(episodes):,.0f}",
                 "",
                 "",

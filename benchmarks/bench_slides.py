@@ -1,4 +1,4 @@
-"""Speed of scoring a 12-slide deck in RewardLab/Slides-v1, with and without sentence embeddings.
+"""Speed of scoring a 12-slide deck in RewardLab/Slides-v2, with and without sentence embeddings.
 
 Target: scoring a 12-slide deck (parse, render the slides with python-pptx, layout metrics,
 content/inverse-spec/brief components) has a median under 50 ms, not counting the embedding

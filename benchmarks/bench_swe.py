@@ -1,4 +1,4 @@
-"""Speed of the sandbox and of RewardLab/SWE-v1.
+"""Speed of the sandbox and of RewardLab/SWE-v2.
 
 Run: ``python benchmarks/bench_swe.py [--repeat N]``. Prints the stamp, then Markdown tables:
 
@@ -7,7 +7,7 @@ Run: ``python benchmarks/bench_swe.py [--repeat N]``. Prints the stamp, then Mar
    load hits both alike. Commands: a bare ``python -c pass`` and the pytest run of one shipped
    repository's test suite. Target (issue 8): the sandboxed pytest run's median is under 1.2x
    the direct one, or under 30 ms slower.
-2. SWE-v1 step latency for ``view``, ``search`` and ``edit`` (file operations on the host; no
+2. SWE-v2 step latency for ``view``, ``search`` and ``edit`` (file operations on the host; no
    code runs), and for ``test`` (one sandboxed pytest run plus the hidden evaluation run).
 3. Docker against the local sandbox, interleaved (issue 15): a warm container's run of
    ``python -c pass`` against the local bwrap sandbox (target: at most 1.5x), and one hidden
@@ -200,7 +200,7 @@ def main() -> None:
     print("### Sandbox overhead (median of interleaved runs)\n")
     headers = ["command", "how", "median", "p95", "ratio to direct", "difference"]
     print(table(headers, sandbox_overhead(args.repeat)))
-    print("\n### SWE-v1 step latency\n")
+    print("\n### SWE-v2 step latency\n")
     print(table(["step", "median", "p95"], step_latency(args.repeat * 10)))
     problem = docker_engine_error()
     if problem is not None:

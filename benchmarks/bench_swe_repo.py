@@ -1,4 +1,4 @@
-"""Resolution rates and evaluation time of RewardLab/SWERepo-v0 on each sandbox backend.
+"""Resolution rates and evaluation time of RewardLab/SWERepo-v1 on each sandbox backend.
 
 Run: ``python -m benchmarks.bench_swe_repo [--tasks N] [--backends local,docker]``. Prints the
 stamp, then one Markdown table: per backend, over ``N`` tasks spread evenly over both splits

@@ -10,7 +10,7 @@ patch, sandboxed run, verdict) once to warm up and then times it ``--calls`` tim
 checkouts take turns, so machine load hits both alike. Prints the median of one evaluation per checkout and
 the ratio now/before per task and backend. Target (issue 25): at most 1.5.
 
-Tasks: SWE-v1 ``textkit-1`` (8 tests) and one SWERepo test task per test project.
+Tasks: SWE-v2 ``textkit-1`` (8 tests) and one SWERepo test task per test project.
 Wall-clock times depend on what else the machine runs; the load average is printed.
 """
 
@@ -61,7 +61,7 @@ def repo_test_tasks() -> list[tuple[str, str]]:
     for task in load_repo_tasks():
         if task.split == "test":
             first.setdefault(task.data["repo"], task.id)
-    return [("RewardLab/SWERepo-v0", task_id) for task_id in first.values()]
+    return [("RewardLab/SWERepo-v1", task_id) for task_id in first.values()]
 
 
 def measure(checkout: Path, env_id: str, task_id: str, backend: str, calls: int) -> list[float]:
@@ -90,7 +90,7 @@ def main() -> None:
     print(stamp())
     print(f"load average: {os.getloadavg()}; before: {args.before}")
     rows = []
-    for env_id, task_id in [("RewardLab/SWE-v1", "textkit-1"), *repo_test_tasks()]:
+    for env_id, task_id in [("RewardLab/SWE-v2", "textkit-1"), *repo_test_tasks()]:
         for backend in backends:
             now: list[float] = []
             before: list[float] = []

@@ -1,4 +1,4 @@
-"""ToolCall-v2 step speed, measured side by side with bare Gymnasium steps in the same run.
+"""ToolCall-v3 step speed, measured side by side with bare Gymnasium steps in the same run.
 
 A ToolCall step (the agent excluded) parses the action, validates each call against its JSON
 schema, runs it as a transaction against the in-memory world, checks the task's effects and
@@ -15,7 +15,7 @@ import json
 
 import gymnasium as gym
 
-import rewardlab  # noqa: F401  (registers RewardLab/ToolCall-v2)
+import rewardlab  # noqa: F401  (registers RewardLab/ToolCall-v3)
 from benchmarks.common import fmt_seconds, median, percentile, stamp, table, time_calls
 from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.toolcall.env import ToolCallEnv
@@ -92,7 +92,7 @@ def main() -> None:
     for label, action in ACTIONS.items():
         repeat = max(20, args.repeat // 20) if len(action) > 100_000 else args.repeat
         rows.append(row(f"ToolCall step: {label}", lambda action=action: env.step(action), repeat))
-    made = gym.make("RewardLab/ToolCall-v2", domains=["retail"], max_turns=10**9)
+    made = gym.make("RewardLab/ToolCall-v3", domains=["retail"], max_turns=10**9)
     made.reset(seed=0, options={"task_id": "retail-order_status-000"})
     read = ACTIONS["read call (get_order)"]
     rows.append(row("ToolCall step via gym.make: read call (get_order)", lambda: made.step(read)))

@@ -1,4 +1,4 @@
-"""Web-v1 and MiniWoB-v1: step and reset speed, the miniwob package's Selenium env side by side,
+"""Web-v2 and MiniWoB-v1: step and reset speed, the miniwob package's Selenium env side by side,
 observation time on a 100,000-node page, leaks over 200 episodes, and agent scores.
 
 Run: ``python -m benchmarks.bench_web`` (needs Chromium; chromedriver for the Selenium comparison).
@@ -34,7 +34,7 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-# ---------------------------------------------------------------------- Web-v1 step speed
+# ---------------------------------------------------------------------- Web-v2 step speed
 def web_speed(env: WebEnv, tasks: int) -> tuple[list[float], list[float]]:
     """Replay the oracle on the first ``tasks`` tasks; every step and reset is timed."""
     steps, resets = [], []
@@ -223,7 +223,7 @@ def main() -> None:
                     fmt_seconds(median(resets)),
                 ]
             )
-        print("## Web-v1: oracle trajectories, per step\n")
+        print("## Web-v2: oracle trajectories, per step\n")
         print(table(["backend", "steps", "step median", "step p90", "reset median"], rows))
         print(
             f"\nhttp step median target < 2 ms: {'met' if median(http_steps) < 2e-3 else 'NOT met'}; "
@@ -289,8 +289,8 @@ def main() -> None:
     print(f"\n## Leaks: {args.episodes} episodes in a row, then close() twice\n")
     rows = []
     runs = (
-        ("Web-v1 http", lambda: WebEnv(backend="http"), False),
-        ("Web-v1 browser", lambda: WebEnv(backend="browser"), True),
+        ("Web-v2 http", lambda: WebEnv(backend="http"), False),
+        ("Web-v2 browser", lambda: WebEnv(backend="browser"), True),
         ("MiniWoB-v1", lambda: MiniWoBEnv(), False),
     )
     for name, make, short in runs:
@@ -310,7 +310,7 @@ def main() -> None:
 
     print("\n## Agents (test split)\n")
     rows = []
-    for name, make in (("Web-v1 http", lambda: WebEnv(backend="http")), ("MiniWoB-v1", lambda: MiniWoBEnv())):
+    for name, make in (("Web-v2 http", lambda: WebEnv(backend="http")), ("MiniWoB-v1", lambda: MiniWoBEnv())):
         env = make()
         try:
             ids = env.tasks.ids("test")

@@ -70,7 +70,7 @@ def sweep(env_id: str, tasks: list[Any], sandbox: str, variants: bool) -> dict[s
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--env", nargs="+", default=["RewardLab/SWE-v1", "RewardLab/SWERepo-v0"])
+    parser.add_argument("--env", nargs="+", default=["RewardLab/SWE-v2", "RewardLab/SWERepo-v1"])
     parser.add_argument("--split", default=None)
     parser.add_argument("--sample", type=int, default=None, help="a random sample of this many tasks")
     parser.add_argument("--seed", type=int, default=0)

@@ -1,11 +1,11 @@
 """A RewardLab env as an OpenRLHF agent: this file is both the ``--train.agent_func_path`` and a CPU demo.
 
 As OpenRLHF's agent file, it exposes ``AgentInstance`` and ``AgentExecutor`` for the env named by
-``REWARDLAB_ENV_ID`` (default ``RewardLab/ToolCall-v2``), with ``REWARDLAB_ENV_KWARGS`` (JSON) and
+``REWARDLAB_ENV_ID`` (default ``RewardLab/ToolCall-v3``), with ``REWARDLAB_ENV_KWARGS`` (JSON) and
 the policy's tokenizer ``REWARDLAB_TOKENIZER``. Training on GPUs (not run here)::
 
-    python examples/openrlhf_agent.py --env RewardLab/ToolCall-v2 --output results/openrlhf/train.jsonl --rows 0
-    ray job submit --runtime-env-json='{"env_vars": {"REWARDLAB_ENV_ID": "RewardLab/ToolCall-v2",
+    python examples/openrlhf_agent.py --env RewardLab/ToolCall-v3 --output results/openrlhf/train.jsonl --rows 0
+    ray job submit --runtime-env-json='{"env_vars": {"REWARDLAB_ENV_ID": "RewardLab/ToolCall-v3",
                                                       "REWARDLAB_TOKENIZER": "Qwen/Qwen2.5-0.5B-Instruct"}}' \\
         -- python3 -m openrlhf.cli.train_ppo_ray --actor.model_name_or_path Qwen/Qwen2.5-0.5B-Instruct \\
         --data.prompt_dataset results/openrlhf/train.jsonl --data.input_key prompt --data.label_key label \\
@@ -29,7 +29,7 @@ import rewardlab  # noqa: F401  (registers the env ids)
 from rewardlab.integrations.openrlhf import agent_classes, openrlhf_rows
 
 AgentInstance, AgentExecutor = agent_classes(  # the tokenizer: REWARDLAB_TOKENIZER, read by each instance
-    os.environ.get("REWARDLAB_ENV_ID", "RewardLab/ToolCall-v2"),
+    os.environ.get("REWARDLAB_ENV_ID", "RewardLab/ToolCall-v3"),
     json.loads(os.environ.get("REWARDLAB_ENV_KWARGS") or "{}"),
 )
 
@@ -56,7 +56,7 @@ class LocalModelEngine:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", default="RewardLab/ToolCall-v2")
+    parser.add_argument("--env", default="RewardLab/ToolCall-v3")
     parser.add_argument("--env-kwargs", type=json.loads, default={})
     parser.add_argument("--model", default="smollm2", help="'smollm2', an HF model id or a local folder")
     parser.add_argument("--rows", type=int, default=4, help="rows to play (0: only write the dataset)")

@@ -1,6 +1,6 @@
 """RewardLab envs in SkyRL: the dataset rows, the SkyRL-Gym registration, and episodes up to the trainer.
 
-    python examples/skyrl_rewardlab.py --env RewardLab/ToolCall-v2 --episodes 8 --output data/toolcall.parquet
+    python examples/skyrl_rewardlab.py --env RewardLab/ToolCall-v3 --episodes 8 --output data/toolcall.parquet
 
 This writes SkyRL's dataset (one row per task: ``prompt``, ``env_class``, ``task_id``, ``split``,
 ``reward_spec``), registers the envs in SkyRL-Gym and plays a few episodes through
@@ -17,7 +17,7 @@ like SkyRL's own custom-env examples::
         register_skyrl_envs()
         BasePPOExp(cfg).run()
 
-with ``data.train_data="['data/toolcall.parquet']"``, ``environment.env_class=RewardLab/ToolCall-v2``
+with ``data.train_data="['data/toolcall.parquet']"``, ``environment.env_class=RewardLab/ToolCall-v3``
 and ``generator.max_turns=6`` (SkyRL passes it to the env as its turn budget).
 """
 
@@ -29,7 +29,7 @@ import json
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", default="RewardLab/ToolCall-v2")
+    parser.add_argument("--env", default="RewardLab/ToolCall-v3")
     parser.add_argument("--env-kwargs", type=json.loads, default={})
     parser.add_argument("--split", default="train")
     parser.add_argument("--episodes", type=int, default=4)

@@ -1,14 +1,14 @@
 """Multi-turn training with TRL's GRPOTrainer ``environment_factory`` on a RewardLab env.
 
-    python examples/trl_multi_turn.py --env RewardLab/ToolCall-v2 --steps 50
+    python examples/trl_multi_turn.py --env RewardLab/ToolCall-v3 --steps 50
 
 TRL makes one environment object per rollout, calls ``reset(**row)`` with the dataset row (its
 ``task_id``) and offers the object's public methods as tools. For an env with tools of its own
-(ToolCall-v2's worlds, BFCLMultiTurn-v1, SlidesAgent-v1) those are the env's tools, with the env's
+(ToolCall-v3's worlds, BFCLMultiTurn-v1, SlidesAgent-v2) those are the env's tools, with the env's
 schemas (:func:`rewardlab.integrations.trl.environment_classes`): each call is played as the env's
 action and returns its observation, so the model calls ``get_order(order_id=...)`` natively. By
 default every tool set of the env's tasks gets its own class (TRL's multi-environment mode, routed
-by the dataset's ``environment`` column), so each prompt shows only its task's tools (ToolCall-v2:
+by the dataset's ``environment`` column), so each prompt shows only its task's tools (ToolCall-v3:
 one set per world); ``--union-tools`` gives every prompt the union of all tasks' tools through one
 class (:func:`~rewardlab.integrations.trl.environment_class`). An env without tools gets one
 ``act(action)`` tool. The model's final message is the episode's last action; the reward
@@ -40,7 +40,7 @@ def tool_chat_template(tokenizer):
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", default="RewardLab/ToolCall-v2")
+    parser.add_argument("--env", default="RewardLab/ToolCall-v3")
     parser.add_argument("--env-kwargs", type=json.loads, default={"max_turns": 6})
     parser.add_argument("--model", default="smollm2", help="'smollm2', an HF model id or a local folder")
     parser.add_argument("--steps", type=int, default=50)

@@ -1,7 +1,7 @@
 """Evaluate a RewardLab env through verifiers (v1) against an OpenAI-compatible endpoint.
 
     .venv-np2/bin/python examples/verifiers_eval.py --base-url http://127.0.0.1:8000/v1 \\
-        --model Qwen/Qwen2.5-7B-Instruct --env-id RewardLab/ToolCall-v2 --num-tasks 8
+        --model Qwen/Qwen2.5-7B-Instruct --env-id RewardLab/ToolCall-v3 --num-tasks 8
 
 verifiers' own eval loop (what ``vf-eval`` runs) plays each task turn by turn with its ``null`` chat
 harness (:mod:`rewardlab.integrations.verifiers`); the traces go to ``<output-dir>/<run>/traces.jsonl``
@@ -26,7 +26,7 @@ from typing import Any
 async def evaluate(
     base_url: str,
     model: str,
-    env_id: str = "RewardLab/ToolCall-v2",
+    env_id: str = "RewardLab/ToolCall-v3",
     num_tasks: int | None = 8,
     *,
     split: str = "test",
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base-url", required=True, help="the API root, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--model", required=True, help="the model name the server serves")
-    parser.add_argument("--env-id", default="RewardLab/ToolCall-v2")
+    parser.add_argument("--env-id", default="RewardLab/ToolCall-v3")
     parser.add_argument("--num-tasks", type=int, default=8, help="the split's first N tasks")
     parser.add_argument("--split", default="test")
     parser.add_argument("--env-kwargs", type=json.loads, default={}, help='JSON, e.g. \'{"categories": ["simple"]}\'')

@@ -1,6 +1,6 @@
 """RewardLab envs in verl 0.9: the dataset, the agent loop config, and one rollout batch on CPU.
 
-    python examples/verl_agent_loop.py --env RewardLab/ToolCall-v2 --model smollm2 --rows 4
+    python examples/verl_agent_loop.py --env RewardLab/ToolCall-v3 --model smollm2 --rows 4
 
 This writes verl's dataset (``train.parquet``, one row per task, ``agent_name: rewardlab_env``)
 and an agent loop config file (``agent_loops.yaml``) that selects
@@ -8,7 +8,7 @@ and an agent loop config file (``agent_loops.yaml``) that selects
 
     - name: rewardlab_env
       _target_: rewardlab.integrations.verl.RewardLabAgentLoop
-      env_id: RewardLab/ToolCall-v2
+      env_id: RewardLab/ToolCall-v3
       env_kwargs: {}
 
 then composes verl's own trainer config (``ppo_trainer.yaml``) with that file, loads the rows with
@@ -54,7 +54,7 @@ class LocalModelServer:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--env", default="RewardLab/ToolCall-v2")
+    parser.add_argument("--env", default="RewardLab/ToolCall-v3")
     parser.add_argument("--env-kwargs", type=json.loads, default={})
     parser.add_argument("--model", default="smollm2", help="'smollm2', an HF model id or a local folder")
     parser.add_argument("--rows", type=int, default=4)

@@ -5,7 +5,7 @@ Importing the package registers every env id::
     import gymnasium as gym
     import rewardlab
 
-    env = gym.make("RewardLab/BPMN-v1")
+    env = gym.make("RewardLab/BPMN-v2")
 """
 
 from rewardlab.registration import env_ids, register_envs

@@ -17,16 +17,16 @@ from typing import Any
 import gymnasium as gym
 
 ENV_SPECS: dict[str, dict[str, Any]] = {
-    "RewardLab/BPMN-v1": {"entry_point": "rewardlab.envs.bpmn.env:BPMNEnv"},
+    "RewardLab/BPMN-v2": {"entry_point": "rewardlab.envs.bpmn.env:BPMNEnv"},
     "RewardLab/BFCL-v1": {"entry_point": "rewardlab.envs.bfcl.env:BFCLEnv"},
     "RewardLab/BFCLMultiTurn-v1": {"entry_point": "rewardlab.envs.bfcl.multi_turn:BFCLMultiTurnEnv"},
-    "RewardLab/ToolCall-v2": {"entry_point": "rewardlab.envs.toolcall.env:ToolCallEnv"},
-    "RewardLab/Slides-v1": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv"},
-    "RewardLab/SlidesAgent-v1": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv", "kwargs": {"mode": "tools"}},
-    "RewardLab/Web-v1": {"entry_point": "rewardlab.envs.web.env:WebEnv"},
+    "RewardLab/ToolCall-v3": {"entry_point": "rewardlab.envs.toolcall.env:ToolCallEnv"},
+    "RewardLab/Slides-v2": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv"},
+    "RewardLab/SlidesAgent-v2": {"entry_point": "rewardlab.envs.slides.env:SlidesEnv", "kwargs": {"mode": "tools"}},
+    "RewardLab/Web-v2": {"entry_point": "rewardlab.envs.web.env:WebEnv"},
     "RewardLab/MiniWoB-v1": {"entry_point": "rewardlab.envs.miniwob.env:MiniWoBEnv"},
-    "RewardLab/SWE-v1": {"entry_point": "rewardlab.envs.swe.env:SWEEnv"},
-    "RewardLab/SWERepo-v0": {"entry_point": "rewardlab.envs.swe.repo_env:SWERepoEnv"},
+    "RewardLab/SWE-v2": {"entry_point": "rewardlab.envs.swe.env:SWEEnv"},
+    "RewardLab/SWERepo-v1": {"entry_point": "rewardlab.envs.swe.repo_env:SWERepoEnv"},
 }
 
 

@@ -3,15 +3,18 @@ protocol), as a ``gymnasium.Env``.
 
 ::
 
-    env = RemoteEnv("ws://127.0.0.1:8000", "RewardLab/ToolCall-v2", max_turns=8)
+    env = RemoteEnv("ws://127.0.0.1:8000", "RewardLab/ToolCall-v3", max_turns=8)
     observation, info = env.reset(seed=0)
     observation, reward, terminated, truncated, info = env.step("...")
 
 or ``gym.make("RewardLabClient/Remote-v0", url=..., env_id=..., env_kwargs={...})``. Observations,
 rewards and ``info`` (every key, as JSON data: tuples come back as lists) are the served env's.
 A session the server ended on an infrastructure fault comes back as a truncated step with
-``info["infra_error"]`` and reward 0.0; the next ``reset`` opens a new session. Server errors
-(an unknown task id, capacity reached, a bad token) raise :class:`RemoteError` with the code.
+``info["infra_error"]`` and reward 0.0; so does a step whose connection was lost (the server
+killed or restarted, the network cut) or that got no reply within ``timeout``: the episode
+cannot be scored, and a trainer drops it instead of crashing or learning from a false 0. The next
+``reset`` opens a new session. Server errors (an unknown task id, capacity reached, a bad token)
+raise :class:`RemoteError` with the code.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ class RemoteError(RewardLabError, RuntimeError):
     def __init__(self, code: str, message: str):
         super().__init__(f"{message} ({code})")
         self.code = code
+
+
+LOST = ("SESSION_CLOSED", "NO_REPLY")
+"""The :class:`RemoteError` codes of a connection lost mid-request (not an error frame of the server)."""
 
 
 def _ws_url(url: str) -> str:
@@ -83,6 +90,7 @@ class RemoteEnv(gym.Env[str, str]):
         self.action_space = text_space()
         self._connection: Any = None
         self._fresh = True
+        self._task_id: str | None = None
 
     def _connect(self) -> Any:
         if self._connection is None:
@@ -110,6 +118,9 @@ class RemoteEnv(gym.Env[str, str]):
         except closed as exc:
             self._connection = None
             raise RemoteError("SESSION_CLOSED", f"the server closed the session: {exc}") from None
+        except TimeoutError:
+            self._disconnect()  # the server closes the session's env when the connection goes
+            raise RemoteError("NO_REPLY", f"the server sent no reply within {self.timeout:g} s") from None
         if reply.get("type") == "error":
             data = reply.get("data") or {}
             raise RemoteError(str(data.get("code", "UNKNOWN")), str(data.get("message", "")))
@@ -136,15 +147,23 @@ class RemoteEnv(gym.Env[str, str]):
         data = self._request({"type": "reset", "data": message})
         self._fresh = False
         text, _, _, _, info = self._unpack(data)
+        self._task_id = info.get("task_id")
         if info.get("infra_error"):  # the server ended the session; the next reset opens a new one
             self._disconnect()
         return text, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Play ``action`` on the server."""
-        text, reward, terminated, truncated, info = self._unpack(
-            self._request({"type": "step", "data": {"action": action}})
-        )
+        """Play ``action`` on the server; a lost connection ends the episode with ``infra_error``."""
+        try:
+            data = self._request({"type": "step", "data": {"action": action}})
+        except RemoteError as exc:
+            if exc.code not in LOST:
+                raise
+            self._disconnect()
+            reason = f"the connection to the server was lost mid-episode: {exc}"
+            info = {"task_id": self._task_id, "infra_error": reason, "usable": False, "is_success": False}
+            return f"infra_error: {reason}", 0.0, False, True, info
+        text, reward, terminated, truncated, info = self._unpack(data)
         if info.get("infra_error"):  # the server ended the session; the next reset opens a new one
             self._disconnect()
         return text, float(reward or 0.0), terminated, truncated, info

@@ -35,7 +35,7 @@ def test_no_option_of_any_sub_command_can_overwrite_the_dispatch():
 
 
 def test_bench_runs_with_its_run_option(tmp_path, capsys):
-    argv = ["bench", "--suite", "RewardLab/BPMN-v1", "--agent", "oracle", "--episodes", "1"]
+    argv = ["bench", "--suite", "RewardLab/BPMN-v2", "--agent", "oracle", "--episodes", "1"]
     assert main([*argv, "--run", "named", "--results-dir", str(tmp_path)]) == 0
     results = json.loads((tmp_path / "named" / "results.json").read_text())
     assert results["run"] == "named" and results["entries"][0]["agent"] == "oracle"
@@ -104,21 +104,21 @@ def test_describe_tools_names_every_parameter_with_its_type_and_whether_required
 
 
 def test_play_shows_the_system_prompt_and_the_tools_before_the_first_observation(monkeypatch, capsys):
-    """ToolCall-v2 played by hand: one tool call typed on stdin, then end of input."""
+    """ToolCall-v3 played by hand: one tool call typed on stdin, then end of input."""
     import io
 
     import gymnasium as gym
 
     import rewardlab  # noqa: F401
 
-    env = gym.make("RewardLab/ToolCall-v2")
+    env = gym.make("RewardLab/ToolCall-v3")
     observation, info = env.reset(seed=0, options={"split": "train"})
     env.close()
     tool = info["tools"][0]["function"]
     argument = tool["parameters"]["required"][0]
     call = json.dumps({"name": tool["name"], "arguments": {argument: "Grace"}})
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{call}\n.\n"))
-    assert main(["play", "RewardLab/ToolCall-v2"]) == 0
+    assert main(["play", "RewardLab/ToolCall-v3"]) == 0
     screen = capsys.readouterr().out
     before, after = screen.split(observation, 1)
     assert before.startswith(f"task: {info['task_id']}") and info["system_prompt"] in before
@@ -136,7 +136,7 @@ def test_play_without_tools_shows_the_system_prompt(monkeypatch, capsys):
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    assert main(["play", "RewardLab/BPMN-v1", "--split", "test"]) == 0
+    assert main(["play", "RewardLab/BPMN-v2", "--split", "test"]) == 0
     screen = capsys.readouterr().out
     assert "=== system prompt\nYou are an expert business process modeller." in screen
     assert "=== tools" not in screen and "=== observation\nModel the following process" in screen
@@ -145,9 +145,9 @@ def test_play_without_tools_shows_the_system_prompt(monkeypatch, capsys):
 def test_list_and_eval_on_registered_envs(tmp_path, capsys):
     import rewardlab
 
-    env_id = "RewardLab/BPMN-v1"
+    env_id = "RewardLab/BPMN-v2"
     if env_id not in rewardlab.env_ids():
-        pytest.skip("BPMN-v1 not registered")
+        pytest.skip("BPMN-v2 not registered")
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
     assert env_id in listing and "validity" in listing

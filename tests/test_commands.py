@@ -244,16 +244,16 @@ def test_list(workdir, capsys):
 
 @runs("play")
 def test_play_an_answer_typed_on_stdin(tmp_path):
-    """BPMN-v1's oracle answer typed in: the observation, then the reward and its breakdown."""
+    """BPMN-v2's oracle answer typed in: the observation, then the reward and its breakdown."""
     import gymnasium as gym
 
     from rewardlab.agents import OracleAgent
 
-    env = gym.make("RewardLab/BPMN-v1")
+    env = gym.make("RewardLab/BPMN-v2")
     observation, info = env.reset(seed=0, options={"split": "test"})
     answer = OracleAgent(env).act(observation, info)
     env.close()
-    result = shell("play", "RewardLab/BPMN-v1", "--task", info["task_id"], cwd=tmp_path, stdin=f"{answer}\n.\n")
+    result = shell("play", "RewardLab/BPMN-v2", "--task", info["task_id"], cwd=tmp_path, stdin=f"{answer}\n.\n")
     assert result.returncode == 0, result.stderr
     assert f"task: {info['task_id']}" in result.stdout and observation in result.stdout
     assert re.search(r"^reward = \d\.\d{3}  success = True$", result.stdout, flags=re.M)
@@ -262,7 +262,7 @@ def test_play_an_answer_typed_on_stdin(tmp_path):
 
 @runs("eval")
 def test_eval_two_envs_and_record_the_episodes(workdir):
-    env_ids = ["RewardLab/ToolCall-v2", "RewardLab/BFCL-v1"]
+    env_ids = ["RewardLab/ToolCall-v3", "RewardLab/BFCL-v1"]
     argv = ["eval", *env_ids, "--agent", "random", "--episodes", "2", "--seed", "3"]
     assert main([*argv, "--record", "results/episodes.jsonl"]) == 0
     results = read_json(workdir / "results" / "eval.json")
@@ -270,17 +270,17 @@ def test_eval_two_envs_and_record_the_episodes(workdir):
     assert {results[e]["agent"] for e in env_ids} == {"random"} and results[env_ids[0]]["seed"] == 3
     episodes = [json.loads(line) for line in (workdir / "results" / "episodes.jsonl").read_text().splitlines()]
     assert len(episodes) == 4
-    assert main(["eval", "RewardLab/BPMN-v1", "--agent", "oracle", "--episodes", "1", "--output", "oracle.json"]) == 0
-    assert read_json(workdir / "oracle.json")["RewardLab/BPMN-v1"]["success_rate"] == 1.0
+    assert main(["eval", "RewardLab/BPMN-v2", "--agent", "oracle", "--episodes", "1", "--output", "oracle.json"]) == 0
+    assert read_json(workdir / "oracle.json")["RewardLab/BPMN-v2"]["success_rate"] == 1.0
 
 
 @pytest.mark.slow
 @runs("eval", "swe export-predictions")
 def test_eval_swe_repo_with_record_then_export_predictions(workdir):
     """The README's SWE-bench export: record oracle episodes, then write predictions from them."""
-    argv = ["eval", "RewardLab/SWERepo-v0", "--agent", "oracle", "--episodes", "2"]
+    argv = ["eval", "RewardLab/SWERepo-v1", "--agent", "oracle", "--episodes", "2"]
     assert main([*argv, "--record", "results/swe/episodes.jsonl"]) == 0
-    assert read_json(workdir / "results" / "eval.json")["RewardLab/SWERepo-v0"]["success_rate"] == 1.0
+    assert read_json(workdir / "results" / "eval.json")["RewardLab/SWERepo-v1"]["success_rate"] == 1.0
     export = ["swe", "export-predictions", "results/swe/episodes.jsonl", "--model", "oracle"]
     assert main([*export, "--output", "results/swe/predictions.jsonl"]) == 0
     recorded = {json.loads(line)["task_id"] for line in (workdir / "results/swe/episodes.jsonl").open()}
@@ -298,14 +298,14 @@ def test_crosscheck_reports_agreement_with_an_independent_grader(workdir, capsys
 
 @runs("audit")
 def test_audit_as_the_readme_shows(workdir, capsys):
-    audit = ["audit", "RewardLab/ToolCall-v2", "--split", "test", "--episodes", "2", "--json", "results/audit.json"]
+    audit = ["audit", "RewardLab/ToolCall-v3", "--split", "test", "--episodes", "2", "--json", "results/audit.json"]
     assert main(audit) == 0
     (report,) = read_json(workdir / "results" / "audit.json")
-    assert report["env_id"] == "RewardLab/ToolCall-v2" and len(report["task_ids"]) == 2 and report["rows"]
+    assert report["env_id"] == "RewardLab/ToolCall-v3" and len(report["task_ids"]) == 2 and report["rows"]
     assert report["flagged"] == []
     reweighted = [
         "audit",
-        "RewardLab/BPMN-v1",
+        "RewardLab/BPMN-v2",
         "--episodes",
         "2",
         "--env-kwargs",
@@ -347,7 +347,7 @@ def test_swe_build_one_small_project(workdir):
     with gzip.open(workdir / "results/swe/repo_tasks.jsonl.gz", "rt") as lines:
         (task,) = [json.loads(line) for line in lines]
     assert task["repo"] == "munch" and task["split"] == "test" and task["FAIL_TO_PASS"] and task["patch"]
-    tasks = load_repo_tasks(workdir / "results/swe/repo_tasks.jsonl.gz")  # what SWERepo-v0 loads
+    tasks = load_repo_tasks(workdir / "results/swe/repo_tasks.jsonl.gz")  # what SWERepo-v1 loads
     assert tasks.ids("test") == [task["instance_id"]]
 
 
@@ -356,7 +356,7 @@ def test_swe_build_one_small_project(workdir):
 def test_bench_two_runs_then_merge_them(workdir, capsys, tiny_model_dir):
     """Two bench runs (the model is the tiny one; BFCL-v1 is single-shot: one action of 256 tokens),
     then one board from both: the run with another seed is marked not comparable."""
-    env_ids = ["RewardLab/BFCL-v1", "RewardLab/ToolCall-v2"]
+    env_ids = ["RewardLab/BFCL-v1", "RewardLab/ToolCall-v3"]
     agents = ["--agent", "random", "oracle", "model", "--model", str(tiny_model_dir)]
     assert main(["bench", "--suite", env_ids[0], *agents, "--episodes", "1", "--run", "seed0"]) == 0
     assert (
@@ -444,7 +444,7 @@ def test_serve_answers_a_remote_episode_and_stops_on_ctrl_c(workdir):
     from rewardlab.remote import RemoteEnv
 
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    argv = [str(ENTRY_POINT), "serve", "RewardLab/ToolCall-v2", "--port", "0", "--max-sessions", "2"]
+    argv = [str(ENTRY_POINT), "serve", "RewardLab/ToolCall-v3", "--port", "0", "--max-sessions", "2"]
     server = subprocess.Popen(argv, cwd=workdir, stderr=subprocess.PIPE, text=True, env=environment)
     try:
         assert server.stderr is not None
@@ -453,7 +453,7 @@ def test_serve_answers_a_remote_episode_and_stops_on_ctrl_c(workdir):
                 break
         else:
             raise AssertionError("rewardlab serve did not start")
-        env = RemoteEnv(f"ws://127.0.0.1:{match.group(1)}", "RewardLab/ToolCall-v2", max_turns=2)
+        env = RemoteEnv(f"ws://127.0.0.1:{match.group(1)}", "RewardLab/ToolCall-v3", max_turns=2)
         observation, info = env.reset(seed=0)
         assert observation and info["tools"]
         *_, terminated, truncated, info = env.step("I cannot help.")

@@ -149,8 +149,8 @@ def test_retired_ids_build_the_current_env_with_a_warning():
     from rewardlab.registration import RETIRED_IDS
 
     assert set(RETIRED_IDS.values()) == {i for i in ENV_IDS if not i.endswith("-v0")}  # envs born at v0 retire nothing
-    assert RETIRED_IDS["RewardLab/ToolCall-v0"] == RETIRED_IDS["RewardLab/ToolCall-v1"] == "RewardLab/ToolCall-v2"
-    assert not set(RETIRED_IDS) & set(ENV_IDS) and "RewardLab/SWERepo-v0" in ENV_IDS
+    assert RETIRED_IDS["RewardLab/ToolCall-v0"] == RETIRED_IDS["RewardLab/ToolCall-v1"] == "RewardLab/ToolCall-v3"
+    assert not set(RETIRED_IDS) & set(ENV_IDS) and "RewardLab/SWERepo-v1" in ENV_IDS
     with pytest.warns(DeprecationWarning, match="out of date"):
         env = gym.make("RewardLab/ToolCall-v0")
     try:

@@ -14,7 +14,7 @@ from rewardlab.envs.echo import EchoEnv
 from rewardlab.errors import ConfigError, MissingDependencyError, UnknownTaskError
 from rewardlab.testing import check_text_env, sample_task_ids
 
-ONE_TASK = {"RewardLab/SWE-v1", "RewardLab/SWERepo-v0", "RewardLab/Web-v1", "RewardLab/MiniWoB-v1"}
+ONE_TASK = {"RewardLab/SWE-v2", "RewardLab/SWERepo-v1", "RewardLab/Web-v2", "RewardLab/MiniWoB-v1"}
 """Envs slow enough (a sandbox or a browser per episode) that one sampled task keeps the suite short."""
 
 

@@ -3,7 +3,7 @@ earn little, equivalent rewrites of the oracle's answer must keep success, one-d
 
 Example:
     >>> from rewardlab.audit import audit_env
-    >>> report = audit_env("RewardLab/BPMN-v1", episodes=2)     # doctest: +SKIP
+    >>> report = audit_env("RewardLab/BPMN-v2", episodes=2)     # doctest: +SKIP
     >>> print(report.format_table())                            # doctest: +SKIP
 """
 

@@ -78,7 +78,7 @@ class TrainerConfig:
     """The arguments every trainer shares; ``GRPOConfig`` and ``PPOConfig`` add their own."""
 
     env_id: str
-    """Env id to train on, e.g. ``RewardLab/ToolCall-v2``."""
+    """Env id to train on, e.g. ``RewardLab/ToolCall-v3``."""
     model: str = "smollm2"
     """``smollm2`` (the bundled SmolLM2-135M-Instruct), an HF model id or a local folder."""
     max_new_tokens: int = 128
@@ -112,7 +112,7 @@ class TrainerConfig:
 
     def __post_init__(self) -> None:
         if not isinstance(self.env_id, str) or not self.env_id:
-            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v1', got {self.env_id!r}")
+            raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v2', got {self.env_id!r}")
         check_positive(self, "max_new_tokens", "max_episode_tokens", "max_grad_norm")
         check_positive(self, "lora_rank", "lora_alpha", "sft_learning_rate")
         check_range(self, "temperature", 1e-3, 10.0)

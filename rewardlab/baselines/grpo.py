@@ -55,13 +55,13 @@ scored, times ``epochs``), ``memory/rollout_peak_rss_gb`` and ``memory/update_pe
 
 Run::
 
-    rewardlab train grpo --env RewardLab/ToolCall-v2 --model smollm2 --steps 50
-    python -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v2 --steps 50
+    rewardlab train grpo --env RewardLab/ToolCall-v3 --model smollm2 --steps 50
+    python -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v3 --steps 50
 
 Multi-GPU (not tested here): the update is plain torch, so it runs under accelerate's DDP
 launcher unchanged per process, each process playing its own tasks::
 
-    accelerate launch --multi_gpu --num_processes 4 -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v2
+    accelerate launch --multi_gpu --num_processes 4 -m rewardlab.baselines.grpo --env-id RewardLab/ToolCall-v3
 
 (gradients are not all-reduced by this script; for synchronised multi-GPU training use the
 TRL integration, :mod:`rewardlab.integrations.trl`, whose GRPOTrainer is accelerate-native.)

@@ -29,8 +29,8 @@ infrastructure fault ended (``info["infra_error"]``) are dropped before the upda
 
 Run::
 
-    rewardlab train ppo --env RewardLab/ToolCall-v2 --model smollm2 --steps 50
-    rewardlab train ppo --env RewardLab/ToolCall-v2 --ray-rollouts   # each env steps in its own Ray actor
+    rewardlab train ppo --env RewardLab/ToolCall-v3 --model smollm2 --steps 50
+    rewardlab train ppo --env RewardLab/ToolCall-v3 --ray-rollouts   # each env steps in its own Ray actor
 
 Multi-GPU (not tested here): ``accelerate launch --multi_gpu --num_processes N -m
 rewardlab.baselines.ppo --env-id ...`` runs one independent learner per process; use the TRL

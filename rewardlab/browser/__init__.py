@@ -6,5 +6,5 @@
   :class:`~rewardlab.browser.backends.InfrastructureError`.
 - :mod:`~rewardlab.browser.session`: history, scrolling, the navigation policy and the checks of ids and roles.
 - :mod:`~rewardlab.browser.server`: :class:`~rewardlab.browser.server.PageServer`, the env's own HTTP server (quiet).
-- :mod:`~rewardlab.browser.env`: :class:`~rewardlab.browser.env.BrowserTextEnv`, the base of Web-v1 and MiniWoB-v1.
+- :mod:`~rewardlab.browser.env`: :class:`~rewardlab.browser.env.BrowserTextEnv`, the base of Web-v2 and MiniWoB-v1.
 """

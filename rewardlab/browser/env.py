@@ -1,4 +1,4 @@
-"""BrowserTextEnv: the base of the envs whose agent acts on web pages the env serves itself (Web-v1, MiniWoB-v1).
+"""BrowserTextEnv: the base of the envs whose agent acts on web pages the env serves itself (Web-v2, MiniWoB-v1).
 
 It owns what those envs share: the page server, the backend and the :class:`~rewardlab.browser.session.BrowserSession`
 driving it, the action language (:mod:`rewardlab.browser.actions`), recovery from infrastructure faults, random

@@ -1,6 +1,6 @@
 """PageServer: a browser env's own HTTP server on an ephemeral port of 127.0.0.1, quiet in normal runs.
 
-Web-v1's site server and MiniWoB-v1's file server are both one: a stdlib
+Web-v2's site server and MiniWoB-v1's file server are both one: a stdlib
 :class:`~http.server.ThreadingHTTPServer` in a daemon thread, each connection in a daemon thread of its own.
 
 Quiet: nothing is written to stdout or stderr while pages are served. Request log lines go to

@@ -16,7 +16,7 @@ HELP = "Play an env by hand: type actions, see observations and the reward break
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("env", help="env id, e.g. RewardLab/BPMN-v1")
+    parser.add_argument("env", help="env id, e.g. RewardLab/BPMN-v2")
     parser.add_argument("--task", default=None, help="task id (default: drawn from the split)")
     parser.add_argument("--split", default="train", choices=["train", "test"])
     parser.add_argument("--seed", type=int, default=0)

@@ -9,7 +9,7 @@ here read them::
     validity       = scale(outcome) · valid_fraction  (scale = 1 unless the env gives one)
 
 ``validity`` is reference-free: a run of well-formed but useless actions earns all of it. An env
-whose other components do not already outweigh it scales it by a task-specific one (Web-v1 by
+whose other components do not already outweigh it scales it by a task-specific one (Web-v2 by
 its ``progress``), as DESIGN.md asks of every reference-free component.
 
 Example:

@@ -1,4 +1,4 @@
-"""BPMN-v1's external grader: bpmn-moddle imports the answer and bpmnlint lints it (recommended rules).
+"""BPMN-v2's external grader: bpmn-moddle imports the answer and bpmnlint lints it (recommended rules).
 
 The tools are the bpmn.io project's own (``rewardlab/crosscheck/node/package.json`` pins them),
 installed by ``scripts/setup-graders.sh`` into :func:`graders_dir` and run by ``node`` on
@@ -46,19 +46,19 @@ IMPORT_RULE = "import-warning"
 
 RULE_SCOPE: dict[str, str] = {
     "no-bpmndi": (
-        "bpmnlint requires diagram interchange (a shape or edge) for every element: a layout rule; BPMN-v1 grades "
+        "bpmnlint requires diagram interchange (a shape or edge) for every element: a layout rule; BPMN-v2 grades "
         "the process model, and the same model without its diagram is an equivalent answer by design"
     ),
-    "no-overlapping-elements": "a layout rule on the diagram's shapes; BPMN-v1 does not grade the layout",
-    "superfluous-label": "a style rule (labels on unconditional flows); BPMN-v1 does not grade labels of flows",
+    "no-overlapping-elements": "a layout rule on the diagram's shapes; BPMN-v2 does not grade the layout",
+    "superfluous-label": "a style rule (labels on unconditional flows); BPMN-v2 does not grade labels of flows",
     "link-event": (
         "bpmnlint pairs link throw and catch events by the exact name of their linkEventDefinition and finds one "
-        "unpaired; BPMN-v1's rules and behavioural comparison do not check link pairing, a gap on our side (a link "
+        "unpaired; BPMN-v2's rules and behavioural comparison do not check link pairing, a gap on our side (a link "
         "whose names no longer match breaks the flow it stands for)"
     ),
     IMPORT_RULE: "bpmn-moddle's import warnings (unknown elements or unresolved references)",
 }
-"""What a bpmnlint rule checks that BPMN-v1's success leaves out (by design, or as a gap), for the explanations."""
+"""What a bpmnlint rule checks that BPMN-v2's success leaves out (by design, or as a gap), for the explanations."""
 
 TIMEOUT_S = 60.0
 """The longest the grader waits for node's verdict on one document."""
@@ -181,7 +181,7 @@ class BPMNLintGrader:
         return self._references[task_id]
 
     def grade(self, env: Any, task_id: str, actions: Sequence[str], info: Mapping[str, Any]) -> ExternalVerdict:
-        """The last answer sent (the one BPMN-v1 scores), linted against the reference's report."""
+        """The last answer sent (the one BPMN-v2 scores), linted against the reference's report."""
         xml = actions[-1] if actions else ""
         report = self.lint(xml)
         if report["import_error"] is not None:

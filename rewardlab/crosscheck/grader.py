@@ -66,7 +66,7 @@ GRADERS: dict[str, tuple[str, ...]] = {
 
 
 def family(env_id: str) -> str:
-    """``RewardLab/BPMN-v1`` → ``BPMN``."""
+    """``RewardLab/BPMN-v2`` → ``BPMN``."""
     name = env_id.split("/", 1)[-1]
     return name.rsplit("-v", 1)[0] if "-v" in name else name
 

@@ -38,7 +38,7 @@ e.g. a remote one) and a tokenizer (or its name). The module's own ``AgentInstan
 ``AgentExecutor`` read them from environment variables when an instance is made, so this file can be
 given to OpenRLHF as it is::
 
-    REWARDLAB_ENV_ID=RewardLab/ToolCall-v2            # required
+    REWARDLAB_ENV_ID=RewardLab/ToolCall-v3            # required
     REWARDLAB_ENV_KWARGS='{"max_turns": 6}'           # JSON, optional
     REWARDLAB_TOKENIZER=Qwen/Qwen2.5-0.5B-Instruct    # the policy's tokenizer (name or folder)
 

@@ -32,14 +32,14 @@ row's ``env_kwargs`` and the ``env_kwargs`` argument, in that order. SkyRL puts 
 remote one) replaces ``gym.make`` and the keyword arguments; the env's own budget then applies.
 
 :func:`register_skyrl_envs` registers ``rewardlab`` (env id from the row or the config) and every
-RewardLab env id (``RewardLab/ToolCall-v2`` ...) in SkyRL-Gym's registry; call it in the process
+RewardLab env id (``RewardLab/ToolCall-v3`` ...) in SkyRL-Gym's registry; call it in the process
 that makes the envs (SkyRL's entrypoint). A custom factory registers with
 ``skyrl_gym.register(id=..., entry_point=functools.partial(RewardLabSkyRLEnv, env_factory=...))``.
 :func:`skyrl_rows` writes the dataset rows. Example::
 
     from rewardlab.integrations.skyrl import register_skyrl_envs, skyrl_rows
     register_skyrl_envs()
-    rows = skyrl_rows("RewardLab/ToolCall-v2")  # {"prompt", "env_class", "task_id", "split", ...}
+    rows = skyrl_rows("RewardLab/ToolCall-v3")  # {"prompt", "env_class", "task_id", "split", ...}
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def register_skyrl_envs(ids: Iterable[str] | None = None) -> list[str]:
     """Register :data:`GENERIC_ID` and each of ``ids`` (default: every RewardLab env id) in SkyRL-Gym.
 
     Each RewardLab id is registered under its own name with ``env_id`` fixed, so a dataset row's
-    ``env_class`` can be ``"RewardLab/ToolCall-v2"``. Ids already registered are left as they are.
+    ``env_class`` can be ``"RewardLab/ToolCall-v3"``. Ids already registered are left as they are.
     Returns the SkyRL-Gym ids.
     """
     names = list(ids) if ids is not None else env_ids()

@@ -1,7 +1,7 @@
 """Train on RewardLab envs with TRL's ``GRPOTrainer``.
 
 Single-turn envs (one action, then the rubric scores it; e.g. ``RewardLab/BFCL-v1``,
-``RewardLab/BPMN-v1``): :func:`task_dataset` gives one row per task (``prompt`` as chat
+``RewardLab/BPMN-v2``): :func:`task_dataset` gives one row per task (``prompt`` as chat
 messages, ``task_id``); :class:`RewardFunctions` scores each completion by playing it in the
 env and exposes one reward function per component, so TRL logs ``rewards/<component>/mean``
 for every component. By default the env's own aggregate (weights, gates, penalty included)
@@ -18,18 +18,18 @@ environment object per rollout, calls ``reset(**row)`` with the dataset row (the
 observation is appended to the row's last user message) and exposes the public methods of the
 object's class as tools, with the JSON schemas transformers' ``get_json_schema`` reads from
 their signatures and docstrings. :func:`environment_class` builds such a class for any env. An
-env with tools of its own (``info["tools"]``: ``RewardLab/ToolCall-v2``,
-``RewardLab/BFCLMultiTurn-v1``, ``RewardLab/SlidesAgent-v1``) gets one method per tool
+env with tools of its own (``info["tools"]``: ``RewardLab/ToolCall-v3``,
+``RewardLab/BFCLMultiTurn-v1``, ``RewardLab/SlidesAgent-v2``) gets one method per tool
 (:func:`tool_method`) whose schema is the env's; each call is played as the env's action
 ``{"name": ..., "arguments": {...}}`` and returns its observation. Other envs get one tool,
 ``act(action)``, that plays any text. The model's final message (the reply without a tool call)
 is the episode's last action: the reward functions of :func:`environment_reward_funcs` play it
 and read the outcome, one function per component plus the aggregate::
 
-    Env = environment_class("RewardLab/ToolCall-v2")
+    Env = environment_class("RewardLab/ToolCall-v3")
     trainer = GRPOTrainer(
         model=model, processing_class=tokenizer, environment_factory=Env,
-        train_dataset=task_dataset("RewardLab/ToolCall-v2", multi_turn=True),
+        train_dataset=task_dataset("RewardLab/ToolCall-v3", multi_turn=True),
         reward_funcs=environment_reward_funcs(Env), args=GRPOConfig(..., reward_weights=...),
     )
 
@@ -43,7 +43,7 @@ TRL reads tools per class, once, so ``environment_class`` offers the union of th
 every prompt. :func:`environment_classes` makes one class per tool set instead, for TRL's
 multi-environment mode (``environment_factory=<dict>`` and the dataset's ``environment`` column):
 each prompt then shows only its task's tools. TRL runs each tool call of a message as its own
-env step, so calls a model makes in parallel count as separate actions (ToolCall-v2's
+env step, so calls a model makes in parallel count as separate actions (ToolCall-v3's
 ``efficiency`` counts actions). The envs' system prompts still describe their text action format:
 a call written as text in the final message is played as that action.
 
@@ -364,7 +364,7 @@ def environment_classes(
     For ``GRPOTrainer(environment_factory=<this dict>)`` (TRL's multi-environment mode) with the
     ``environment`` column of ``task_dataset(..., multi_turn=True)``: each prompt shows only its
     task's tools (``RewardLab/BFCLMultiTurn-v1``: at most 39 of its 128, in 32 sets;
-    ``RewardLab/ToolCall-v2``: one set per world). An env without tools gives one class, with ``act``.
+    ``RewardLab/ToolCall-v3``: one set per world). An env without tools gives one class, with ``act``.
     """
     kwargs = dict(env_kwargs or {})
     names, tool_sets, turns = _probe(env_id, kwargs)

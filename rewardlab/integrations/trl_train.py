@@ -17,7 +17,7 @@ per step goes to ``<output_dir>/metrics.jsonl`` and ``metrics.csv``: TRL's numer
 them (``rewards/<component>/mean``, ``kl``, ``completions/mean_length`` ...) plus ``step`` and
 ``rewards/mean`` (the training reward's batch mean).
 
-Only single-turn envs (one action ends the episode: BFCL-v1, BPMN-v1, ...) train here; multi-turn
+Only single-turn envs (one action ends the episode: BFCL-v1, BPMN-v2, ...) train here; multi-turn
 envs need TRL's ``environment_factory`` (:func:`rewardlab.integrations.trl.environment_class`) and a
 chat template that renders tool calls, and are refused with :class:`~rewardlab.errors.ConfigError`.
 """

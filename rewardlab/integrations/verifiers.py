@@ -39,7 +39,7 @@ verifiers 0.4 resolves a taskset id to a top-level module, so the taskset id is 
 (``rewardlab_verifiers``, a package that re-exports this module)::
 
     from rewardlab.integrations.verifiers import load_environment
-    env = load_environment("RewardLab/ToolCall-v2", split="test", num_tasks=8)   # a vf.Env
+    env = load_environment("RewardLab/ToolCall-v3", split="test", num_tasks=8)   # a vf.Env
 
 ``examples/verifiers_eval.py`` runs verifiers' eval loop against an OpenAI-compatible server.
 """
@@ -77,7 +77,7 @@ __all__ = [
 
 TASKSET_ID = "rewardlab_verifiers"
 """The verifiers taskset id of :class:`RewardLabTaskset` (``--env.taskset.id``)."""
-DEFAULT_ENV_ID = "RewardLab/ToolCall-v2"
+DEFAULT_ENV_ID = "RewardLab/ToolCall-v3"
 ADJUSTMENT = "rubric_adjustment"
 """The reward that makes the components' weighted sum the env's reward (module docstring)."""
 CLOSING_STEPS = 64

@@ -50,7 +50,7 @@ each entry is instantiated by Hydra with the extra keys as arguments)::
 
     - name: rewardlab_toolcall
       _target_: rewardlab.integrations.verl.RewardLabAgentLoop
-      env_id: RewardLab/ToolCall-v2
+      env_id: RewardLab/ToolCall-v3
       env_kwargs: {max_turns: 6}
 
 and the rows' ``agent_name`` (or ``rollout.agent.default_agent_loop``) selects it;

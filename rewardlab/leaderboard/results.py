@@ -3,7 +3,7 @@
 A run's ``results.json``::
 
     {"run": "...", "created": "ISO time", "commit": "...", "versions": {...},
-     "entries": [{"agent": "oracle", "model": null, "env": "RewardLab/BPMN-v1", "split": "test",
+     "entries": [{"agent": "oracle", "model": null, "env": "RewardLab/BPMN-v2", "split": "test",
                   "episodes": 5, "seeds": [0, ...], "task_ids": [...],
                   "reward": {"mean", "ci95"}, "score": {...}, "success_rate": 1.0,
                   "components": {"validity": {"mean", "ci95"}, ...},

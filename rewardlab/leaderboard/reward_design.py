@@ -129,10 +129,10 @@ DESIGN_CHOICES: dict[str, DesignChoice] = {
 
 
 def env_family(env_id: str) -> str:
-    """``"RewardLab/ToolCall-v2"`` -> ``"ToolCall"``: the id without its namespace and version.
+    """``"RewardLab/ToolCall-v3"`` -> ``"ToolCall"``: the id without its namespace and version.
 
     Example:
-        >>> env_family("RewardLab/SWERepo-v0")
+        >>> env_family("RewardLab/SWERepo-v1")
         'SWERepo'
     """
     return env_id.rpartition("/")[2].rpartition("-v")[0] or env_id
@@ -150,7 +150,7 @@ def default_schemes(env_id: str) -> dict[str, str]:
     """``{label: ReweightRubric preset}``: equal, targeted on the primary outcome, gated on validity.
 
     Example:
-        >>> default_schemes("RewardLab/ToolCall-v2")
+        >>> default_schemes("RewardLab/ToolCall-v3")
         {'equal': 'equal', 'targeted': 'targeted:state', 'gated': 'gated:format'}
     """
     choice = design_choice(env_id)

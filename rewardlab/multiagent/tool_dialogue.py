@@ -1,18 +1,18 @@
-"""ToolDialogue: a user and an assistant over the ToolCall-v2 worlds, tau-bench style.
+"""ToolDialogue: a user and an assistant over the ToolCall-v3 worlds, tau-bench style.
 
 | | |
 |---|---|
 | API | PettingZoo AEC |
 | Agents | ``assistant`` with the default scripted user; ``user`` and ``assistant`` with ``user="external"`` |
 | Spaces | text (:class:`~rewardlab.core.TextSpace`) for every agent |
-| Underlying env | ``RewardLab/ToolCall-v2``: its worlds, tasks, tools and rubric |
+| Underlying env | ``RewardLab/ToolCall-v3``: its worlds, tasks, tools and rubric |
 
 ## Description
 The user knows the task's goal and reveals it over turns; the assistant sees only what the user
-has said. The assistant acts in the ToolCall-v2 format: a JSON tool call (or a list of calls),
+has said. The assistant acts in the ToolCall-v3 format: a JSON tool call (or a list of calls),
 which runs against the world and returns the results to the assistant, who acts again; or a
 message to the user, which passes the turn to the user. The conversation ends when the user
-says ``###STOP###``: the assistant's last message is then its final answer, scored by ToolCall-v2.
+says ``###STOP###``: the assistant's last message is then its final answer, scored by ToolCall-v3.
 
 The default scripted user (:class:`ScriptedUser`) reveals the goal one sentence per turn and
 stops once everything is revealed and the assistant has answered again, so the assistant can be
@@ -20,7 +20,7 @@ trained alone. With ``user="external"`` both agents are controlled from outside;
 observation is the goal plus the assistant's last message.
 
 ## Rewards
-When the conversation ends, the assistant receives ToolCall-v2's reward for the episode (tool
+When the conversation ends, the assistant receives ToolCall-v3's reward for the episode (tool
 calls made, the final world state and the final answer; see ``ToolCallEnv``), and so does the
 external user (the team is cooperative). Per-agent infos carry the same ``reward_components``,
 ``reward_weights``, ``metrics``, ``score`` and ``is_success`` keys as the single-agent env.

@@ -29,7 +29,7 @@ REPOSITORY = "rewardlab/sandbox"
 SUITE = "bookworm"
 VARIANT = "essential"
 PACKAGES: tuple[str, ...] = ("python3", "python3-pytest", "git", "ca-certificates")
-"""Python with pytest for SWE-v1's test runs (its repositories need nothing beyond the standard
+"""Python with pytest for SWE-v2's test runs (its repositories need nothing beyond the standard
 library), git for diffs; everything else comes from Debian's essential set (sh, tar, coreutils)."""
 CHANGES: tuple[str, ...] = (
     "ENV LANG=C.UTF-8",

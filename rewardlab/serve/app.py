@@ -195,7 +195,7 @@ def create_app(config: ServeConfig | Sequence[str]) -> Starlette:
     """The ASGI app serving ``config`` (or a list of env ids with the default limits).
 
     Example:
-        ``uvicorn.run(create_app(["RewardLab/ToolCall-v2"]), host="127.0.0.1", port=8000)``
+        ``uvicorn.run(create_app(["RewardLab/ToolCall-v3"]), host="127.0.0.1", port=8000)``
     """
     if not isinstance(config, ServeConfig):
         config = ServeConfig(tuple(config))

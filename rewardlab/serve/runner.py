@@ -58,8 +58,8 @@ def serve(config: ServeConfig, host: str = "127.0.0.1", port: int = 8000, **opti
 class BackgroundServer:
     """The server on a daemon thread of this process, for notebooks, tests and benchmarks::
 
-        with BackgroundServer(ServeConfig(("RewardLab/ToolCall-v2",))) as server:
-            env = RemoteEnv(server.url, "RewardLab/ToolCall-v2")
+        with BackgroundServer(ServeConfig(("RewardLab/ToolCall-v3",))) as server:
+            env = RemoteEnv(server.url, "RewardLab/ToolCall-v3")
 
     ``port=0`` (the default) takes a free port; :attr:`url` is ``ws://host:port``.
     """

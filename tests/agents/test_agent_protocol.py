@@ -14,7 +14,7 @@ import rewardlab.core
 import rewardlab.core.agent
 from rewardlab.core.agent import Agent
 
-ENV_IDS = ["RewardLab/ToolCall-v2", "RewardLab/BFCL-v1", "RewardLab/BFCLMultiTurn-v1", "RewardLab/BPMN-v1"]
+ENV_IDS = ["RewardLab/ToolCall-v3", "RewardLab/BFCL-v1", "RewardLab/BFCLMultiTurn-v1", "RewardLab/BPMN-v2"]
 """The envs whose oracles are typed against TextEnv or their own env class."""
 
 

@@ -19,18 +19,18 @@ from rewardlab.errors import MissingDependencyError
 EPISODES: dict[str, int | None] = {
     "RewardLab/BFCL-v1": 60,
     "RewardLab/BFCLMultiTurn-v1": None,
-    "RewardLab/BPMN-v1": None,
+    "RewardLab/BPMN-v2": None,
     "RewardLab/MiniWoB-v1": 6,
-    "RewardLab/SWE-v1": 3,
-    "RewardLab/SWERepo-v0": 4,
-    "RewardLab/Slides-v1": None,
-    "RewardLab/SlidesAgent-v1": None,
-    "RewardLab/ToolCall-v2": None,
-    "RewardLab/Web-v1": None,
+    "RewardLab/SWE-v2": 3,
+    "RewardLab/SWERepo-v1": 4,
+    "RewardLab/Slides-v2": None,
+    "RewardLab/SlidesAgent-v2": None,
+    "RewardLab/ToolCall-v3": None,
+    "RewardLab/Web-v2": None,
 }
 """Test tasks audited per env (``None``: the whole test split)."""
 
-BROWSER_ENVS = {"RewardLab/MiniWoB-v1", "RewardLab/Web-v1"}
+BROWSER_ENVS = {"RewardLab/MiniWoB-v1", "RewardLab/Web-v2"}
 CHROMIUM = find_chromium()
 
 

@@ -192,7 +192,7 @@ def test_gradient_accumulation_matches_one_big_batch():
 )
 def test_config_rejects_bad_values(kwargs, match):
     with pytest.raises(ConfigError, match=match):
-        GRPOConfig(env_id="RewardLab/BPMN-v1", **kwargs)
+        GRPOConfig(env_id="RewardLab/BPMN-v2", **kwargs)
 
 
 def test_clip_epsilon_high_defaults_to_clip_epsilon():
@@ -457,7 +457,7 @@ def test_memory_does_not_grow_across_updates(tmp_path):
 
 def test_config_round_trips_through_its_dict_and_the_command_line():
     config = GRPOConfig(
-        env_id="RewardLab/ToolCall-v2",
+        env_id="RewardLab/ToolCall-v3",
         env_kwargs={"aggregate": "min"},
         learning_rate=3e-6,
         group_size=8,

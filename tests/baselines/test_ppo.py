@@ -111,7 +111,7 @@ def test_value_clipping_bounds_the_update():
 )
 def test_config_rejects_bad_values(kwargs, match):
     with pytest.raises(ConfigError, match=match):
-        PPOConfig(env_id="RewardLab/BPMN-v1", **kwargs)
+        PPOConfig(env_id="RewardLab/BPMN-v2", **kwargs)
 
 
 def test_train_runs_and_logs_value_metrics(tmp_path):

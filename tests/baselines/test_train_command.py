@@ -29,8 +29,8 @@ def test_every_config_field_has_a_docstring(cls):
 @pytest.mark.parametrize("cls", [GRPOConfig, PPOConfig])
 def test_trainer_configs_share_the_base_fields_and_their_defaults(cls):
     shared = {f.name: f.default for f in dataclasses.fields(TrainerConfig)}
-    config = cls(env_id="RewardLab/BPMN-v1")
-    assert {name: getattr(config, name) for name in shared} == {**shared, "env_id": "RewardLab/BPMN-v1"}
+    config = cls(env_id="RewardLab/BPMN-v2")
+    assert {name: getattr(config, name) for name in shared} == {**shared, "env_id": "RewardLab/BPMN-v2"}
     assert isinstance(config, TrainerConfig)
 
 
@@ -49,7 +49,7 @@ def test_trainer_configs_share_the_base_fields_and_their_defaults(cls):
 )
 def test_trainer_configs_check_the_shared_fields(cls, kwargs, match):
     with pytest.raises(ConfigError, match=match):
-        cls(**{"env_id": "RewardLab/BPMN-v1", **kwargs})
+        cls(**{"env_id": "RewardLab/BPMN-v2", **kwargs})
 
 
 def _imported_modules(path: Path) -> set[str]:
@@ -76,7 +76,7 @@ def test_flags_are_typed_from_the_dataclass():
         GRPOConfig,
         [
             "--env",
-            "RewardLab/BPMN-v1",
+            "RewardLab/BPMN-v2",
             "--steps",
             "3",
             "--lora",
@@ -89,7 +89,7 @@ def test_flags_are_typed_from_the_dataclass():
             "--no-scale-rewards",
         ],
     )
-    assert config.env_id == "RewardLab/BPMN-v1" and config.steps == 3 and config.lora is True
+    assert config.env_id == "RewardLab/BPMN-v2" and config.steps == 3 and config.lora is True
     assert config.importance_sampling == "sequence" and config.env_kwargs == {"aggregate": "min"}
     assert config.clip_epsilon_high == 0.28 and config.scale_rewards is False
     assert config.bf16 is None  # tri-state: unset means "on CUDA"
@@ -134,5 +134,5 @@ def test_train_grpo_runs_from_the_command_line(tmp_path, capsys):
 
 
 def test_bad_config_is_reported_not_raised(capsys):
-    assert main(["train", "grpo", "--env", "RewardLab/BPMN-v1", "--group-size", "1"]) == 2
+    assert main(["train", "grpo", "--env", "RewardLab/BPMN-v2", "--group-size", "1"]) == 2
     assert "group_size" in capsys.readouterr().out

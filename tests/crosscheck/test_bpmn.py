@@ -70,7 +70,7 @@ def test_missing_node_modules_say_how_to_install(tmp_path, monkeypatch):
 
 @needs_node
 def test_crosscheck_on_test_tasks_explains_every_disagreement():
-    report = crosscheck_env("RewardLab/BPMN-v1", tasks=["gen-data-import", "gen-library-loan"])
+    report = crosscheck_env("RewardLab/BPMN-v2", tasks=["gen-data-import", "gen-library-loan"])
     (lint,) = report.graders
     rows = {(r.answer.task_id, r.answer.name): r for r in lint.rows}
     assert all(r.verdict.success for r in lint.rows if r.answer.kind == "oracle")

@@ -30,11 +30,11 @@ def test_crosscheck_bfcl_with_recorded_episodes(tmp_path, capsys):
 
 
 def test_crosscheck_without_a_grader_exits_2(capsys):
-    assert main(["crosscheck", "RewardLab/Web-v1", "--episodes", "1"]) == 2
+    assert main(["crosscheck", "RewardLab/Web-v2", "--episodes", "1"]) == 2
     assert "no external grader is registered" in capsys.readouterr().out
 
 
 def test_crosscheck_without_node_modules_exits_2(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("REWARDLAB_GRADERS_DIR", str(tmp_path))
-    assert main(["crosscheck", "RewardLab/BPMN-v1", "--episodes", "1"]) == 2
+    assert main(["crosscheck", "RewardLab/BPMN-v2", "--episodes", "1"]) == 2
     assert "setup-graders.sh" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Fixtures shared by the browser-backed env tests (Web-v1 and MiniWoB-v1)."""
+"""Fixtures shared by the browser-backed env tests (Web-v2 and MiniWoB-v1)."""
 
 from __future__ import annotations
 

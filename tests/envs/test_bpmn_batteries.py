@@ -1,4 +1,4 @@
-"""BPMN-v1 rewards that mean correct (issue 26): equivalent rewrites of a model keep success and nearly all
+"""BPMN-v2 rewards that mean correct (issue 26): equivalent rewrites of a model keep success and nearly all
 the reward; one modelling defect loses success and at least the profile's ``defect_delta``."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def rewrite(rewrite_, xml: str, seed: int = 0) -> str | None:
 @pytest.fixture(scope="module")
 def report():
     """The equivalent and defective batteries on the test split, played through the env."""
-    return audit_env("RewardLab/BPMN-v1", batteries=("equivalent", "defective"))
+    return audit_env("RewardLab/BPMN-v2", batteries=("equivalent", "defective"))
 
 
 def test_the_profile_registers_every_rewrite_and_states_its_delta():

@@ -1,4 +1,4 @@
-"""RewardLab/BPMN-v1: the env contract, multi-turn repair, reward composition, oracle and random agents."""
+"""RewardLab/BPMN-v2: the env contract, multi-turn repair, reward composition, oracle and random agents."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ SCHEMA_INVALID = (
 
 @pytest.fixture
 def env():
-    env = gym.make("RewardLab/BPMN-v1")
+    env = gym.make("RewardLab/BPMN-v2")
     yield env
     env.close()
 
@@ -78,7 +78,7 @@ def test_sample_action_is_seeded_bpmn_looking_text():
 
 def test_same_seed_and_actions_give_same_observations_and_rewards():
     def play(seed: int) -> list:
-        env = gym.make("RewardLab/BPMN-v1")
+        env = gym.make("RewardLab/BPMN-v2")
         observation, info = env.reset(seed=seed)
         trace = [observation, info["task_id"]]
         for action in ("not xml", SCHEMA_INVALID, reference_xml(env.unwrapped.task)):
@@ -118,7 +118,7 @@ def test_invalid_attempt_reports_the_validator_and_allows_repair(env):
 
 
 def test_attempt_limit_ends_the_episode_with_the_invalid_penalty():
-    env = gym.make("RewardLab/BPMN-v1", max_attempts=2, invalid_penalty=-0.5)
+    env = gym.make("RewardLab/BPMN-v2", max_attempts=2, invalid_penalty=-0.5)
     env.reset(seed=0, options={"task_id": TASK})
     *_, terminated, _, _ = env.step("no xml here")
     assert not terminated
@@ -131,11 +131,11 @@ def test_attempt_limit_ends_the_episode_with_the_invalid_penalty():
 
 
 def test_single_shot_and_max_turns_truncation():
-    single = gym.make("RewardLab/BPMN-v1", max_attempts=1)
+    single = gym.make("RewardLab/BPMN-v2", max_attempts=1)
     single.reset(seed=0, options={"task_id": TASK})
     *_, terminated, truncated, info = single.step("")
     assert terminated and not truncated and info["action_error"].startswith("the answer is empty")
-    truncating = gym.make("RewardLab/BPMN-v1", max_attempts=3, max_turns=1)
+    truncating = gym.make("RewardLab/BPMN-v2", max_attempts=3, max_turns=1)
     truncating.reset(seed=0, options={"task_id": TASK})
     _, reward, terminated, truncated, info = truncating.step(SCHEMA_INVALID)
     assert truncated and not terminated and reward == 0.0
@@ -154,7 +154,7 @@ def test_empty_and_non_text_actions_never_crash(env):
 
 def test_components_times_weights_reproduce_the_reward():
     weights = {"validity": 1.0, "syntactic": 2.0, "pragmatic": 0.5, "semantic": 3.0, "correctness": 1.5}
-    env = gym.make("RewardLab/BPMN-v1", reward_weights=weights)
+    env = gym.make("RewardLab/BPMN-v2", reward_weights=weights)
     agents = [OracleAgent(env), RandomAgent(env, seed=1)]
     for i in range(24):
         observation, info = env.reset(seed=i)
@@ -173,16 +173,16 @@ def test_components_times_weights_reproduce_the_reward():
 
 def test_weighting_aggregate_and_gate_options():
     only_semantic = gym.make(
-        "RewardLab/BPMN-v1", reward_weights={"validity": 0, "syntactic": 0, "pragmatic": 0, "correctness": 0}
+        "RewardLab/BPMN-v2", reward_weights={"validity": 0, "syntactic": 0, "pragmatic": 0, "correctness": 0}
     )
     only_semantic.reset(seed=0, options={"task_id": TASK})
     _, reward, *_, info = only_semantic.step(reference_xml(only_semantic.unwrapped.task))
     assert reward == pytest.approx(info["reward_components"]["semantic"]) == pytest.approx(1.0)
-    minimum = gym.make("RewardLab/BPMN-v1", aggregate="min")
+    minimum = gym.make("RewardLab/BPMN-v2", aggregate="min")
     minimum.reset(seed=0, options={"task_id": "miwg-B.2.0"})
     _, reward, *_, info = minimum.step(reference_xml(minimum.unwrapped.task))
     assert reward == pytest.approx(min(info["reward_components"].values())) and reward < 1.0
-    ungated = gym.make("RewardLab/BPMN-v1", gates={}, max_attempts=1)
+    ungated = gym.make("RewardLab/BPMN-v2", gates={}, max_attempts=1)
     ungated.reset(seed=0, options={"task_id": TASK})
     broken = reference(ungated).replace("</process>", "<oops/></process>", 1)
     _, reward, *_, info = ungated.step(broken)
@@ -193,7 +193,7 @@ def test_weighting_aggregate_and_gate_options():
     *_, info = ungated.step(SCHEMA_INVALID)
     assert info["reward_components"]["semantic"] == 0.0 and info["reward_components"]["syntactic"] == 0.0
     with pytest.raises(ConfigError, match="unknown reward component"):
-        gym.make("RewardLab/BPMN-v1", reward_weights={"semantics": 1.0})
+        gym.make("RewardLab/BPMN-v2", reward_weights={"semantics": 1.0})
 
 
 @pytest.mark.parametrize("bad", [0, -1, 2.5, "3", True, None])

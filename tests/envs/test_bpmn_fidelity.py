@@ -1,4 +1,4 @@
-"""BPMN-v1 reward fidelity (issue 14): the reward measures the task, not what a constant or contentless answer has.
+"""BPMN-v2 reward fidelity (issue 14): the reward measures the task, not what a constant or contentless answer has.
 
 - The reference-free components (syntactic, pragmatic) are scaled by semantic fidelity.
 - Semantic similarity weighs control flow: a linear chain of the right labels lands well below the reference.
@@ -105,7 +105,7 @@ TASKS = load_tasks()
 
 def play(answer: str, task_id: str, **env_kwargs) -> dict:
     """The final ``info`` (plus ``"reward"``) of a one-answer episode."""
-    env = gym.make("RewardLab/BPMN-v1", max_attempts=1, **env_kwargs)
+    env = gym.make("RewardLab/BPMN-v2", max_attempts=1, **env_kwargs)
     env.reset(seed=0, options={"task_id": task_id})
     _, reward, terminated, _, info = env.step(answer)
     assert terminated
@@ -225,7 +225,7 @@ def test_a_doctype_before_the_root_is_refused_in_both_modes():
 
 @pytest.fixture(scope="module")
 def audit():
-    return audit_env("RewardLab/BPMN-v1", split="test")
+    return audit_env("RewardLab/BPMN-v2", split="test")
 
 
 def test_the_audit_flags_no_strategy(audit):

@@ -49,7 +49,7 @@ def test_the_oracle_imports_no_env_module():
         # a whole oracle episode: the env loads the shipped JSONL and references, never the builder
         "import gymnasium as gym, rewardlab\n"
         "from rewardlab.agents import OracleAgent\n"
-        "env = gym.make('RewardLab/BPMN-v1')\n"
+        "env = gym.make('RewardLab/BPMN-v2')\n"
         "obs, info = env.reset(seed=0)\n"
         "assert env.step(OracleAgent(env).act(obs, info))[4]['is_success']",
     ],

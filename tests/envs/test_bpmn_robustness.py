@@ -78,7 +78,7 @@ HOSTILE = {
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_answer_gives_low_score_and_clear_error(name):
     answer, expected = HOSTILE[name]
-    env = gym.make("RewardLab/BPMN-v1", max_attempts=1)
+    env = gym.make("RewardLab/BPMN-v2", max_attempts=1)
     env.reset(seed=0, options={"task_id": TASK})
     start = time.perf_counter()
     observation, reward, terminated, truncated, info = env.step(answer)
@@ -136,7 +136,7 @@ def test_external_entities_never_read_files(tmp_path):
         f'{DEFINITIONS}<import importType="http://www.w3.org/2001/XMLSchema" location="file://{secret}" '
         'namespace="urn:x"/></definitions>',
     ]
-    env = gym.make("RewardLab/BPMN-v1", max_attempts=len(attacks))
+    env = gym.make("RewardLab/BPMN-v2", max_attempts=len(attacks))
     observation, info = env.reset(seed=0, options={"task_id": TASK})
     for attack in attacks:
         observation, reward, terminated, truncated, info = env.step(attack)
@@ -210,7 +210,7 @@ def test_fuzz_mutated_reference(mutations):
         position = min(position, len(answer))
         answer = answer[:position] + inserted + answer[position + deleted :]
     score_never_raises(answer)
-    env = gym.make("RewardLab/BPMN-v1", max_attempts=1)
+    env = gym.make("RewardLab/BPMN-v2", max_attempts=1)
     env.reset(seed=0, options={"task_id": TASK})
     *_, info = env.step(answer)
     assert 0.0 <= info["score"] <= 1.0

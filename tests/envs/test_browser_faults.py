@@ -1,4 +1,4 @@
-"""Infrastructure faults are not agent failures: Web-v1 and MiniWoB-v1 with their Chromium killed
+"""Infrastructure faults are not agent failures: Web-v2 and MiniWoB-v1 with their Chromium killed
 (SIGKILL) or their page server stopped in the middle of an episode.
 
 The step after the fault ends the episode unusable with ``info["infra_error"]`` (reward: the

@@ -58,8 +58,8 @@ def play(env: SlidesEnv, task_id: str, deck) -> tuple[float, dict]:
 
 
 def test_registered_ids_make_both_modes():
-    deck = gym.make("RewardLab/Slides-v1", similarity="lexical")
-    agent = gym.make("RewardLab/SlidesAgent-v1", similarity="lexical")
+    deck = gym.make("RewardLab/Slides-v2", similarity="lexical")
+    agent = gym.make("RewardLab/SlidesAgent-v2", similarity="lexical")
     assert deck.unwrapped.mode == "deck" and agent.unwrapped.mode == "tools"
     _, info = agent.reset(seed=0)
     assert {t["function"]["name"] for t in info["tools"]} == {

@@ -18,7 +18,7 @@ from rewardlab.envs.slides.tasks import Brief, load_tasks
 
 pytest.importorskip("pptx")
 
-ENV_IDS = ("RewardLab/Slides-v1", "RewardLab/SlidesAgent-v1")
+ENV_IDS = ("RewardLab/Slides-v2", "RewardLab/SlidesAgent-v2")
 
 
 @pytest.fixture(scope="module")

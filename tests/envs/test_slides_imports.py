@@ -38,7 +38,7 @@ def test_the_shared_vocabulary_and_model_paths_are_a_leaf_module():
 
 def test_the_env_does_not_import_the_build_package():
     # a fresh interpreter: this test process may have imported the generator already
-    code = "import gymnasium, rewardlab\ngymnasium.make('RewardLab/Slides-v1', similarity='lexical').reset(seed=0)"
+    code = "import gymnasium, rewardlab\ngymnasium.make('RewardLab/Slides-v2', similarity='lexical').reset(seed=0)"
     loaded = modules_loaded_by(code, "rewardlab.envs.slides")
     assert "rewardlab.envs.slides.env" in loaded
     assert not any(name.startswith("rewardlab.envs.slides.build") for name in loaded)
@@ -51,7 +51,7 @@ def test_a_cached_static_table_scores_without_transformers_or_torch():
     StaticEncoder.get(model_path())  # builds and caches the table if this machine has none yet
     code = (
         "import json, sys, gymnasium, rewardlab\n"
-        "env = gymnasium.make('RewardLab/Slides-v1', similarity='static')\n"
+        "env = gymnasium.make('RewardLab/Slides-v2', similarity='static')\n"
         "loaded = env.unwrapped.similarity.encoder is not None\n"
         "observation, info = env.reset(seed=0)\n"
         "env.step(env.unwrapped.make_oracle().act(observation, info))\n"

@@ -1,4 +1,4 @@
-"""RewardLab/SWE-v1: contract, oracle and empty submissions on every task, reward values, milestones."""
+"""RewardLab/SWE-v2: contract, oracle and empty submissions on every task, reward values, milestones."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_check_env_passes(env):
 
 
 def test_registered_and_made_through_gym():
-    made = gym.make("RewardLab/SWE-v1", sandbox=FAST)
+    made = gym.make("RewardLab/SWE-v2", sandbox=FAST)
     try:
         obs, info = made.reset(seed=0)
         assert info["task_id"] in TASKS.ids("train")

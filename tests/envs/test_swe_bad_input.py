@@ -1,4 +1,4 @@
-"""SWE-v1 bad input: escapes, binary and huge content, malformed and endless commands.
+"""SWE-v2 bad input: escapes, binary and huge content, malformed and endless commands.
 
 Each gives an error observation and ``info["action_error"]``; the episode goes on; nothing
 outside the working copy changes.

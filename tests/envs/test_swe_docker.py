@@ -1,4 +1,4 @@
-"""RewardLab/SWE-v1 on the Docker backend: the same verdicts as locally, and engine faults as infra_error."""
+"""RewardLab/SWE-v2 on the Docker backend: the same verdicts as locally, and engine faults as infra_error."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def docker_env():
     docker_or_skip()
-    env = gym.make("RewardLab/SWE-v1", sandbox="docker")
+    env = gym.make("RewardLab/SWE-v2", sandbox="docker")
     yield env
     env.close()
 
@@ -51,7 +51,7 @@ def test_oracle_resolves_every_task_and_the_empty_submission_none(docker_env):
 
 def test_the_hardened_evaluation_holds_in_docker():
     docker_or_skip()
-    report = audit_env("RewardLab/SWE-v1", episodes=2, env_kwargs={"sandbox": "docker"})
+    report = audit_env("RewardLab/SWE-v2", episodes=2, env_kwargs={"sandbox": "docker"})
     assert not report.flagged, report.format_table()
     assert report.oracle.successes == 2
 
@@ -59,7 +59,7 @@ def test_the_hardened_evaluation_holds_in_docker():
 def test_no_container_outlives_the_env():
     docker_or_skip()
     before = sandbox_containers()
-    env = gym.make("RewardLab/SWE-v1", sandbox="docker")
+    env = gym.make("RewardLab/SWE-v2", sandbox="docker")
     for task_id in env.unwrapped.tasks.ids("test")[:3]:
         env.reset(options={"task_id": task_id})
         env.step("python\nimport subprocess; subprocess.Popen(['sleep', '300'])")
@@ -84,7 +84,7 @@ def test_an_engine_killed_mid_episode_is_an_infra_error_and_the_next_reset_recov
     if os.geteuid() != 0 or shutil.which("dockerd") is None or len(daemons) != 1:
         pytest.skip("needs root and one local dockerd that this test may kill and restart")
     before = sandbox_containers()
-    env = gym.make("RewardLab/SWE-v1", sandbox="docker")
+    env = gym.make("RewardLab/SWE-v2", sandbox="docker")
     try:
         env.reset(options={"task_id": "textkit-4"})
         assert "infra_error" not in env.step("test")[4]

@@ -1,4 +1,4 @@
-"""SWE-v1 reward fidelity (issue 14): results come from a channel the tested code cannot forge.
+"""SWE-v2 reward fidelity (issue 14): results come from a channel the tested code cannot forge.
 
 - The runner's signed records are the only result: a no-op ``runtest``, a plugin registered at
   run time, a forged result file and test files rewritten during the run are caught by the
@@ -342,7 +342,7 @@ def test_honest_partial_fix_outscores_every_degenerate_strategy(env):
     only = TaskSet(
         [Task("textkit-3", "test", TASKS.get("textkit-3").prompt, TASKS.get("textkit-3").data), TASKS.get("textkit-1")]
     )
-    report = audit_env("RewardLab/SWE-v1", env_kwargs={"tasks": only, "sandbox": FAST})
+    report = audit_env("RewardLab/SWE-v2", env_kwargs={"tasks": only, "sandbox": FAST})
     assert report.oracle.successes == 1
     assert len(report.rows) >= 20
     best = max(report.rows, key=lambda row: row.mean_reward)

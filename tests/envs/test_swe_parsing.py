@@ -1,4 +1,4 @@
-"""SWE-v1 command parser and unified-diff module: exact parses, round trips, fuzzing."""
+"""SWE-v2 command parser and unified-diff module: exact parses, round trips, fuzzing."""
 
 from __future__ import annotations
 

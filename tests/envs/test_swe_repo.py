@@ -1,4 +1,4 @@
-"""RewardLab/SWERepo-v0: tasks built from real projects' sdists (issue 18)."""
+"""RewardLab/SWERepo-v1: tasks built from real projects' sdists (issue 18)."""
 
 from __future__ import annotations
 
@@ -174,7 +174,7 @@ def test_the_base_tree_is_the_clean_tree_with_the_bug_and_without_the_hidden_tes
 # ---------------------------------------------------------------------- the env
 @pytest.fixture(scope="module")
 def env():
-    env = gym.make("RewardLab/SWERepo-v0")
+    env = gym.make("RewardLab/SWERepo-v1")
     yield env
     env.close()
 
@@ -316,7 +316,7 @@ def test_export_predictions_from_recorded_oracle_episodes(tmp_path):
     from rewardlab.cli import main
 
     episodes, predictions = tmp_path / "episodes.jsonl", tmp_path / "predictions.jsonl"
-    evaluation = ["eval", "RewardLab/SWERepo-v0", "--episodes", "2", "--output", str(tmp_path / "e.json")]
+    evaluation = ["eval", "RewardLab/SWERepo-v1", "--episodes", "2", "--output", str(tmp_path / "e.json")]
     assert main([*evaluation, "--record", str(episodes)]) == 0
     assert main(["swe", "export-predictions", str(episodes), "--model", "oracle", "--output", str(predictions)]) == 0
     rows = [json.loads(line) for line in predictions.read_text().splitlines()]

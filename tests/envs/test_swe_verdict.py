@@ -7,7 +7,7 @@
   check, so that the sealed runner is what stops them.
 - Honest fixes written differently from the gold patch (reformatted, renamed locals, a helper,
   comments, standard-library code such as ``subprocess``, ``threading``, ``re``, ``functools``,
-  ``eval`` and ``sys.exit`` in a CLI) resolve with the gold patch's reward, on every SWE-v1 task.
+  ``eval`` and ``sys.exit`` in a CLI) resolve with the gold patch's reward, on every SWE-v2 task.
 """
 
 from __future__ import annotations
@@ -240,7 +240,7 @@ def test_honest_variants_of_the_gold_patch_resolve(env, task_id):
 
 @pytest.fixture(scope="module")
 def repo_env():
-    environment = gym.make("RewardLab/SWERepo-v0")
+    environment = gym.make("RewardLab/SWERepo-v1")
     yield environment.unwrapped
     environment.close()
 

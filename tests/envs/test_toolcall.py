@@ -1,4 +1,4 @@
-"""RewardLab/ToolCall-v2: the env contract, rewards on known inputs, bad input, order independence."""
+"""RewardLab/ToolCall-v3: the env contract, rewards on known inputs, bad input, order independence."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def act(env, *calls) -> tuple:
 
 
 def test_check_env_and_registration():
-    env = gym.make("RewardLab/ToolCall-v2")
+    env = gym.make("RewardLab/ToolCall-v3")
     check_env(env.unwrapped, skip_render_check=True)
     _, info = env.reset(seed=0, options={"task_id": "retail-order_status-000"})
     names = [t["function"]["name"] for t in info["tools"]]

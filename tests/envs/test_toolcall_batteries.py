@@ -1,4 +1,4 @@
-"""ToolCall-v2 answers read for what they affirm, and the equivalent and defective batteries of the audit.
+"""ToolCall-v3 answers read for what they affirm, and the equivalent and defective batteries of the audit.
 
 "X, not Y" does not affirm Y; a guessed number next to the required one hedges; an amount sent as
 ``75`` or ``75.0`` is one record; every rewrite of :mod:`rewardlab.envs.toolcall.rewrites` keeps
@@ -84,7 +84,7 @@ def test_number_form_makes_one_json_number():
 # ---------------------------------------------------------------------- the batteries
 @pytest.mark.parametrize("split", ["train", "test"])
 def test_batteries_flag_nothing(split):
-    report = audit_env("RewardLab/ToolCall-v2", split=split, batteries=("equivalent", "defective"))
+    report = audit_env("RewardLab/ToolCall-v3", split=split, batteries=("equivalent", "defective"))
     assert {row.rewrite for row in report.rewrites} == {w.name for w in (*EQUIVALENTS, *DEFECTS)}
     assert all(row.applicable for row in report.rewrites)
     assert not report.flagged, report.format_table()
@@ -92,7 +92,7 @@ def test_batteries_flag_nothing(split):
 
 def test_a_guessed_number_beside_the_required_one_hedges():
     """``$84.81 or $86.31``: 86.31 is in no table and no tool result, so it is a guess."""
-    report = audit_env("RewardLab/ToolCall-v2", split="test", batteries=("defective",), strategies=["answer_hedged"])
+    report = audit_env("RewardLab/ToolCall-v3", split="test", batteries=("defective",), strategies=["answer_hedged"])
     [row] = report.rewrites
     numeric = [r for r in row.episodes if r.task_id.startswith(("retail-pending_total", "bank-balance"))]
     assert numeric and not any(r.is_success for r in numeric)

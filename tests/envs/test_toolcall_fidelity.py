@@ -17,7 +17,7 @@ from rewardlab.core.toolcalls import looks_like_call, parse_tool_calls
 from rewardlab.envs.toolcall.candidates import SeenValues, value_key
 from rewardlab.envs.toolcall.env import ToolCallEnv
 
-ENV_ID = "RewardLab/ToolCall-v2"
+ENV_ID = "RewardLab/ToolCall-v3"
 
 
 @pytest.fixture(scope="module")
@@ -294,7 +294,7 @@ def test_a_huge_answer_with_few_words_is_scored_not_stalled(env, padding):
 @pytest.mark.parametrize("reply", ["¯\\_(ツ)_/¯ {not json", "ok", ""])
 def test_a_reply_without_the_answer_earns_nothing_on_tasks_that_need_no_call(reply):
     """v1 paid any reply 0.583 on the 24 no-call train tasks (format ½ and free schema, execution, state)."""
-    env = gym.make("RewardLab/ToolCall-v2")
+    env = gym.make("RewardLab/ToolCall-v3")
     scored = []
     for task_id in env.unwrapped.tasks.ids("train") + env.unwrapped.tasks.ids("test"):
         env.reset(options={"task_id": task_id})

@@ -16,7 +16,7 @@ from tests.fresh_interpreter import modules_loaded_by
         # a whole oracle episode: tasks come from data/*.jsonl, worlds from their seeds
         "import gymnasium as gym, rewardlab\n"
         "from rewardlab.agents import OracleAgent\n"
-        "env = gym.make('RewardLab/ToolCall-v2')\n"
+        "env = gym.make('RewardLab/ToolCall-v3')\n"
         "obs, info = env.reset(seed=0)\n"
         "agent = OracleAgent(env)\n"
         "done = False\n"

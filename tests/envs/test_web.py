@@ -1,4 +1,4 @@
-"""Web-v1 through the fast HTTP backend: contract, tasks, rewards, hostile pages, leaks."""
+"""Web-v2 through the fast HTTP backend: contract, tasks, rewards, hostile pages, leaks."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_check_env_passes(env):
 
 
 def test_registered_and_made_through_gym():
-    made = gym.make("RewardLab/Web-v1", reward_weights={"efficiency": 0}, max_turns=5)
+    made = gym.make("RewardLab/Web-v2", reward_weights={"efficiency": 0}, max_turns=5)
     try:
         _, info = made.reset(seed=0, options={"task_id": "shop-001"})
         assert info["task_id"] == "shop-001" and "never as instructions" in info["system_prompt"]

@@ -1,4 +1,4 @@
-"""The Web-v1 action parser: known inputs, round trips and fuzzing (it must never raise)."""
+"""The Web-v2 action parser: known inputs, round trips and fuzzing (it must never raise)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Web-v1 answers read in any written form, and the equivalent and defective batteries of the audit.
+"""Web-v2 answers read in any written form, and the equivalent and defective batteries of the audit.
 
 A hedge listing a second candidate of the asked kind (in digits, in words, in lower case) fails; an
 honest answer with one sentence of context (one unrelated number or name) passes; the rewrites of
@@ -154,7 +154,7 @@ def test_rewrite_helpers():
 # ---------------------------------------------------------------------- the batteries
 @pytest.mark.parametrize("split", ["train", "test"])
 def test_batteries_flag_nothing(split):
-    report = audit_env("RewardLab/Web-v1", split=split, batteries=("equivalent", "defective"))
+    report = audit_env("RewardLab/Web-v2", split=split, batteries=("equivalent", "defective"))
     assert {row.rewrite for row in report.rewrites} == {w.name for w in (*EQUIVALENTS, *DEFECTS)}
     assert all(row.applicable for row in report.rewrites), [r.rewrite for r in report.rewrites if not r.applicable]
     assert not report.flagged, report.format_table()

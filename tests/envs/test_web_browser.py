@@ -1,4 +1,4 @@
-"""Web-v1 through headless Chromium: identical to the HTTP backend, hostile pages, containment, leaks.
+"""Web-v2 through headless Chromium: identical to the HTTP backend, hostile pages, containment, leaks.
 
 One Chromium is shared by the whole module (each env opens its own browser context).
 """

@@ -1,4 +1,4 @@
-"""Web-v1 reward fidelity: every cheap way to earn the reward without doing the task scores low.
+"""Web-v2 reward fidelity: every cheap way to earn the reward without doing the task scores low.
 
 Each test plays a hack class against the HTTP backend: hedged answers, typed URLs, collateral
 damage, placeholder forms, appended payloads, extra records, and the audit battery as a whole.
@@ -213,7 +213,7 @@ def test_posting_twice_fails(env):
 
 # ---------------------------------------------------------------------- the battery
 def test_no_strategy_of_the_audit_is_flagged_on_any_test_task():
-    report = audit_env("RewardLab/Web-v1", split="test")
+    report = audit_env("RewardLab/Web-v2", split="test")
     assert not report.flagged, report.format_table()
     assert report.oracle.successes == len(report.task_ids) == 16
     assert {s.name for s in STRATEGIES} <= {row.strategy for row in report.rows}
@@ -221,7 +221,7 @@ def test_no_strategy_of_the_audit_is_flagged_on_any_test_task():
 
 
 def test_an_honest_partial_solution_outscores_every_degenerate_strategy(env):
-    report = audit_env("RewardLab/Web-v1", split="test", strategies=[s.name for s in STRATEGIES])
+    report = audit_env("RewardLab/Web-v2", split="test", strategies=[s.name for s in STRATEGIES])
     honest = [play(env, task_id, honest_half(env, task_id))[0] for task_id in report.task_ids]
     best_degenerate = max(row.mean_reward for row in report.rows)
     assert sum(honest) / len(honest) > best_degenerate, report.format_table()

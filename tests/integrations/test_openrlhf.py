@@ -31,7 +31,7 @@ from rewardlab.integrations.openrlhf import agent_classes, environment_feedback,
 from tests.agents.tiny import save_tiny_model, tiny_tokenizer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOLCALL = "RewardLab/ToolCall-v2"
+TOOLCALL = "RewardLab/ToolCall-v3"
 BFCL = "RewardLab/BFCL-v1"
 BFCL_KWARGS = {"categories": ["simple_python"]}
 GARBAGE = "¯\\_(ツ)_/¯ {not json"

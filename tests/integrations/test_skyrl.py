@@ -21,7 +21,7 @@ from rewardlab.integrations.common import episode_logs  # noqa: E402
 from rewardlab.integrations.skyrl import GENERIC_ID, RewardLabSkyRLEnv, register_skyrl_envs, skyrl_rows  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-TOOLCALL = "RewardLab/ToolCall-v2"
+TOOLCALL = "RewardLab/ToolCall-v3"
 BFCL = "RewardLab/BFCL-v1"
 BFCL_KWARGS = {"categories": ["simple_python"]}
 

@@ -37,9 +37,9 @@ from tests.agents.tiny import register_echo, save_tiny_model
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BFCL = "RewardLab/BFCL-v1"
 BFCL_KWARGS = {"categories": ["simple_python"]}
-TOOLCALL = "RewardLab/ToolCall-v2"
+TOOLCALL = "RewardLab/ToolCall-v3"
 BFCL_MULTI = "RewardLab/BFCLMultiTurn-v1"
-SLIDES_AGENT = "RewardLab/SlidesAgent-v1"
+SLIDES_AGENT = "RewardLab/SlidesAgent-v2"
 TOOL_ENVS = [TOOLCALL, BFCL_MULTI, SLIDES_AGENT]
 FAULTY_ECHO = "RewardLabTest/FaultyEcho-v0"
 
@@ -268,7 +268,7 @@ def test_an_env_without_tools_keeps_the_act_tool():
 
 
 def test_tool_methods_follow_trls_contract():
-    """ToolCall-v2: TRL sees the worlds' tools (no ``act``), renders them in the prompt with the chat template
+    """ToolCall-v3: TRL sees the worlds' tools (no ``act``), renders them in the prompt with the chat template
     TRL ships, and a tool call plays the env's action; the final message ends the episode."""
     import trl
 
@@ -369,7 +369,7 @@ def play_through_tools(Env, task_id, actions):
 @pytest.mark.parametrize(("env_id", "limit"), [(TOOLCALL, None), (BFCL_MULTI, None), (SLIDES_AGENT, 3)])
 def test_oracle_episodes_through_the_tool_methods_score_as_in_process(env_id, limit):
     """Every oracle episode played through the tool methods succeeds with the in-process reward and components,
-    except where the oracle calls tools in parallel (ToolCall-v2): TRL runs each call as its own action, so
+    except where the oracle calls tools in parallel (ToolCall-v3): TRL runs each call as its own action, so
     ``efficiency`` (which counts actions) is lower there, and only there."""
     Env = environment_class(env_id)
     parallel_tasks = 0
@@ -427,7 +427,7 @@ JSON_VALUES = st.recursive(
 
 @pytest.fixture(scope="module")
 def toolcall_tools():
-    """A ToolCall-v2 union-class environment, its TRL tools and 20 train task ids."""
+    """A ToolCall-v3 union-class environment, its TRL tools and 20 train task ids."""
     env = environment_class(TOOLCALL)()
     return env, trl_tools(env), gym.make(TOOLCALL).unwrapped.tasks.ids("train")[:20]
 
@@ -501,7 +501,7 @@ def test_single_turn_example_trains_two_steps_and_logs_each_component(tiny_model
     ids=["per-task-tools", "union-tools"],
 )
 def test_multi_turn_example_trains_two_steps_with_the_tool_methods(tiny_model_dir, tmp_path, options):
-    """GRPOTrainer renders ToolCall-v2's tool methods into the prompts (per tool set through TRL's
+    """GRPOTrainer renders ToolCall-v3's tool methods into the prompts (per tool set through TRL's
     multi-environment mode, or one class through a single factory), runs its tool loop and logs every
     component and the episode logs. The union run keeps one world: all four worlds' 33 tools make
     3,500-token prompts, and the tiny model's log-probabilities over SmolLM2's vocabulary cost ~1 min."""

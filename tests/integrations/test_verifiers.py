@@ -37,7 +37,7 @@ from tests.conftest import EchoEnv  # noqa: E402
 
 pytestmark = pytest.mark.timeout(600)
 
-TOOLCALL = ("RewardLab/ToolCall-v2", {})
+TOOLCALL = ("RewardLab/ToolCall-v3", {})
 BFCL = ("RewardLab/BFCL-v1", {"categories": ["simple_python"]})
 NUM_TASKS = 2
 Reply = Callable[[list[dict[str, Any]]], str]
@@ -208,7 +208,7 @@ def test_oracle_actions_through_verifiers_score_as_in_process(env_id, env_kwargs
         assert system["role"] == "system" and adapter.TOOLS_HEADER in system["content"]
 
 
-GATED = ("RewardLab/ToolCall-v2", {"gates": ["format"], "invalid_penalty": -0.5})
+GATED = ("RewardLab/ToolCall-v3", {"gates": ["format"], "invalid_penalty": -0.5})
 
 
 @pytest.mark.slow
@@ -314,7 +314,7 @@ def test_the_taskset_is_the_splits_task_ids_with_one_reward_per_component():
 
 
 def test_custom_weights_reach_the_reward_functions():
-    env = adapter.load_environment("RewardLab/ToolCall-v2", num_tasks=1, reward_weights={"answer": 4.0})
+    env = adapter.load_environment("RewardLab/ToolCall-v3", num_tasks=1, reward_weights={"answer": 4.0})
     weights = {fn.__name__: fn._vf_weight for fn in next(iter(env.taskset)).hooks("reward")}
     assert weights["answer"] == pytest.approx(4 / 9) and weights["format"] == pytest.approx(1 / 9)
 

@@ -38,7 +38,7 @@ from rewardlab.integrations.verl import AGENT_NAME, RewardLabAgentLoop, verl_row
 from tests.agents.tiny import save_tiny_model, tiny_model, tiny_tokenizer  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-TOOLCALL = "RewardLab/ToolCall-v2"
+TOOLCALL = "RewardLab/ToolCall-v3"
 BFCL = "RewardLab/BFCL-v1"
 BFCL_KWARGS = {"categories": ["simple_python"]}
 

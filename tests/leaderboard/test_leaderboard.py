@@ -149,5 +149,5 @@ def test_run_suite_records_the_model_budget(monkeypatch):
 
     monkeypatch.setattr(runner, "agent_factory", lambda name, **kwargs: runner.RandomAgent)
     budget = runner.ModelBudget(episodes=1, max_turns=2, max_new_tokens=8)
-    entries = runner.run_suite(["RewardLab/ToolCall-v2"], ["model"], episodes=5, model_budget=budget, progress=False)
+    entries = runner.run_suite(["RewardLab/ToolCall-v3"], ["model"], episodes=5, model_budget=budget, progress=False)
     assert entries[0]["episodes"] == 1 and entries[0]["budget"] == {"max_turns": 2, "max_new_tokens": 8}

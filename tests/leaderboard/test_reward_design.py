@@ -23,7 +23,7 @@ from rewardlab.leaderboard.results import episode_record
 from rewardlab.leaderboard.runner import FinalInfo, play_episodes, run_suite
 from rewardlab.wrappers import ReweightRubric
 
-TOOLCALL = "RewardLab/ToolCall-v2"
+TOOLCALL = "RewardLab/ToolCall-v3"
 NAMES = ("format", "schema", "execution", "state", "answer", "efficiency")
 
 
@@ -164,7 +164,7 @@ def test_every_registered_env_has_a_design_choice_and_unknown_ones_are_refused()
         design.default_schemes("Mine/Other-v0")
 
 
-@pytest.mark.parametrize("env_id", ["RewardLab/BFCL-v1", "RewardLab/BPMN-v1", "RewardLab/BFCLMultiTurn-v1", TOOLCALL])
+@pytest.mark.parametrize("env_id", ["RewardLab/BFCL-v1", "RewardLab/BPMN-v2", "RewardLab/BFCLMultiTurn-v1", TOOLCALL])
 def test_the_chosen_components_are_the_envs(env_id):
     env = gym.make(env_id)
     try:
@@ -215,13 +215,13 @@ def test_an_infrastructure_fault_is_recorded_and_dropped_not_scored():
     entries = []
     for name, agent in (("stops", StopsTheServer), ("oracle", OracleAgent)):
         _, records = play_episodes(
-            "RewardLab/Web-v1", agent, episodes=1, seed=0, split="test", env_kwargs=None, progress=iter
+            "RewardLab/Web-v2", agent, episodes=1, seed=0, split="test", env_kwargs=None, progress=iter
         )
-        entries.append({"env": "RewardLab/Web-v1", "agent": name, "per_episode": records})
+        entries.append({"env": "RewardLab/Web-v2", "agent": name, "per_episode": records})
     faulted, solved = entries[0]["per_episode"][0], entries[1]["per_episode"][0]
     assert faulted["infra_error"] == WebEnv.server_stopped and faulted["usable"] is False
     assert solved["infra_error"] is None and solved["usable"] is True
-    episodes, dropped = design.entry_episodes(entries, "RewardLab/Web-v1")
+    episodes, dropped = design.entry_episodes(entries, "RewardLab/Web-v2")
     assert dropped == 1 and [e.agent for e in episodes] == ["oracle"]
 
 
@@ -288,7 +288,7 @@ def test_the_report_in_markdown_and_json(toolcall):
     audits = design.AuditRun(3.0, 2, reports={TOOLCALL: (report(TOOLCALL), 0.4)}, skipped={"X-v0": "too slow"})
     text = design.report_markdown([result], audits)
     assert text.startswith("## Reward design: the same episodes under equal, targeted and gated weighting")
-    assert "- targeted: the agent ranking changes on 1 of 1 envs (RewardLab/ToolCall-v2); 1 episode pairs flip." in text
+    assert "- targeted: the agent ranking changes on 1 of 1 envs (RewardLab/ToolCall-v3); 1 episode pairs flip." in text
     assert f"| {TOOLCALL} | 0.600 | 1 | **yes** | 1.000 | 0 | no |" in text
     assert "## Audit: each degenerate strategy against the oracle" in text and report(TOOLCALL).format_table() in text
     assert "Audited in 0.40 s." in text and "- X-v0: too slow" in text and "No strategy flagged." in text

@@ -81,7 +81,7 @@ def test_the_oracle_episode_is_the_same_over_the_wire(server, env_id):
 
 
 def test_remote_env_passes_gymnasiums_checker(server):
-    env = gym.make("RewardLabClient/Remote-v0", url=server.url, env_id="RewardLab/ToolCall-v2", max_turns=4)
+    env = gym.make("RewardLabClient/Remote-v0", url=server.url, env_id="RewardLab/ToolCall-v3", max_turns=4)
     try:
         check_env(env.unwrapped, skip_render_check=True)
     finally:

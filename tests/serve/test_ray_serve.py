@@ -36,7 +36,7 @@ connect = pytest.importorskip("websockets.sync.client").connect
 
 pytestmark = pytest.mark.slow
 
-ENV_ID = "RewardLab/ToolCall-v2"
+ENV_ID = "RewardLab/ToolCall-v3"
 REPLICAS = 2
 MAX_SESSIONS = 2
 TOKEN = "t0ken"

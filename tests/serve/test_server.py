@@ -46,7 +46,7 @@ def wait_until(condition, timeout=10.0):
 
 @pytest.fixture(scope="module")
 def server():
-    config = ServeConfig((FAULTY, faulty.SLOW_ID, "RewardLab/ToolCall-v2"), max_sessions=8)
+    config = ServeConfig((FAULTY, faulty.SLOW_ID, "RewardLab/ToolCall-v3"), max_sessions=8)
     with BackgroundServer(config) as running:
         yield running
 
@@ -102,7 +102,7 @@ def test_step_before_reset_an_unknown_task_and_a_misspelt_argument_are_validatio
     assert reply["data"]["code"] == "VALIDATION_ERROR" and "no-such-task" in reply["data"]["message"]
     reply = request(ws, {"type": "reset", "data": {"env_id": FAULTY, "task_id": "t1"}})
     assert reply["type"] == "observation"
-    reply = request(ws, {"type": "reset", "data": {"env_id": "RewardLab/ToolCall-v2"}})
+    reply = request(ws, {"type": "reset", "data": {"env_id": "RewardLab/ToolCall-v3"}})
     assert reply["data"]["code"] == "VALIDATION_ERROR" and "fixed" in reply["data"]["message"]
 
 
@@ -217,7 +217,7 @@ def test_health_schema_and_metadata(server):
     assert schema["action"]["required"] == ["action"]
     assert list(schema["observation"]["properties"]) == list(OBSERVATION_FIELDS)
     metadata = get(server.http_url + "/metadata")
-    toolcall = metadata["envs"]["RewardLab/ToolCall-v2"]
+    toolcall = metadata["envs"]["RewardLab/ToolCall-v3"]
     names = [row["name"] for row in toolcall["components"]]
     assert names == ["format", "schema", "execution", "state", "answer", "efficiency"]
     assert abs(sum(row["default_weight"] for row in toolcall["components"]) - 1.0) < 1e-9

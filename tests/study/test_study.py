@@ -437,7 +437,7 @@ def test_the_trl_trainer_stops_on_its_time_budget_and_refuses_multi_turn_envs(tm
     )
     assert len(train(config).history) == 1  # the first step already ran past the budget
     with pytest.raises(ConfigError, match="multi-turn"):
-        train(TRLGRPOConfig(env_id="RewardLab/ToolCall-v2", model=str(tiny_model_dir), output_dir=str(tmp_path)))
+        train(TRLGRPOConfig(env_id="RewardLab/ToolCall-v3", model=str(tiny_model_dir), output_dir=str(tmp_path)))
 
 
 # ------------------------------------------------------------------------------ the statistics

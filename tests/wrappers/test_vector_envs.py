@@ -87,7 +87,7 @@ def test_async_vector_env(wrappers, tmp_path):
         assert first["dynamic_rubric"]["weights"]["reached"][0] == pytest.approx(1 / 3)
 
 
-ASYNC_ENV_ID = next((i for i in ("RewardLab/ToolCall-v2", "RewardLab/BPMN-v1") if i in ENV_IDS), None)
+ASYNC_ENV_ID = next((i for i in ("RewardLab/ToolCall-v3", "RewardLab/BPMN-v2") if i in ENV_IDS), None)
 
 
 @pytest.mark.skipif(ASYNC_ENV_ID is None, reason="neither ToolCall nor BPMN is registered yet")

@@ -3,7 +3,11 @@
 Which Chromium: the ``executable_path`` argument, else the ``REWARDLAB_CHROMIUM`` environment
 variable, else the Debian/Ubuntu ``chromium`` package (``/usr/bin/chromium``), else the browser
 that ``playwright install chromium`` downloaded. Chromium starts headless with
-:data:`CHROMIUM_FLAGS` and a fresh temporary profile (Playwright's default for ``launch``).
+:data:`CHROMIUM_FLAGS` and a fresh temporary profile (Playwright's default for ``launch``), with
+``TMPDIR`` set to a directory of its own, ``rewardlab-chromium-*``, made by
+:func:`~rewardlab.leases.owned_tempdir`: Chromium leaves its ``org.chromium.Chromium.*`` scratch
+files there when it is killed, and the directory goes when the :class:`Chromium` is closed or
+relaunched, or, when its owner process died, when the reaper runs.
 
 Speed: each step costs a handful of DevTools round trips and no Playwright auto-waiting. One
 ``page.evaluate`` walks the DOM and returns the listing (:data:`~rewardlab.browser.observation.WALK_JS`);
@@ -37,6 +41,7 @@ from typing import Any, TypeVar
 from rewardlab.browser.backends import InfrastructureError
 from rewardlab.browser.observation import Node, PageState, walk_js
 from rewardlab.errors import MissingDependencyError, require
+from rewardlab.leases import owned_tempdir, remove_owned_tempdir
 
 CHROMIUM_ENV_VAR = "REWARDLAB_CHROMIUM"
 DEBIAN_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
@@ -124,7 +129,7 @@ class Chromium:
     Example (not run here; needs a Chromium binary)::
 
         chromium = Chromium()
-        env = gym.make("RewardLab/Web-v1", backend="browser", chromium=chromium)
+        env = gym.make("RewardLab/Web-v2", backend="browser", chromium=chromium)
         ...
         env.close(); chromium.close()
     """
@@ -138,10 +143,12 @@ class Chromium:
             )
         self.headless = headless
         self._playwright = _acquire_playwright()
+        self._tmp = owned_tempdir("rewardlab-chromium-")
         try:
             self.browser = self._launch()
         except Exception as exc:
             _release_playwright()
+            remove_owned_tempdir(self._tmp)
             raise MissingDependencyError(
                 f"could not start Chromium ({str(exc).splitlines()[0]}); install Debian's chromium "
                 f"(apt-get install chromium), set {CHROMIUM_ENV_VAR}, pass executable_path=..., "
@@ -150,9 +157,22 @@ class Chromium:
         self._closed = False
 
     def _launch(self) -> Any:
+        self._tmp.mkdir(mode=0o700, exist_ok=True)
         return self._playwright.chromium.launch(
-            executable_path=self.executable_path, headless=self.headless, args=list(CHROMIUM_FLAGS)
+            executable_path=self.executable_path,
+            headless=self.headless,
+            args=list(CHROMIUM_FLAGS),
+            env={**os.environ, "TMPDIR": str(self._tmp)},
         )
+
+    def _clear_tmp(self) -> None:
+        """Empty Chromium's ``TMPDIR`` (what a killed browser left there); the directory stays."""
+        for entry in list(self._tmp.iterdir()) if self._tmp.is_dir() else []:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    entry.unlink()
 
     def relaunch_if_dead(self) -> None:
         """Start a new browser process in place of one that died (killed or crashed); no-op while it runs."""
@@ -161,6 +181,7 @@ class Chromium:
         errors = require("playwright.sync_api", "web")
         with contextlib.suppress(errors.Error):  # the dead browser's bookkeeping only
             self.browser.close()
+        self._clear_tmp()
         try:
             self.browser = self._launch()
         except errors.Error as exc:
@@ -174,6 +195,7 @@ class Chromium:
         try:
             self.browser.close()
         finally:
+            remove_owned_tempdir(self._tmp)
             _release_playwright()
 
 

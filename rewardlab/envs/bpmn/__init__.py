@@ -1,4 +1,4 @@
-"""RewardLab/BPMN-v1: text → BPMN 2.0 XML with validity, syntactic, pragmatic and semantic rewards."""
+"""RewardLab/BPMN-v2: text → BPMN 2.0 XML with validity, syntactic, pragmatic and semantic rewards."""
 
 from rewardlab.envs.bpmn.env import BPMNEnv
 from rewardlab.envs.bpmn.rubric import BPMNOutcome, bpmn_rubric, score_bpmn

@@ -1,4 +1,4 @@
-"""BPMN-v1's degenerate strategies for ``rewardlab audit``: cheap answers that never model the task.
+"""BPMN-v2's degenerate strategies for ``rewardlab audit``: cheap answers that never model the task.
 
 Each strategy reads only the prompt (the quoted element names a policy would copy from it) and
 writes a schema-valid model with a diagram, so the only thing it lacks is the task's control flow:
@@ -227,4 +227,4 @@ PROFILE = AuditProfile(
     defects=DEFECTS,
     defect_delta=DEFECT_DELTA,
 )
-"""BPMN-v1's :class:`~rewardlab.audit.AuditProfile`; the finishing action is the empty answer."""
+"""BPMN-v2's :class:`~rewardlab.audit.AuditProfile`; the finishing action is the empty answer."""

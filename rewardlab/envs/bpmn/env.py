@@ -1,4 +1,4 @@
-"""RewardLab/BPMN-v1: from a process description to a BPMN 2.0 model, with validator feedback.
+"""RewardLab/BPMN-v2: from a process description to a BPMN 2.0 model, with validator feedback.
 
 The spec sheet is :class:`BPMNEnv`'s docstring (``help(env.unwrapped)``).
 """
@@ -28,7 +28,7 @@ _SAMPLE_OBJECTS = ("order", "invoice", "request", "claim", "document", "payment"
 
 
 class BPMNEnv(TextEnv):
-    """RewardLab/BPMN-v1: from a process description to a BPMN 2.0 model, with validator feedback.
+    """RewardLab/BPMN-v2: from a process description to a BPMN 2.0 model, with validator feedback.
 
     ## Description
 
@@ -109,7 +109,7 @@ class BPMNEnv(TextEnv):
 
     ## Known hack classes defended
 
-    What each cheap answer earns, and why (``rewardlab audit RewardLab/BPMN-v1`` plays them all,
+    What each cheap answer earns, and why (``rewardlab audit RewardLab/BPMN-v2`` plays them all,
     :mod:`rewardlab.envs.bpmn.audit`):
 
     - *A constant or another task's model* (``minimal_model``, ``other_task_oracle``,
@@ -150,7 +150,7 @@ class BPMNEnv(TextEnv):
     - v1: syntactic and pragmatic scaled by semantic; semantic = node F1 × control flow (routed
       successions, per-class behavioural profile with pools and lanes, coverage of present kinds);
       ``strict_format`` accepts only an XML declaration and whitespace around the root.
-      Issue 26: a fifth component ``correctness`` (same behaviour as the reference, no modelling
+    - v2 (issue 26): a fifth component ``correctness`` (same behaviour as the reference, no modelling
       defect beyond its own) that ``is_success`` also requires; node matching breaks ties by structure.
     """
 

@@ -1,4 +1,4 @@
-"""BPMN-v1's equivalent and defective rewrites of the oracle's answer (:mod:`rewardlab.audit.rewrite`).
+"""BPMN-v2's equivalent and defective rewrites of the oracle's answer (:mod:`rewardlab.audit.rewrite`).
 
 Every rewrite parses the oracle's XML (the reference model), changes the tree and serialises it
 as a bare ``definitions`` element, so validity is never what a rewrite tests.

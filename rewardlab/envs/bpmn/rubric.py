@@ -8,7 +8,7 @@ answer is the reference's model:
   ``scorable_model`` means 1 to 500 flow nodes and at most 2,000 sequence and 2,000 message
   flows (the size caps of :mod:`rewardlab.envs.bpmn.model`); it gates
   (threshold 1): below 1, the other components are 0 and the reward is ``invalid_penalty``.
-  With ``strict_format`` (BPMN-v1's default) ``validity/bare_answer`` (the answer is the
+  With ``strict_format`` (BPMN-v2's default) ``validity/bare_answer`` (the answer is the
   ``definitions`` element alone, after at most an XML declaration and whitespace: no prose, code
   fence, comment, processing instruction or DOCTYPE around it) is a fifth check and the mean is
   over 5; otherwise it is reported but does not count.

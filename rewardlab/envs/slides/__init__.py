@@ -1,6 +1,6 @@
 """Slides: write a slide deck from a brief, rendered to a real .pptx and scored in five components.
 
-``RewardLab/Slides-v1`` answers with the whole deck as JSON in one step; ``RewardLab/SlidesAgent-v1``
+``RewardLab/Slides-v2`` answers with the whole deck as JSON in one step; ``RewardLab/SlidesAgent-v2``
 (``mode="tools"``) builds it with tools over several turns. See :class:`SlidesEnv` for the spec sheet.
 """
 

@@ -55,7 +55,7 @@ delete_slide(index), finish(). A slide is {{"layout": ..., "title": ..., "subtit
 
 
 class SlidesEnv(TextEnv):
-    """RewardLab/Slides-v1 and SlidesAgent-v1: write a slide deck from a brief; it is rendered to .pptx and scored.
+    """RewardLab/Slides-v2 and SlidesAgent-v2: write a slide deck from a brief; it is rendered to .pptx and scored.
 
     ## Description
 
@@ -66,9 +66,9 @@ class SlidesEnv(TextEnv):
     ``reset`` draws a brief from the train split with ``np_random`` (``options``: ``task_id``,
     ``split``). Two modes:
 
-    - ``mode="deck"`` (``RewardLab/Slides-v1``): single shot. The observation is the brief with
+    - ``mode="deck"`` (``RewardLab/Slides-v2``): single shot. The observation is the brief with
       the full notes.
-    - ``mode="tools"`` (``RewardLab/SlidesAgent-v1``): multi-turn. The observation is the brief
+    - ``mode="tools"`` (``RewardLab/SlidesAgent-v2``): multi-turn. The observation is the brief
       with the section names only, then each tool's result; ``info`` has ``tools`` (OpenAI
       function schemas).
 
@@ -176,9 +176,9 @@ class SlidesEnv(TextEnv):
 
     - v0: initial version.
     - v1: content = F1 of grounded, new, on-point evidence; inverse_spec reads slide content; format scaled by content.
-    - v1 (issue #26): a slide's point is the one its title states (title credit scales coverage); a bullet
+    - v2 (issue #26): a slide's point is the one its title states (title credit scales coverage); a bullet
       counts only when its source sentence bears on that point; statements are single sentences; coverage
-      is a geometric mean over key points. (Changes reward meaning: the id should move to v2.)
+      is a geometric mean over key points.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}

@@ -1,8 +1,8 @@
 """Slides' equivalent and defective rewrites of the oracle's deck (:mod:`rewardlab.audit.rewrite`).
 
 Every rewrite edits the oracle's list of slides and writes it back in the form the oracle used: one
-deck JSON (``Slides-v1``), or the same ``read_notes`` calls, an outline of the new titles, one
-``write_slide`` per slide and ``finish()`` (``SlidesAgent-v1``). A *key-point slide* is a ``bullets``
+deck JSON (``Slides-v2``), or the same ``read_notes`` calls, an outline of the new titles, one
+``write_slide`` per slide and ``finish()`` (``SlidesAgent-v2``). A *key-point slide* is a ``bullets``
 slide between the title slide and the closing slide.
 
 Equivalent (keep ``is_success``, lose at most 0.05):

@@ -1,4 +1,4 @@
-"""RewardLab/SWE-v1: bug fixing in small Python repositories, with sandboxed execution."""
+"""RewardLab/SWE-v2: bug fixing in small Python repositories, with sandboxed execution."""
 
 from rewardlab.envs.swe.env import SWEEnv
 from rewardlab.envs.swe.loader import load_swebench_jsonl

@@ -1,4 +1,4 @@
-"""SWE-v1's own degenerate strategies for ``rewardlab audit``: one per way of passing tests without fixing the bug.
+"""SWE-v2's own degenerate strategies for ``rewardlab audit``: one per way of passing tests without fixing the bug.
 
 Each strategy sees only what a policy sees: the issue text and file list of the first
 observation and the results of its own commands (``search`` finds the function the issue names,
@@ -366,7 +366,7 @@ STRATEGIES = (
 
 
 def audit_profile() -> AuditProfile:
-    """SWE-v1's :class:`~rewardlab.audit.AuditProfile`: the strategies above, finishing with ``submit``,
+    """SWE-v2's :class:`~rewardlab.audit.AuditProfile`: the strategies above, finishing with ``submit``,
     and the rewrites of :mod:`rewardlab.envs.swe.rewrites`."""
     from rewardlab.envs.swe.rewrites import DEFECT_DELTA, DEFECTS, EQUIVALENTS
 

@@ -1,4 +1,4 @@
-"""The SWE-v1 action language: one text command per step.
+"""The SWE-v2 action language: one text command per step.
 
 The first line is the command and its arguments (shell-style quoting); for ``edit``,
 ``replace``, ``create`` and ``python`` the rest of the action is the body::

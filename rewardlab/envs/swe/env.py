@@ -1,4 +1,4 @@
-"""RewardLab/SWE-v1: fix a bug in a small, realistic Python repository (spec sheet: :class:`SWEEnv`)."""
+"""RewardLab/SWE-v2: fix a bug in a small, realistic Python repository (spec sheet: :class:`SWEEnv`)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ EDIT_COMMANDS = ("edit", "replace", "create")
 
 
 class SWEEnv(TextEnv):
-    """RewardLab/SWE-v1: fix a bug in a small Python repository by reading, editing and running code.
+    """RewardLab/SWE-v2: fix a bug in a small Python repository by reading, editing and running code.
 
     ## Description
 
@@ -211,8 +211,8 @@ class SWEEnv(TextEnv):
 
     - v0: initial version.
     - v1: results only from an HMAC-signed in-sandbox collector (never stdout), tampering scores 0,
-      regression/applies/localization scaled by the fixed FAIL_TO_PASS fraction. Revised (issue 25):
-      the verdict is computed on the host from per-test records signed by a sealed runner, the
+      regression/applies/localization scaled by the fixed FAIL_TO_PASS fraction.
+    - v2 (issue 25): the verdict is computed on the host from per-test records signed by a sealed runner, the
       local sandbox runs on the minimal Debian root, and the static check keeps only the
       test-machinery files and "always equal" values (honest fixes that use ``subprocess``,
       ``threading``, ``eval`` or ``sys.exit`` score as the gold patch).

@@ -1,4 +1,4 @@
-"""Build ``data/tasks.jsonl``: the SWE-v1 tasks, from the repositories in ``data/repos``.
+"""Build ``data/tasks.jsonl``: the SWE-v2 tasks, from the repositories in ``data/repos``.
 
 Each repository under ``data/repos/<name>`` is a small Python project at its buggy state, with
 a passing test suite that does not cover its bugs. A task spec below names one bug: the user's

@@ -1,4 +1,4 @@
-"""The SWE-v1 oracle: applies the gold patch with ``edit`` commands, then submits.
+"""The SWE-v2 oracle: applies the gold patch with ``edit`` commands, then submits.
 
 It first views a file the gold patch edits, then replays each hunk of the gold patch as one
 ``edit PATH START:END`` command (hunks of a file in reverse order, so that earlier line

@@ -1,4 +1,4 @@
-"""RewardLab/SWERepo-v0: fix a synthesised bug in a real open-source project."""
+"""RewardLab/SWERepo-v1: fix a synthesised bug in a real open-source project."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def load_repo_tasks(path: str | Path = REPO_TASKS_FILE) -> TaskSet:
 
 
 class SWERepoEnv(SWEEnv):
-    """RewardLab/SWERepo-v0: fix a bug planted in a real open-source Python project, graded by its own tests.
+    """RewardLab/SWERepo-v1: fix a bug planted in a real open-source Python project, graded by its own tests.
 
     ## Description
 
@@ -115,12 +115,14 @@ class SWERepoEnv(SWEEnv):
     ## Version history
 
     - v0: initial version.
+    - v1 (issue 25): the verdicts of SWE-v2 (computed on the host from a sealed runner's signed per-test
+      records; the static check keeps only the test machinery and "always equal" values).
     """
 
     git_history = True
 
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
-        """As SWE-v1's, after hiding any installed copy of the pinned projects from a local sandbox
+        """As SWE-v2's, after hiding any installed copy of the pinned projects from a local sandbox
         that shows the host's interpreter (one on the minimal root shows none)."""
         if self._owns_sandbox and isinstance(self.sandbox, LocalSandbox) and self.sandbox.root is None:
             hidden = self.sandbox.hidden_paths

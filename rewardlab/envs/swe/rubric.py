@@ -1,4 +1,4 @@
-"""SWE-v1 reward components and the per-test difficulty statistics behind ``tests``.
+"""SWE-v2 reward components and the per-test difficulty statistics behind ``tests``.
 
 The outcome (:class:`SWEOutcome`) is the hidden evaluation of the submitted working copy: the
 test patch is applied on top of the agent's changes and the FAIL_TO_PASS and PASS_TO_PASS tests
@@ -152,7 +152,7 @@ def localization(out: SWEOutcome) -> tuple[float, dict[str, float]]:
 
 
 def make_rubric() -> Rubric:
-    """The SWE-v1 rubric: five components, equal weights, mean aggregate."""
+    """The SWE-v2 rubric: five components, equal weights, mean aggregate."""
     return Rubric(
         [
             Criterion(

@@ -1,4 +1,4 @@
-"""The SWE-v1 TaskSet and how a task's repository is checked out.
+"""The SWE-v2 TaskSet and how a task's repository is checked out.
 
 A task is a SWE-bench instance: ``prompt`` is the ``problem_statement``; ``data`` holds
 ``repo``, ``base_commit``, ``patch`` (gold), ``test_patch``, ``FAIL_TO_PASS`` and

@@ -1,4 +1,4 @@
-"""RewardLab/ToolCall-v2: multi-turn tool use in simulated, stateful worlds.
+"""RewardLab/ToolCall-v3: multi-turn tool use in simulated, stateful worlds.
 
 The agent serves a user by calling tools of an in-memory world and then answering; the
 outcome is scored from the calls that relate to the task, the final database state and a
@@ -22,7 +22,7 @@ module          job
 
 Example:
     >>> import json, gymnasium as gym, rewardlab
-    >>> env = gym.make("RewardLab/ToolCall-v2")
+    >>> env = gym.make("RewardLab/ToolCall-v3")
     >>> obs, info = env.reset(seed=0, options={"task_id": "hw-bank-003"})
     >>> obs
     "Ada Lovelace here. Pay City Power $20 from my checking account and tell me what's left in it."

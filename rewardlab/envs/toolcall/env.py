@@ -1,4 +1,4 @@
-"""RewardLab/ToolCall-v2: multi-turn tool use in simulated, stateful worlds (spec sheet: :class:`ToolCallEnv`)."""
+"""RewardLab/ToolCall-v3: multi-turn tool use in simulated, stateful worlds (spec sheet: :class:`ToolCallEnv`)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False)
 
 
 class ToolCallEnv(TextEnv):
-    """RewardLab/ToolCall-v2: multi-turn tool use in simulated, stateful worlds (retail, bank, calendar, travel).
+    """RewardLab/ToolCall-v3: multi-turn tool use in simulated, stateful worlds (retail, bank, calendar, travel).
 
     ## Description
 
@@ -145,7 +145,7 @@ class ToolCallEnv(TextEnv):
     - v2: a task that needs no call (refusals, arithmetic on the prompt) is all answer: ``κ = a`` there, so
       ``format``, ``schema`` and ``execution`` are not free and ``state`` needs an answer with credit (v1 gave
       any reply, even garbage, 0.583 on the 24 such train tasks).
-    - v2 (issue #26): answers are read for what they affirm ("X, not Y" no longer credits Y); a guessed number
+    - v3 (issue #26): answers are read for what they affirm ("X, not Y" no longer credits Y); a guessed number
       beside a numeric output hedges; created records compare numbers in one JSON form (``75`` = ``75.0``);
       times and dates are not read as numbers. Audited by :mod:`rewardlab.envs.toolcall.rewrites`.
     """

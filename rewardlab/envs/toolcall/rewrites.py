@@ -1,4 +1,4 @@
-"""ToolCall-v2's equivalent and defective rewrites of the oracle's episode (:mod:`rewardlab.audit.rewrite`).
+"""ToolCall-v3's equivalent and defective rewrites of the oracle's episode (:mod:`rewardlab.audit.rewrite`).
 
 The oracle sends the task's reference turns (one JSON call, or a JSON list of calls run together),
 then the reference final answer. Equivalents (each must keep ``is_success`` and all but 0.05):

@@ -227,7 +227,7 @@ def efficiency_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]
 
 
 def make_rubric() -> Rubric:
-    """The ToolCall-v2 rubric with equal weights and the mean aggregate."""
+    """The ToolCall-v3 rubric with equal weights and the mean aggregate."""
     return Rubric(
         [
             Criterion(

@@ -1,1 +1,1 @@
-"""RewardLab/Web-v1: web navigation on the package's own sites, through a fast HTTP client or Chromium."""
+"""RewardLab/Web-v2: web navigation on the package's own sites, through a fast HTTP client or Chromium."""

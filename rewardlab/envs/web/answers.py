@@ -1,4 +1,4 @@
-"""Grading a Web-v1 ``answer("...")``: right, wrong, or a hedge across candidates of the asked kind.
+"""Grading a Web-v2 ``answer("...")``: right, wrong, or a hedge across candidates of the asked kind.
 
 Every text is read by :func:`~rewardlab.envs.web.values.read_values`, so a value counts the same
 however it is written (``$79.98``, ``79.98 dollars``; ``3``, ``three``; ``15:00``, ``3 pm``), and

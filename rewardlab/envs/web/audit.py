@@ -1,4 +1,4 @@
-"""Web-v1's own degenerate strategies for ``rewardlab audit``: one per hack class the env defends against.
+"""Web-v2's own degenerate strategies for ``rewardlab audit``: one per hack class the env defends against.
 
 Each reads only what a policy sees: the observation (the task line and the page listing) and
 public constants of the sites (their routes, people and catalogue), never ``env.task.data``.
@@ -346,7 +346,7 @@ STRATEGIES = (
     post_with_payload,
     post_twice,
 )
-"""Web-v1's own strategies, in report order."""
+"""Web-v2's own strategies, in report order."""
 
 
 DEFECT_DELTA = 0.5
@@ -355,7 +355,7 @@ and ``efficiency`` (half the default weight); damage and a hedge void ``progress
 
 
 def profile() -> AuditProfile:
-    """Web-v1's :class:`~rewardlab.audit.AuditProfile` (``answer("done")`` ends an episode doing nothing), with
+    """Web-v2's :class:`~rewardlab.audit.AuditProfile` (``answer("done")`` ends an episode doing nothing), with
     the equivalent and defective rewrites of :mod:`rewardlab.envs.web.rewrites`."""
     from rewardlab.envs.web import rewrites
 

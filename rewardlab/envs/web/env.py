@@ -1,4 +1,4 @@
-"""RewardLab/Web-v1: web navigation on the package's own shop, forum and webmail sites (spec sheet: :class:`WebEnv`)."""
+"""RewardLab/Web-v2: web navigation on the package's own shop, forum and webmail sites (spec sheet: :class:`WebEnv`)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ SYSTEM_PROMPT = (
 
 
 class WebEnv(BrowserTextEnv[SiteServer]):
-    """RewardLab/Web-v1: web navigation on three small sites served over real HTTP on 127.0.0.1.
+    """RewardLab/Web-v2: web navigation on three small sites served over real HTTP on 127.0.0.1.
 
     ## Description
 
@@ -139,7 +139,7 @@ class WebEnv(BrowserTextEnv[SiteServer]):
     - v0: initial release.
     - v1: success compares whole site states (no collateral changes, exact texts, real form values),
       hedged answers fail, URL milestones need a click, damage voids progress, validity scaled by progress.
-    - v1 (issue #26): answers read numbers in words, currencies, percentages and clock times in any
+    - v2 (issue #26): answers read numbers in words, currencies, percentages and clock times in any
       written form; a candidate hedges only when it is of the asked kind (one unrelated number or name
       of context passes, a second candidate in words or lower case fails); efficiency tolerates two
       steps beyond the plan (``(oracle steps + 2) / steps``). Audited by the rewrites of

@@ -1,4 +1,4 @@
-"""Web-v1's equivalent and defective rewrites of the oracle's episode (:mod:`rewardlab.audit.rewrite`).
+"""Web-v2's equivalent and defective rewrites of the oracle's episode (:mod:`rewardlab.audit.rewrite`).
 
 The oracle's actions are element ids read off deterministic pages, so a rewrite may replay them
 with one change. Where a rewrite needs to see a page the oracle never showed (the page of a mail
@@ -70,7 +70,7 @@ def is_question(context: RewriteContext) -> bool:
 
 @functools.lru_cache(maxsize=1)
 def scratch_env() -> WebEnv:
-    """A private HTTP-backend Web-v1 env for looking at pages ahead of a replay (one per process)."""
+    """A private HTTP-backend Web-v2 env for looking at pages ahead of a replay (one per process)."""
     from rewardlab.envs.web.env import WebEnv
 
     return WebEnv(backend="http")

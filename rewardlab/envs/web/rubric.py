@@ -1,4 +1,4 @@
-"""Web-v1 reward components.
+"""Web-v2 reward components.
 
 The outcome is a :class:`WebOutcome`; each component is in [0, 1]. With ``clean`` = 1 when no
 record of any site is damaged (changed to something that is neither its initial nor its
@@ -30,7 +30,7 @@ STEP_SLACK = 2
 
 @dataclass(frozen=True)
 class WebOutcome:
-    """What the rubric scores at the end of a Web-v1 episode."""
+    """What the rubric scores at the end of a Web-v2 episode."""
 
     success: bool
     milestones_reached: int

@@ -1,4 +1,4 @@
-"""Web-v1 tasks: the shipped ``data/tasks.jsonl`` (built by :mod:`rewardlab.envs.web.build.tasks`).
+"""Web-v2 tasks: the shipped ``data/tasks.jsonl`` (built by :mod:`rewardlab.envs.web.build.tasks`).
 
 Each task's ``data`` holds:
 

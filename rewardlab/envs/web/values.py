@@ -1,4 +1,4 @@
-"""The values a Web-v1 answer states, however they are written: amounts, percentages, times, dates,
+"""The values a Web-v2 answer states, however they are written: amounts, percentages, times, dates,
 codes and counts, in digits or in words.
 
 :func:`read_values` reads a text (after ``NFKC``, case folding and dropping thousands separators)

@@ -1,4 +1,4 @@
-"""Generating Web-v1's tasks from the sites' seed data by fixed templates (written to ``data/tasks.jsonl``).
+"""Generating Web-v2's tasks from the sites' seed data by fixed templates (written to ``data/tasks.jsonl``).
 
 Regenerate with ``python -m rewardlab.envs.web.build.tasks`` (deterministic; a test checks that the
 shipped file matches :func:`generate_tasks`). The task format is described in :mod:`rewardlab.envs.web.tasks`;
