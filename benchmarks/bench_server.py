@@ -22,15 +22,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.common import fmt_seconds, median, percentile, stamp, table
+from benchmarks.common import (
+    ServerProcess,
+    call,
+    fmt_seconds,
+    median,
+    open_session,
+    percentile,
+    reset_frame,
+    stamp,
+    step_frame,
+    table,
+)
 
 TRIVIAL_ID = "RewardLabBench/Echo-v0"
 TOOLCALL_ID = "RewardLab/ToolCall-v3"
@@ -94,74 +102,12 @@ def serve_openenv(port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", ws_max_size=32 << 20)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class ServerProcess:
+def server_process(which: str) -> ServerProcess:
     """``python -m benchmarks.bench_server --serve {ours,openenv} PORT`` until stopped."""
-
-    def __init__(self, which: str):
-        self.port = free_port()
-        self.url = f"ws://127.0.0.1:{self.port}/ws"
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.bench_server", "--serve", which, str(self.port)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                break
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"{which} server did not start: {self.process.stderr.read()!r}") from None
-                time.sleep(0.1)
-
-    def resources(self) -> dict[str, float]:
-        import psutil
-
-        process = psutil.Process(self.process.pid)
-        return {"rss_mb": process.memory_info().rss / 2**20, "threads": process.num_threads(), "fds": process.num_fds()}
-
-    def stop(self) -> str:
-        self.process.terminate()
-        try:
-            _, stderr = self.process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            _, stderr = self.process.communicate()
-        return stderr.decode("utf-8", "replace")
+    return ServerProcess("benchmarks.bench_server", which)
 
 
 # ---------------------------------------------------------------- the client
-
-
-async def open_session(url: str) -> Any:
-    from websockets.asyncio.client import connect
-
-    return await connect(url, max_size=None, compression=None, open_timeout=60)
-
-
-async def call(ws: Any, message: dict[str, Any]) -> dict[str, Any]:
-    await ws.send(json.dumps(message))
-    reply = json.loads(await ws.recv())
-    if reply.get("type") == "error":
-        raise RuntimeError(reply["data"])
-    return reply
-
-
-def reset_frame(env_id: str | None, **data: Any) -> dict[str, Any]:
-    return {"type": "reset", "data": {**({"env_id": env_id} if env_id else {}), **data}}
-
-
-def step_frame(action: str) -> dict[str, Any]:
-    return {"type": "step", "data": {"action": action}}
 
 
 async def sequential_latency(url: str, env_id: str | None, action: str, steps: int) -> list[float]:
@@ -336,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     episodes = toolcall_episodes(32)
     trivial_episode = [({}, ["draft:x"] * 10)]
 
-    ours, theirs = ServerProcess("ours"), ServerProcess("openenv")
+    ours, theirs = server_process("ours"), server_process("openenv")
     failures = []
     try:
         ours_trivial = median(asyncio.run(sequential_latency(ours.url, TRIVIAL_ID, "draft:x", args.steps)))

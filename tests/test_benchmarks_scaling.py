@@ -1,0 +1,74 @@
+"""``benchmarks/bench_scaling.py`` at tiny settings: both servers serve every session, and failures are sorted
+into clean (``CAPACITY_REACHED``) and not clean. Speed is never asserted (house rule 14)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from benchmarks import bench_scaling
+from benchmarks.common import ErrorReply
+
+
+def level(
+    server: str, completed: int, failures: dict[str, int], crashed: str | None = None
+) -> bench_scaling.LevelResult:
+    return bench_scaling.LevelResult(
+        server=server,
+        workload="wait",
+        sessions=8,
+        completed=completed,
+        step_latencies=[0.2] * completed,
+        episode_latencies=[0.3] * completed,
+        steps_per_s=1.0,
+        rss_mb=50.0,
+        threads=10,
+        failures=Counter(failures),
+        crashed=crashed,
+        tracebacks=0,
+    )
+
+
+def test_refusals_at_capacity_are_clean_and_timeouts_or_crashes_are_not():
+    assert bench_scaling.clean_or_not(level("ours", 4, {"CAPACITY_REACHED": 4})) == "clean (CAPACITY_REACHED)"
+    assert bench_scaling.clean_or_not(level("ours", 4, {"timeout": 4})) == "not clean (timeout)"
+    crashed = level("ours", 4, {"connection closed": 4}, crashed="crash (exit code -9)")
+    assert bench_scaling.clean_or_not(crashed) == "not clean (crash)"
+    assert bench_scaling.classify(ErrorReply({"code": "CAPACITY_REACHED", "message": "full"})) == "CAPACITY_REACHED"
+    assert bench_scaling.classify(TimeoutError()) == "timeout"
+    assert bench_scaling.classify(ConnectionRefusedError(111, "refused")) == "connection refused"
+
+
+def test_target_compares_success_and_p99_level_by_level():
+    ours, theirs = level("ours", 8, {}), level("openenv", 8, {})
+    assert bench_scaling.compare([ours, theirs], "openenv") == []
+    ours_failing = level("ours", 4, {"timeout": 4})
+    assert "ours 50.0% completed" in bench_scaling.compare([ours_failing, theirs], "openenv")[0]
+    slower = level("ours", 8, {})
+    slower.step_latencies = [0.3] * 8
+    assert "P99 step" in bench_scaling.compare([slower, theirs], "openenv")[0]
+
+
+@pytest.mark.slow
+def test_tiny_run_serves_every_session_on_both_servers():
+    lines: list[str] = []
+    results = bench_scaling.main(
+        ["--levels", "4,8", "--wait", "0.2", "--workloads", "wait,toolcall", "--openenv", "openenv"],
+        emit=lines.append,
+    )
+    assert {(r.server, r.workload, r.sessions) for r in results} == {
+        (server, workload, sessions)
+        for server in ("ours", "openenv")
+        for workload in ("wait", "toolcall")
+        for sessions in (4, 8)
+    }
+    for result in results:
+        assert result.completed == result.sessions, (result.server, result.workload, result.failure_text())
+        assert result.crashed is None
+        assert result.rss_mb > 0
+    text = "\n".join(lines)
+    assert "| RewardLab " in text and "| OpenEnv " in text
+    assert text.count("(100.0%)") == len(results)
+    assert "did not fail" in text
+    assert not any(r.tracebacks for r in results if r.server == "ours")
