@@ -37,6 +37,7 @@ import json
 import shlex
 import socket
 import tarfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -65,6 +66,12 @@ RUNNER_SOURCE = (Path(__file__).with_name("container_runner.py")).read_text(enco
 
 REPLY_GRACE = 15.0
 """Seconds past a run's timeout that the host waits for the runner's reply before it removes the container."""
+
+ORPHAN_RETRY_S = 2.0
+"""Seconds between two tries of :class:`_Undertaker` to remove the containers a closed sandbox left."""
+
+ORPHAN_GIVE_UP_S = 3600.0
+"""Seconds after which :class:`_Undertaker` stops trying (the reaper removes them once this process is gone)."""
 
 
 def docker_engine_error(timeout: float = 3.0) -> str | None:
@@ -186,9 +193,15 @@ class DockerSandbox:
         self._remove_container()
 
     def close(self) -> None:
-        """Remove the warm container (and any an engine failure left) and close the client. Safe to call twice."""
+        """Remove the warm container (and any an engine failure left) and close the client. Safe to call twice.
+
+        Containers that cannot be removed now (the engine is down) go to a daemon thread of this
+        process that removes them once the engine answers again: a long-lived owner (a server)
+        must not keep them until it exits."""
         self._remove_container()
         self._remove_orphans()
+        orphans, self._orphans = self._orphans, []
+        UNDERTAKER.adopt(orphans)
         with contextlib.suppress(Exception):
             self.client.close()
 
@@ -355,6 +368,7 @@ class DockerSandbox:
             with contextlib.suppress(OSError):
                 raw.shutdown(socket.SHUT_WR)
             stream.close()
+            raw.close()  # the socket itself, not only the SDK's wrapper (see _Channel.close)
             try:
                 status = container.wait(timeout=timeout)
                 exit_code: int | None = int(status.get("StatusCode", -1))
@@ -369,8 +383,12 @@ class DockerSandbox:
             container.reload()
             oom = bool(container.attrs.get("State", {}).get("OOMKilled"))
         finally:
-            with contextlib.suppress(Exception):
+            try:
                 container.remove(force=True)
+            except self._docker.errors.NotFound:
+                pass
+            except Exception:  # the engine is failing: remove it once it answers again
+                self._orphans.append(container.id)
         if exit_code is not None and exit_code > 128:
             exit_code = -(exit_code - 128)
         return self._result(out, err, exit_code, timed_out, oom, duration)
@@ -392,6 +410,72 @@ class DockerSandbox:
             isolation=self.isolation,
             output_truncated=dropped,
         )
+
+
+class _Undertaker:
+    """Removes, from one daemon thread, the containers closed sandboxes could not remove because the
+    engine was down; the thread tries every :data:`ORPHAN_RETRY_S` seconds and ends when none is left
+    (or after :data:`ORPHAN_GIVE_UP_S`: then the reaper removes them once this process is gone)."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, float] = {}  # container id -> when to give up
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def pending(self) -> list[str]:
+        with self._lock:
+            return list(self._pending)
+
+    def adopt(self, container_ids: Sequence[str]) -> None:
+        if not container_ids:
+            return
+        with self._lock:
+            give_up = time.monotonic() + ORPHAN_GIVE_UP_S
+            self._pending.update(dict.fromkeys(container_ids, give_up))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="rewardlab-undertaker", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(ORPHAN_RETRY_S)
+            with self._lock:
+                now = time.monotonic()
+                self._pending = {cid: until for cid, until in self._pending.items() if until > now}
+                if not self._pending:
+                    self._thread = None
+                    return
+                ids = list(self._pending)
+            removed = self._remove(ids)
+            with self._lock:
+                for container_id in removed:
+                    self._pending.pop(container_id, None)
+
+    @staticmethod
+    def _remove(ids: list[str]) -> list[str]:
+        """The ids of ``ids`` that are gone now (removed here, or already)."""
+        try:
+            client = docker_client(timeout=5)
+        except Exception:  # noqa: BLE001 - the engine is still down: try again later
+            return []
+        gone = []
+        try:
+            for container_id in ids:
+                try:
+                    client.api.remove_container(container_id, force=True)
+                except Exception as exc:  # noqa: BLE001 - NotFound is success; anything else: later
+                    if "404" not in str(exc) and "No such container" not in str(exc):
+                        continue
+                gone.append(container_id)
+        finally:
+            with contextlib.suppress(Exception):
+                client.close()
+        return gone
+
+
+UNDERTAKER = _Undertaker()
+"""This process's :class:`_Undertaker`."""
 
 
 class _Channel:
@@ -438,8 +522,13 @@ class _Channel:
             self.frames = self.frames[8 + size :]
 
     def close(self) -> None:
+        """Close the stream and its socket now: closing only the SDK's ``SocketIO`` wrapper leaves the
+        socket open until the garbage collector finds the HTTP response holding it (a long-lived
+        server then carries one file descriptor per container it ever used, until a GC pass)."""
         with contextlib.suppress(Exception):
             self.attached.close()
+        with contextlib.suppress(Exception):
+            self.raw.close()
 
 
 __all__ = ["DEFAULT_IMAGE", "DockerSandbox", "docker_engine_error"]

@@ -7,7 +7,11 @@ that ``playwright install chromium`` downloaded. Chromium starts headless with
 ``TMPDIR`` set to a directory of its own, ``rewardlab-chromium-*``, made by
 :func:`~rewardlab.leases.owned_tempdir`: Chromium leaves its ``org.chromium.Chromium.*`` scratch
 files there when it is killed, and the directory goes when the :class:`Chromium` is closed or
-relaunched, or, when its owner process died, when the reaper runs.
+relaunched, or, when its owner process died, when the reaper runs. The profile directory
+Playwright's driver makes (``playwright_chromiumdev_profile-*``) is removed by the driver when the
+browser exits; when a killed browser's helpers still write into it, that removal fails, so
+:class:`Chromium` removes it too once the browser is gone (it reads the path from the browser
+process's command line, found through the DevTools ``SystemInfo.getProcessInfo`` call).
 
 Speed: each step costs a handful of DevTools round trips and no Playwright auto-waiting. One
 ``page.evaluate`` walks the DOM and returns the listing (:data:`~rewardlab.browser.observation.WALK_JS`);
@@ -34,14 +38,19 @@ import json
 import os
 import re
 import shutil
+import tempfile
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from rewardlab.browser.backends import InfrastructureError
 from rewardlab.browser.observation import Node, PageState, walk_js
 from rewardlab.errors import MissingDependencyError, require
 from rewardlab.leases import owned_tempdir, remove_owned_tempdir
+
+PROFILE_PREFIX = "playwright_chromiumdev_profile-"
+"""The name Playwright's driver gives a launched browser's temporary profile directory."""
 
 CHROMIUM_ENV_VAR = "REWARDLAB_CHROMIUM"
 DEBIAN_CHROMIUM = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
@@ -144,6 +153,7 @@ class Chromium:
         self.headless = headless
         self._playwright = _acquire_playwright()
         self._tmp = owned_tempdir("rewardlab-chromium-")
+        self._profile: Path | None = None
         try:
             self.browser = self._launch()
         except Exception as exc:
@@ -158,12 +168,20 @@ class Chromium:
 
     def _launch(self) -> Any:
         self._tmp.mkdir(mode=0o700, exist_ok=True)
-        return self._playwright.chromium.launch(
+        browser = self._playwright.chromium.launch(
             executable_path=self.executable_path,
             headless=self.headless,
             args=list(CHROMIUM_FLAGS),
             env={**os.environ, "TMPDIR": str(self._tmp)},
         )
+        self._profile = _profile_directory(browser)
+        return browser
+
+    def _remove_profile(self) -> None:
+        """Remove the (dead or closed) browser's profile directory if the driver could not."""
+        profile, self._profile = self._profile, None
+        if profile is not None:
+            shutil.rmtree(profile, ignore_errors=True)
 
     def _clear_tmp(self) -> None:
         """Empty Chromium's ``TMPDIR`` (what a killed browser left there); the directory stays."""
@@ -181,6 +199,7 @@ class Chromium:
         errors = require("playwright.sync_api", "web")
         with contextlib.suppress(errors.Error):  # the dead browser's bookkeeping only
             self.browser.close()
+        self._remove_profile()
         self._clear_tmp()
         try:
             self.browser = self._launch()
@@ -195,8 +214,30 @@ class Chromium:
         try:
             self.browser.close()
         finally:
+            self._remove_profile()
             remove_owned_tempdir(self._tmp)
             _release_playwright()
+
+
+def _profile_directory(browser: Any) -> Path | None:
+    """The temporary profile directory of ``browser``'s process (``--user-data-dir``), when it is one
+    Playwright's driver made under the temporary directory; ``None`` when it cannot be read."""
+    try:
+        cdp = browser.new_browser_cdp_session()
+        try:
+            processes = cdp.send("SystemInfo.getProcessInfo")["processInfo"]
+        finally:
+            cdp.detach()
+        pid = next(int(p["id"]) for p in processes if p.get("type") == "browser")
+        arguments = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+    except Exception:  # noqa: BLE001 - no DevTools answer or no /proc: the driver's own cleanup only
+        return None
+    for argument in arguments:
+        if argument.startswith("--user-data-dir="):
+            path = Path(argument.split("=", 1)[1])
+            if path.name.startswith(PROFILE_PREFIX) and path.parent == Path(tempfile.gettempdir()):
+                return path
+    return None
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
