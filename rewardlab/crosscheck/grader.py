@@ -60,6 +60,8 @@ class Grader(Protocol):
 GRADERS: dict[str, tuple[str, ...]] = {
     "BPMN": ("rewardlab.crosscheck.bpmn:BPMNLintGrader",),
     "BFCL": ("rewardlab.crosscheck.bfcl:BFCLASTGrader",),
+    "MiniWoB": ("rewardlab.crosscheck.miniwob:MiniWoBPageGrader",),
+    "SWE": ("rewardlab.crosscheck.swe:SWEBenchReportGrader",),
 }
 """Env family (the id between ``RewardLab/`` and ``-vN``) → the graders that judge it, as
 ``module:factory`` strings imported when used."""
