@@ -328,6 +328,23 @@ def test_sandbox_build_image_and_root_then_status(workdir, capsys):
     assert "engine: answers; image rewardlab/sandbox:" in out and f"root: {built_root()}" in out
 
 
+@runs("sandbox gc")
+def test_sandbox_gc_removes_what_a_killed_owner_left_and_nothing_else(workdir, capsys, monkeypatch, tmp_path):
+    import subprocess
+    import sys
+    import tempfile
+
+    docker_or_skip()
+    code = "import os; from rewardlab.leases import owned_tempdir; owned_tempdir('rewardlab-gc-'); os._exit(0)"
+    subprocess.run([sys.executable, "-c", code], env={**os.environ, "TMPDIR": str(tmp_path)}, check=True)
+    kept = tmp_path / "rewardlab-someone-elses"
+    kept.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["sandbox", "gc"]) == 0
+    assert "1 temporary dir(s)" in capsys.readouterr().out
+    assert not list(tmp_path.glob("rewardlab-gc-*")) and kept.is_dir()
+
+
 @runs("swe fetch")
 def test_swe_fetch_verifies_the_cached_sdists(workdir, capsys):
     from rewardlab.envs.swe.sources import PROJECTS

@@ -47,6 +47,7 @@ import rewardlab  # noqa: F401 - registers the env ids
 from rewardlab.agents import OracleAgent
 from rewardlab.leases import Owner
 from rewardlab.reaper import SANDBOX_LABEL, reap
+from tests.docker_engine import dockerd_killable, kill_dockerd, restart_dockerd  # noqa: F401 - the faults, re-exported
 
 TAG_VARIABLE = "REWARDLAB_CHAOS_TAG"
 """Set in the server's environment: every process it starts inherits it."""
@@ -532,38 +533,6 @@ def failures(outcomes: Sequence[Outcome], touched_kind: str = "infra_error") -> 
 
 
 # ---------------------------------------------------------------------------------------------- faults
-def kill_dockerd() -> None:
-    """``SIGKILL`` the one local dockerd and wait until it is gone."""
-    daemons = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "dockerd"]
-    if len(daemons) != 1:
-        raise RuntimeError(f"expected one dockerd, found {len(daemons)}")
-    daemons[0].send_signal(signal.SIGKILL)
-    daemons[0].wait(10)
-
-
-def dockerd_killable() -> str | None:
-    """``None`` when this process may kill and restart the local dockerd, else why not."""
-    daemons = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "dockerd"]
-    if os.geteuid() != 0 or shutil.which("dockerd") is None or len(daemons) != 1:
-        return "needs root and one local dockerd that the test may kill and restart"
-    return None
-
-
-def restart_dockerd(timeout: float = 60.0) -> None:
-    """Start dockerd again (as ``tests/envs/test_swe_docker.py`` does) and wait until it answers."""
-    from rewardlab.sandbox import docker_engine_error
-
-    if docker_engine_error() is None:
-        return
-    log = open("/var/log/rewardlab-dockerd.log", "ab")  # noqa: SIM115 - handed to the daemon
-    subprocess.Popen(["dockerd"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + timeout
-    while docker_engine_error() is not None and time.monotonic() < deadline:
-        time.sleep(0.5)
-    if docker_engine_error() is not None:
-        raise RuntimeError("dockerd did not come back")
-
-
 def kill_chromium(tag: str, server_pids: Iterable[int]) -> int:
     """``SIGKILL`` every Chromium process the server started (not Playwright's driver); how many."""
     killed = 0

@@ -160,7 +160,8 @@ def test_tools_oracle_succeeds_on_every_brief(lexical_env):
         assert terminated and info["is_success"], (task_id, info["reward_components"])
         assert progress == sorted(progress) and progress[-1] == 1.0
         # the tools oracle builds the same deck as the single-shot oracle: same reward
-        single = play(lexical_env, task_id, oracle_deck(Brief.from_task(env.task)))[0]
+        brief = Brief.from_task(env.task)
+        single = play(lexical_env, task_id, oracle_deck(brief, env.scorer.owners(brief)))[0]
         assert reward == pytest.approx(single)
     env.close()
 

@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import subprocess
-import time
-
 import gymnasium as gym
-import psutil
 import pytest
 
 from rewardlab.agents import OracleAgent
@@ -18,6 +11,7 @@ from rewardlab.evaluation import run_episode
 from rewardlab.sandbox import docker_engine_error
 from rewardlab.sandbox.image import docker_client
 from tests.conftest import docker_or_skip
+from tests.docker_engine import dockerd_killable, kill_dockerd, restart_dockerd
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -69,36 +63,26 @@ def test_no_container_outlives_the_env():
     assert sandbox_containers() <= before
 
 
-def _restart_engine() -> None:
-    log = open("/var/log/rewardlab-dockerd.log", "ab")  # noqa: SIM115 - handed to the daemon
-    subprocess.Popen(["dockerd"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while docker_engine_error() is not None and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert docker_engine_error() is None, "dockerd did not come back"
-
-
 def test_an_engine_killed_mid_episode_is_an_infra_error_and_the_next_reset_recovers():
     docker_or_skip()
-    daemons = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "dockerd"]
-    if os.geteuid() != 0 or shutil.which("dockerd") is None or len(daemons) != 1:
-        pytest.skip("needs root and one local dockerd that this test may kill and restart")
+    problem = dockerd_killable()
+    if problem is not None:
+        pytest.skip(problem)
     before = sandbox_containers()
     env = gym.make("RewardLab/SWE-v2", sandbox="docker")
     try:
         env.reset(options={"task_id": "textkit-4"})
         assert "infra_error" not in env.step("test")[4]
-        daemons[0].send_signal(signal.SIGKILL)
-        daemons[0].wait(10)
+        kill_dockerd()
         _, reward, terminated, _, info = env.step("test")
         assert terminated and reward == 0.0 and not info["usable"]
         assert "Docker engine" in info["infra_error"]
-        _restart_engine()
+        restart_dockerd()
         result = run_episode(env, OracleAgent(env), task_id="textkit-4")
         assert result.is_success
     finally:
         if docker_engine_error() is not None:
-            _restart_engine()
+            restart_dockerd()
         env.close()
     assert sandbox_containers() <= before, "a container made by the env outlived it (the engine restart may end others)"
 

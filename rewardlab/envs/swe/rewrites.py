@@ -12,7 +12,10 @@ Defective (one defect each, in a Python source file of the gold patch):
   its code differs from the gold file's (a behavioural defect, not a syntax error): the last such
   line of the first changed file.
 
-Both must leave the task unresolved; ``defect_delta`` is 0.5 (a resolved task earns 1.0).
+Both must leave the task unresolved. ``defect_delta`` is 0.2: a defect costs at least ``resolved``'s share
+of the reward (1/5 with the default equal weights) and more as it breaks more FAIL_TO_PASS tests; SWE's
+reward keeps partial credit for a partial fix on purpose (``tests``, and ``regression``, ``applies`` and
+``localization`` scaled by the fixed fraction), so a defect that breaks one of thirteen tests loses ~0.26.
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ from rewardlab.envs.swe.patch import apply_patch, changed_files
 from rewardlab.envs.swe.tasks import base_tree
 from rewardlab.envs.swe.variants import REWRITES, honest_variants
 
-DEFECT_DELTA = 0.5
-"""The least reward a defect must cost on average: a resolved task earns 1, an unresolved one little."""
+DEFECT_DELTA = 0.2
+"""The least reward a defect must cost on average: ``resolved``'s share with equal weights (module docstring)."""
 
 
 def _trees(context: RewriteContext) -> tuple[dict[str, str], dict[str, str], list[str]]:

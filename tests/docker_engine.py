@@ -1,0 +1,52 @@
+"""Kill and restart the local Docker engine, for the tests that make it fail on purpose."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import psutil
+
+DOCKERD_LOG = "/var/log/rewardlab-dockerd.log"
+
+
+def daemons() -> list[psutil.Process]:
+    return [p for p in psutil.process_iter(["name"]) if p.info["name"] == "dockerd"]
+
+
+def dockerd_killable() -> str | None:
+    """``None`` when this process may kill and restart the local dockerd, else why not."""
+    if os.geteuid() != 0 or shutil.which("dockerd") is None or len(daemons()) != 1:
+        return "needs root and one local dockerd that the test may kill and restart"
+    return None
+
+
+def kill_dockerd() -> None:
+    """``SIGKILL`` the one local dockerd and wait until it is gone."""
+    found = daemons()
+    if len(found) != 1:
+        raise RuntimeError(f"expected one dockerd, found {len(found)}")
+    found[0].send_signal(signal.SIGKILL)
+    found[0].wait(10)
+
+
+def restart_dockerd(timeout: float = 180.0) -> None:
+    """Start dockerd again and wait until it answers.
+
+    A dockerd started right after its predecessor was killed can give up waiting for its containerd
+    (``failed to start containerd: timeout``, seen on a loaded machine) and exit: then it is started
+    again, until ``timeout``."""
+    from rewardlab.sandbox import docker_engine_error
+
+    deadline = time.monotonic() + timeout
+    daemon: subprocess.Popen[bytes] | None = None
+    while docker_engine_error() is not None:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"dockerd did not come back within {timeout:.0f} s (log: {DOCKERD_LOG})")
+        if not daemons() and (daemon is None or daemon.poll() is not None):
+            with open(DOCKERD_LOG, "ab") as log:
+                daemon = subprocess.Popen(["dockerd"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        time.sleep(0.5)
