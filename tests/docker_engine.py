@@ -14,7 +14,9 @@ DOCKERD_LOG = "/var/log/rewardlab-dockerd.log"
 
 
 def daemons() -> list[psutil.Process]:
-    return [p for p in psutil.process_iter(["name"]) if p.info["name"] == "dockerd"]
+    """The dockerd processes that run (a killed one stays a zombie until its parent reaps it)."""
+    found = psutil.process_iter(["name", "status"])
+    return [p for p in found if p.info["name"] == "dockerd" and p.info["status"] != psutil.STATUS_ZOMBIE]
 
 
 def dockerd_killable() -> str | None:
@@ -46,7 +48,7 @@ def restart_dockerd(timeout: float = 180.0) -> None:
     while docker_engine_error() is not None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"dockerd did not come back within {timeout:.0f} s (log: {DOCKERD_LOG})")
-        if not daemons() and (daemon is None or daemon.poll() is not None):
+        if (daemon is None or daemon.poll() is not None) and not daemons():  # poll() reaps our own failed one
             with open(DOCKERD_LOG, "ab") as log:
                 daemon = subprocess.Popen(["dockerd"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         time.sleep(0.5)
