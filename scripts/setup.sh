@@ -2,7 +2,7 @@
 # Set up RewardLab on a fresh machine: system packages (Debian), a virtual environment in .venv,
 # a CPU build of torch where no GPU is present, every extra, the default policy model, a running
 # Docker engine, the sandbox image and the local sandbox's root built from Debian packages, SWERepo's pinned sdists and
-# the crosscheck graders (npm). Idempotent: a second run only checks.
+# the crosscheck graders (npm; LibreOffice from Debian). Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -71,6 +71,8 @@ echo "== SWERepo sdists"
 # The independent graders of `rewardlab crosscheck` (bpmnlint + bpmn-moddle, pinned by a lockfile).
 echo "== crosscheck graders"
 bash scripts/setup-graders.sh
+# LibreOffice and pdftotext: the Slides crosscheck renders each deck to find text outside its box.
+bash scripts/setup-libreoffice.sh
 # .venv-np2: NumPy 2 with every extra but bfcl, plus verifiers (which cannot live beside openenv-core).
 bash scripts/setup-numpy2.sh
 echo "== set-up done: .venv and .venv-np2 are ready"

@@ -4,7 +4,8 @@ The oracle's answer, its equivalent and defective rewrites (the audit's batterie
 model episodes are played through an env once; each external grader registered for the env
 (:data:`~rewardlab.crosscheck.grader.GRADERS`: bpmnlint + bpmn-moddle for BPMN, bfcl-eval's own
 AST checker for BFCL, the page's own reward read by the ``miniwob`` package's rules for MiniWoB,
-swebench's own ``get_eval_report`` on plain pytest's log of the exported prediction for SWE) judges
+swebench's own ``get_eval_report`` on plain pytest's log of the exported prediction for SWE, python-pptx
+and LibreOffice's PDF layout of the env's .pptx for Slides and SlidesAgent) judges
 the same answers, and the report gives Cohen's κ on success, Spearman's ρ between our reward and
 the grader's score, and every disagreement with its explanation.
 

@@ -62,6 +62,8 @@ GRADERS: dict[str, tuple[str, ...]] = {
     "BFCL": ("rewardlab.crosscheck.bfcl:BFCLASTGrader",),
     "MiniWoB": ("rewardlab.crosscheck.miniwob:MiniWoBPageGrader",),
     "SWE": ("rewardlab.crosscheck.swe:SWEBenchReportGrader",),
+    "Slides": ("rewardlab.crosscheck.slides:SlidesLayoutGrader",),
+    "SlidesAgent": ("rewardlab.crosscheck.slides:SlidesLayoutGrader",),
 }
 """Env family (the id between ``RewardLab/`` and ``-vN``) → the graders that judge it, as
 ``module:factory`` strings imported when used."""
