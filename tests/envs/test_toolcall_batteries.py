@@ -7,13 +7,17 @@
 
 from __future__ import annotations
 
+import doctest
+import importlib
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardlab.audit import audit_env
-from rewardlab.envs.toolcall.candidates import numbers_in
-from rewardlab.envs.toolcall.negation import CLAUSE_BREAKS, NEGATORS, affirmed, negates
+from rewardlab.core.negation import CLAUSE_BREAKS, NEGATORS, affirmed, negates
+from rewardlab.core.numerals import spell
+from rewardlab.envs.toolcall.candidates import Competitors, numbers_in
 from rewardlab.envs.toolcall.rewrites import DEFECTS, EQUIVALENTS
 from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score
 from rewardlab.envs.toolcall.worlds.base import number_form
@@ -96,3 +100,44 @@ def test_a_guessed_number_beside_the_required_one_hedges():
     [row] = report.rewrites
     numeric = [r for r in row.episodes if r.task_id.startswith(("retail-pending_total", "bank-balance"))]
     assert numeric and not any(r.is_success for r in numeric)
+
+
+# ---------------------------------------------------------------------- numbers in words
+@given(st.integers(min_value=0, max_value=10**6))
+def test_numbers_in_words_are_numbers(n):
+    assert numbers_in(f"It is {spell(n)}.") == [float(n)]
+
+
+def test_the_pronoun_one_is_not_a_number():
+    assert numbers_in("Order O1001 is the one that shipped.") == []
+    assert numbers_in("It is one.") == [1.0]
+
+
+COUNT = Competitors(numeric=True, known=frozenset({3.0}))
+
+
+@pytest.mark.parametrize("answer", ["three or four", "3 or four", "three, maybe four", "Three or twenty-one."])
+def test_a_guessed_number_in_words_hedges(answer):
+    score, metrics = answer_score(outcome(answer, [[3]], [COUNT]))
+    assert score == 0.0 and metrics["hedged"] == 1.0
+
+
+@pytest.mark.parametrize("answer", ["three", "There are three.", "Three, not four."])
+def test_the_required_number_in_words_gets_credit(answer):
+    assert answer_score(outcome(answer, [[3]], [COUNT]))[0] == 1.0
+
+
+@given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=0, max_value=10**6))
+def test_a_second_number_in_words_hedges_unless_denied(required, guess):
+    if required == guess:
+        return
+    item = Competitors(numeric=True, known=frozenset({float(required)}))
+    assert answer_score(outcome(f"{spell(required)} or {spell(guess)}", [[required]], [item]))[0] == 0.0
+    assert answer_score(outcome(f"{spell(required)}, not {spell(guess)}", [[required]], [item]))[0] == 1.0
+    assert answer_score(outcome(f"not {spell(required)} but {spell(guess)}", [[required]], [item]))[0] == 0.0
+
+
+@pytest.mark.parametrize("module", ["rewardlab.core.negation", "rewardlab.core.numerals"])
+def test_core_docstring_examples_run(module):
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0

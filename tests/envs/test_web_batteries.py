@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from rewardlab.agents import OracleAgent
 from rewardlab.audit import audit_env
-from rewardlab.envs.web.answers import grade_answer
+from rewardlab.core.numerals import LIMIT, read_number, spell
+from rewardlab.envs.web.answers import DIRECTORY, Question, grade_answer
 from rewardlab.envs.web.env import WebEnv
-from rewardlab.envs.web.numerals import LIMIT, read_number, spell
 from rewardlab.envs.web.rewrites import DEFECTS, EQUIVALENTS, in_words, reformat, second_candidate
 from rewardlab.envs.web.values import read_values
 from rewardlab.evaluation import run_episode
@@ -164,3 +164,47 @@ def test_batteries_flag_nothing(split):
 def test_the_pronoun_one_is_not_a_number(question_pages):
     assert [v.rendered for v in read_values("the cheapest one costs one dollar").values] == ["1 usd"]
     assert grade(question_pages, "shop-024", "The cheapest one is $57.99.") == "correct"
+
+
+# ---------------------------------------------------------------------- negation
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("$79.98, not $32.98", "correct"),
+        ("The total is $79.98 (not $32.98).", "correct"),
+        ("Seventy-nine dollars and ninety-eight cents, not thirty-two dollars.", "correct"),
+        ("not $79.98 but $32.98", "wrong"),
+        ("It is not $79.98.", "wrong"),
+        ("$79.98, not $79.98", "wrong"),
+        ("$79.98, not $32.98, or $40.00", "hedged"),
+    ],
+)
+def test_denied_candidates_do_not_compete_and_a_denied_reference_earns_nothing(answer, expected):
+    assert grade_answer(answer, ["$79.98"], prompt="What is the total of order 1041?") == expected
+
+
+@given(st.integers(min_value=1, max_value=10**6), st.integers(min_value=1, max_value=10**6), st.booleans())
+def test_x_not_y_affirms_x_only(right, other, in_words):
+    if right == other:
+        return
+    said = spell(other) + " dollars" if in_words else f"${other}"
+    assert grade_answer(f"${right}, not {said}", [f"${right}"]) == "correct"
+    assert grade_answer(f"not ${right} but {said}", [f"${right}"]) == "wrong"
+    assert grade_answer(f"${right} or {said}", [f"${right}"]) == "hedged"
+
+
+def test_denied_names_do_not_compete(question_pages):
+    accepted, prompt, pages = next(q for q in question_pages.values() if "person" in Question.read(*q).kinds)
+    named = " ".join([*accepted, prompt]).lower()
+    other = next(p for p in DIRECTORY if p.lower() not in named)
+    assert grade_answer(f"{accepted[0]}, not {other}", accepted, prompt=prompt, pages=pages) == "correct"
+    assert grade_answer(f"not {accepted[0]} but {other}", accepted, prompt=prompt, pages=pages) == "wrong"
+
+
+@pytest.mark.parametrize("doubt", ["if", "perhaps", "maybe", "possibly", "probably"])
+def test_a_negation_of_doubt_offers_a_second_candidate_instead_of_denying_it(doubt):
+    from rewardlab.core.negation import affirmed, split_negated
+
+    answer = f"$79.98, {doubt} not $32.98"
+    assert split_negated(answer)[1] == "" and "32.98" in affirmed(answer)
+    assert split_negated("$79.98, not $32.98")[1] == "not $32.98"

@@ -28,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from rewardlab.core.numerals import NUMBER_WORDS, read_number
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.worlds import make_world
 
@@ -39,14 +40,41 @@ TOLERANCE = 0.01
 """Two numbers are the same amount when they differ by at most a cent."""
 
 
+_WORD_RUN = re.compile(r"[^\W\d_]+(?:[\s-]+[^\W\d_]+)*")
+"""Words separated only by spaces or hyphens (punctuation or digits end a number written in words)."""
+
+MIN_PRONOUN_WORD = 3
+"""A lone ``one`` right after a word of this many letters or more is the pronoun (``the cheapest one``)."""
+
+
 def numbers_in(text: str) -> list[float]:
-    """Every number written in ``text`` (``"$1,234.50 on 2025-03-11 at 18:00"`` gives 1234.5 only)."""
+    """Every number written in ``text``, in digits or in words (:func:`~rewardlab.core.numerals.read_number`):
+    ``"$1,234.50 on 2025-03-11 at 18:00"`` gives 1234.5 only, ``"three or twenty-one"`` gives 3 and 21,
+    ``"the cheapest one"`` nothing (a lone ``one`` after a word of three letters or more is the pronoun).
+
+    Example:
+        >>> numbers_in("$1,234.50 on 2025-03-11 at 18:00, or three or twenty-one; the cheapest one")
+        [1234.5, 3.0, 21.0]
+    """
+    text = text[:100_000]
     found = []
-    for match in NUMBER.findall(text[:100_000]):
+    for match in NUMBER.findall(text):
         try:
             found.append(float(match.replace(",", "")))
         except ValueError:
             continue
+    for run in _WORD_RUN.findall(text.casefold()):
+        words = run.replace("-", " ").split()
+        index = 0
+        while index < len(words):
+            number = read_number(words, index) if words[index] in NUMBER_WORDS else None
+            if number is None:
+                index += 1
+                continue
+            value, end = number
+            if not ((value, end - index) == (1, 1) and index and len(words[index - 1]) >= MIN_PRONOUN_WORD):
+                found.append(float(value))
+            index = end
     return found
 
 

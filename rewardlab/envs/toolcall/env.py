@@ -124,7 +124,7 @@ class ToolCallEnv(TextEnv):
       neither the world, the tool results nor the episode's own calls hold is a guess and competes,
       and more than one number of context (from another field) is a list.
     - *Negated answers* (``"shipped, not pending"``, ``"it is not pending"``): answers are read for
-      what they affirm (:mod:`~rewardlab.envs.toolcall.negation`: a clause's words from its first
+      what they affirm (:mod:`~rewardlab.core.negation`: a clause's words from its first
       negator on are dropped), so a denied required value earns nothing and a denied candidate does
       not hedge.
     - *Doing nothing on read-only tasks*: their state credit requires every reference call to
@@ -147,7 +147,9 @@ class ToolCallEnv(TextEnv):
       any reply, even garbage, 0.583 on the 24 such train tasks).
     - v3 (issue #26): answers are read for what they affirm ("X, not Y" no longer credits Y); a guessed number
       beside a numeric output hedges; created records compare numbers in one JSON form (``75`` = ``75.0``);
-      times and dates are not read as numbers. Audited by :mod:`rewardlab.envs.toolcall.rewrites`.
+      times and dates are not read as numbers; numbers written in words count as numbers
+      (:mod:`rewardlab.core.numerals`), and a negation of doubt ("if not", "perhaps not") offers a second
+      candidate rather than denying it. Audited by :mod:`rewardlab.envs.toolcall.rewrites`.
     """
 
     cheap_calls: ClassVar[bool] = True

@@ -31,10 +31,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rewardlab.audit.rewrite import RewriteContext, defective, equivalent
+from rewardlab.core.negation import negates
 from rewardlab.core.text import canonical_text
 from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.toolcall.candidates import is_number, value_key, vocabulary
-from rewardlab.envs.toolcall.negation import negates
 from rewardlab.envs.toolcall.tasks import initial_world, replay
 
 Call = dict[str, Any]

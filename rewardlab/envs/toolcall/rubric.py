@@ -36,7 +36,7 @@ component       formula                                                         
                 ``3·|reference answer| + 60`` canonical characters, or affirming a
                 competing candidate (see :mod:`rewardlab.envs.toolcall.candidates`);
                 otherwise the fraction of required outputs it affirms (negated parts
-                dropped, :mod:`rewardlab.envs.toolcall.negation`), or, with
+                dropped, :mod:`rewardlab.core.negation`), or, with
                 none required, ``[D = 0]·E / E*`` (the report is worth the work it
                 reports; 1 for a task with neither)
 ``efficiency``  ``S · (½ (C*+1)/(max(C, C*)+1) + ½ A*/max(A, A*))``, ``S`` = 1       [0, 1]
@@ -58,10 +58,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rewardlab.core.answers import competing_candidates, mentions, within_length
+from rewardlab.core.negation import affirmed, negates
 from rewardlab.core.rubric import Criterion, Rubric
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.candidates import TOLERANCE, Competitors, is_number, numbers_in
-from rewardlab.envs.toolcall.negation import affirmed, negates
 
 COMPONENTS: tuple[str, ...] = ("format", "schema", "execution", "state", "answer", "efficiency")
 
@@ -150,7 +150,7 @@ MAX_CONTEXT_NUMBERS = 1
 def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
     """Whether ``answer`` *affirms* one of ``alternatives``: a string as whole canonical tokens
     (:func:`~rewardlab.core.answers.mentions`), a number as any number written in the answer
-    (thousands separators allowed) within a cent, both read in :func:`~rewardlab.envs.toolcall.negation.affirmed`
+    (thousands separators allowed) within a cent, both read in :func:`~rewardlab.core.negation.affirmed`
     (``"shipped, not pending"`` does not affirm ``pending``); an alternative that is itself a negation
     (``cannot``, ``not enough``) is read in the whole answer."""
     numbers = None
@@ -175,7 +175,7 @@ def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
 
 
 def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence[Competitors]) -> bool:
-    """Whether what ``answer`` affirms (:func:`~rewardlab.envs.toolcall.negation.affirmed`) mentions a value
+    """Whether what ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`) mentions a value
     competing with a required output, or, with a numeric output, more than :data:`MAX_CONTEXT_NUMBERS`
     numbers of context (numbers the world holds in another field, not in the prompt)."""
     references = [str(a) for alternatives in required for a in alternatives if not is_number(a)]

@@ -4,6 +4,14 @@ Every text is read by :func:`~rewardlab.envs.web.values.read_values`, so a value
 however it is written (``$79.98``, ``79.98 dollars``; ``3``, ``three``; ``15:00``, ``3 pm``), and
 then through :func:`~rewardlab.core.text.canonical_text`.
 
+An answer is read as ToolCall reads one, for what it *affirms*
+(:func:`~rewardlab.core.negation.split_negated`): each clause's words from its first negator
+(``not``, ``never``, ``isn't`` …) to the clause's end are denied, not stated. A denied candidate does
+not compete (``$79.98, not $32.98`` is honest context), and a denied accepted answer is not stated
+(``not $79.98 but $32.98`` is not an answer of ``$79.98``): an accepted answer is stated when the
+affirmed text mentions it and the denied text does not (one that is itself a negation, such as
+``not listed``, is looked for in the whole answer).
+
 The *kind* of the question is read from its accepted answers: the kinds of the values they state
 (``money``, ``percent``, ``time``, ``date``, ``code``, ``count``), ``person`` when they name one of the
 sites' people (:data:`DIRECTORY`), ``name`` when they hold a capitalised name the pages showed, and
@@ -21,8 +29,9 @@ it states besides an accepted answer and the prompt:
 - a word of four letters or more that the pages showed: competes when the question asks for a
   phrase (``the rollout or testing``), else it is just a word.
 
-The grade, with ``s`` = 1 when the answer mentions an accepted answer (its rendered text, as whole
-canonical tokens), ``c`` its competing candidates and ``x`` its candidates of context::
+The grade, with ``s`` = 1 when the answer states an accepted answer (its rendered text, as whole
+canonical tokens, affirmed and not denied), ``c`` the competing candidates it affirms and ``x`` the
+candidates of context it affirms::
 
     hedged   when len(answer) > 3 · len(longest accepted answer stated) + 60 (canonical characters),
              or s + c >= 2, or x >= 2 (a list of what the pages showed, not one sentence of context)
@@ -43,6 +52,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rewardlab.core.answers import competing_candidates, mentions, within_length
+from rewardlab.core.negation import negates, split_negated
 from rewardlab.core.text import canonical_text, canonical_tokens
 from rewardlab.envs.web.sites import forum, mail
 from rewardlab.envs.web.values import Value, ValueText, read_values
@@ -195,9 +205,25 @@ def grade_answer(answer: str, accepted: Iterable[str], *, prompt: str = "", page
         ('hedged', 'wrong')
         >>> grade_answer("three, maybe four", ["3"], prompt="How many replies?")
         'hedged'
+        >>> grade_answer("$79.98, not $32.98", ["$79.98"]), grade_answer("not $79.98 but $32.98", ["$79.98"])
+        ('correct', 'wrong')
     """
     question = Question.read(accepted, prompt, pages)
-    return grade(read_values(answer), question)
+    return grade(ReadAnswer.read(answer), question)
+
+
+@dataclass(frozen=True)
+class ReadAnswer:
+    """An answer read whole, for what it affirms and for what it denies (each by :func:`read_values`)."""
+
+    whole: ValueText
+    affirmed: ValueText
+    denied: ValueText
+
+    @classmethod
+    def read(cls, answer: str) -> ReadAnswer:
+        affirmed, denied = split_negated(answer)
+        return cls(read_values(answer), read_values(affirmed), read_values(denied))
 
 
 def _states(answer: ValueText, reference: ValueText) -> bool:
@@ -214,14 +240,22 @@ def _states(answer: ValueText, reference: ValueText) -> bool:
     return any(v.kind == "count" and v.rendered == number for v in answer.values)
 
 
-def grade(answer: ValueText, question: Question) -> Grade:
+def _affirms(answer: ReadAnswer, reference: ValueText) -> bool:
+    """The answer states the reference in what it affirms and not in what it denies; a reference that
+    is itself a negation (``not listed``) is looked for in the whole answer."""
+    if negates(reference.rendered):
+        return _states(answer.whole, reference)
+    return _states(answer.affirmed, reference) and not _states(answer.denied, reference)
+
+
+def grade(answer: ReadAnswer, question: Question) -> Grade:
     """:func:`grade_answer` for an answer and a question already read."""
-    stated = [r.rendered for r in question.references if _states(answer, r)]
+    stated = [r.rendered for r in question.references if _affirms(answer, r)]
     longest = max(stated or [r.rendered for r in question.references] or [""], key=lambda r: len(canonical_text(r)))
-    if not within_length(answer.rendered, [longest]):  # first: a long text is a hedge, whatever it holds
+    if not within_length(answer.whole.rendered, [longest]):  # first: a long text is a hedge, whatever it holds
         return "hedged"
-    competing, context = _value_candidates(answer, question)
-    words_competing, words_context = _word_candidates(answer, question)
+    competing, context = _value_candidates(answer.affirmed, question)
+    words_competing, words_context = _word_candidates(answer.affirmed, question)
     competing += words_competing
     context += words_context
     if competing + bool(stated) >= 2 or context > MAX_CONTEXT:

@@ -123,7 +123,9 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       thing, a person for a person, a page's name or word for a name or phrase), holds two or more
       unrelated candidates, or runs past 3 × the reference + 60 characters
       (:mod:`rewardlab.envs.web.answers`); one sentence of context with one unrelated number or
-      name passes. A hedge also voids progress, so hedging pays less than an honest wrong answer.
+      name passes, and so does a denied candidate (``$79.98, not $32.98``), while a denied reference
+      earns nothing (``not $79.98 but $32.98``). A hedge also voids progress, so hedging pays less
+      than an honest wrong answer.
     - *Typed URLs*: URL milestones count only on a page reached by a click (a link or a form),
       never by ``goto`` or ``back``.
     - *Collateral damage* (star, archive or delete every mail; click everything): success
@@ -140,7 +142,8 @@ class WebEnv(BrowserTextEnv[SiteServer]):
     - v1: success compares whole site states (no collateral changes, exact texts, real form values),
       hedged answers fail, URL milestones need a click, damage voids progress, validity scaled by progress.
     - v2 (issue #26): answers read numbers in words, currencies, percentages and clock times in any
-      written form; a candidate hedges only when it is of the asked kind (one unrelated number or name
+      written form, and for what they affirm (negated parts dropped, as ToolCall-v3 reads them); a
+      candidate hedges only when it is of the asked kind (one unrelated number or name
       of context passes, a second candidate in words or lower case fails); efficiency tolerates two
       steps beyond the plan (``(oracle steps + 2) / steps``). Audited by the rewrites of
       :mod:`rewardlab.envs.web.rewrites`.

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from rewardlab.audit.rewrite import RewriteContext, defective, equivalent
 from rewardlab.browser.actions import quote_arg
+from rewardlab.core.numerals import LIMIT, spell
 from rewardlab.core.text import canonical_tokens
-from rewardlab.envs.web.numerals import LIMIT, spell
 from rewardlab.envs.web.oracle import find_element
 from rewardlab.envs.web.sites import forum, mail
 from rewardlab.envs.web.values import read_values

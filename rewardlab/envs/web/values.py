@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Literal
 
-from rewardlab.envs.web.numerals import NUMBER_WORDS, read_number
+from rewardlab.core.numerals import NUMBER_WORDS, read_number
 
 Kind = Literal["money", "percent", "time", "date", "code", "count"]
 

@@ -1,0 +1,128 @@
+"""What a final answer affirms: the answer with its negated parts removed.
+
+``"Order O1046 is shipped, not pending"`` mentions ``pending`` but denies it: an answer check that
+looks for the required value must read only what the answer asserts. :func:`affirmed` splits the
+answer into clauses, at punctuation and at conjunctions (:data:`CLAUSE_BREAKS`), and drops every
+word of a clause from its first negator (:data:`NEGATORS`, or any word ending in ``n't``) to the
+clause's end, unless the negator follows a word of doubt (:data:`UNCERTAIN`: ``"if not"`` offers a
+second candidate instead of denying it):
+
+    ``"shipped, not pending"``                        -> ``"shipped ,"``
+    ``"shipped, if not pending"``                     -> ``"shipped , if not pending"``
+    ``"It is not true that it is pending"``           -> ``"It is"``
+    ``"I could not cancel it because it shipped"``    -> ``"I could because it shipped"``
+
+A required value whose own words hold a negator (a refusal such as ``cannot``, ``not enough``)
+asserts the negation itself and is looked for in the whole answer (:func:`negates`).
+
+:func:`affirmed` returns the kept words, one token each; :func:`split_negated` returns the same
+split as the text itself (``NFKC``, case folded), so that a reader with its own grammar (amounts
+with their currency sign, clock times) can read what is affirmed and what is denied:
+
+    ``"$79.98, not $32.98"``                            -> ``("$79.98, ", "not $32.98")``
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from rewardlab.core.numerals import NUMBER_WORDS, SCALES
+
+NEGATORS = frozenset({"not", "no", "never", "neither", "nor", "without", "cannot", "instead", "rather", "nt"})
+"""Words that deny what follows them in their clause (``instead of``, ``rather than``)."""
+
+UNCERTAIN = frozenset({"if", "perhaps", "maybe", "possibly", "probably"})
+"""Words after which a negator does not deny: ``"$79.98, if not $32.98"`` offers ``$32.98`` as a second
+candidate (a hedge), it does not rule it out."""
+
+CLAUSE_BREAKS = frozenset(
+    {"and", "but", "or", "because", "since", "so", "while", "whereas", "although", "though", "yet", "then"}
+)
+"""Conjunctions that start a new clause (a negation before one does not reach past it); ``and`` inside a
+number written in words (``not one hundred and two``) is part of the number, not a break."""
+
+_NUMBER_AND = frozenset({"hundred", *SCALES})
+
+_TOKEN = re.compile(r"\d+(?:[:\-]\d+)+|(?<![^\W_])-?\d[\d,]*(?:\.\d+)?|[^\W_]+(?:['’][^\W_]+)*|[.,;:!?()\[\]{}/|—–\n]")
+_MAX_CHARS = 200_000
+
+
+def _is_negator(word: str) -> bool:
+    return word in NEGATORS or word.endswith(("n't", "n’t"))
+
+
+def negates(text: str) -> bool:
+    """Whether ``text`` holds a negator (a required value such as ``cannot`` or ``not enough``).
+
+    Example:
+        >>> negates("can't"), negates("not enough"), negates("pending")
+        (True, True, False)
+    """
+    return any(_is_negator(t) for t in _TOKEN.findall(unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold()))
+
+
+def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
+    """``text`` normalised (``NFKC``, case folded) and its tokens, each with whether it is kept
+    (``False`` for a negator and every word after it up to its clause's end)."""
+    normalized = unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold()
+    walked: list[tuple[re.Match[str], bool]] = []
+    negated = False
+    matches = list(_TOKEN.finditer(normalized))
+    for index, match in enumerate(matches):
+        token = match.group()
+        in_number = (
+            token == "and"
+            and 0 < index < len(matches) - 1
+            and matches[index - 1].group() in _NUMBER_AND
+            and matches[index + 1].group() in NUMBER_WORDS
+        )
+        if not (token[0].isalnum() or token[0] == "-") or (token in CLAUSE_BREAKS and not in_number):
+            negated = False
+        elif _is_negator(token) and not (index and matches[index - 1].group() in UNCERTAIN):
+            negated = True
+        walked.append((match, not negated))
+    return normalized, walked
+
+
+def affirmed(text: str) -> str:
+    """``text`` without its negated parts (see the module docstring). Never raises.
+
+    Example:
+        >>> affirmed("Order O1046 is shipped, not pending.")
+        'order o1046 is shipped , .'
+        >>> affirmed("It isn't pending and it is shipped")
+        'it and it is shipped'
+        >>> affirmed("$79.98, if not $32.98")
+        '79.98 , if not 32.98'
+    """
+    return " ".join(match.group() for match, kept in _walk(text)[1] if kept)
+
+
+def split_negated(text: str) -> tuple[str, str]:
+    """``(affirmed, denied)``: ``text`` (``NFKC``, case folded) with each negated part (from its negator
+    to its clause's end, the characters between its words included) blanked, and those parts alone,
+    joined by ``" ; "``. Never raises.
+
+    Example:
+        >>> split_negated("$79.98, not $32.98")
+        ('$79.98,  ', 'not $32.98')
+        >>> split_negated("Not 3 pm but 4 pm; never on 2024-03-31.")
+        ('  but 4 pm;  .', 'not 3 pm ; never on 2024-03-31')
+    """
+    normalized, walked = _walk(text)
+    parts: list[tuple[int, int]] = []  # negated parts: [first denied token's start, last one's end)
+    previous_kept = True
+    for match, kept in walked:
+        if not kept and previous_kept:
+            parts.append((match.start(), match.end()))
+        elif not kept:
+            parts[-1] = (parts[-1][0], match.end())
+        previous_kept = kept
+    affirmed_text: list[str] = []
+    position = 0
+    for start, end in parts:
+        affirmed_text.append(normalized[position:start] + " ")
+        position = end
+    affirmed_text.append(normalized[position:])
+    return "".join(affirmed_text), " ; ".join(normalized[start:end] for start, end in parts)
