@@ -17,14 +17,13 @@ still succeed, over all defective episodes).
 from __future__ import annotations
 
 import statistics
-import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import gymnasium as gym
 import numpy as np
 
-from rewardlab.audit.episode import EpisodeRecord, NotApplicable, oracle_seed, play_episode
+from rewardlab.audit.episode import EpisodeRecord, NotApplicable, oracle_seed, play_episode, seed_of
 from rewardlab.audit.rewrite import EQUIVALENT_TOLERANCE, Battery, Rewrite, RewriteContext
 from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy
 
@@ -77,7 +76,7 @@ def play_rewrites(
             continue
         records, oracle = [], []
         for task_id in task_ids:
-            strat = _as_strategy(rewrite, oracle_actions[task_id], seed)
+            strat = rewrite_strategy(rewrite, oracle_actions[task_id], seed)
             record = play_episode(env, strat, task_id, seed, profile, {}, episode_seed=oracle_seed(seed, task_id))
             if record is not None:
                 records.append(record)
@@ -122,9 +121,12 @@ def _ids(task_ids: list[str]) -> str:
     return ", ".join(task_ids[:5]) + (" …" if len(task_ids) > 5 else "")
 
 
-def _as_strategy(rewrite: Rewrite, actions: list[str], seed: int) -> Strategy:
+def rewrite_strategy(rewrite: Rewrite, actions: Sequence[str], seed: int) -> Strategy:
+    """``rewrite`` of the oracle's ``actions`` as a strategy; it raises :class:`NotApplicable` where the
+    rewrite does not apply. Its RNG is seeded per (rewrite, task) from ``seed``."""
+
     def play(view: EpisodeView) -> Iterator[str]:
-        rng = np.random.default_rng((seed * 1_000_003 + zlib.crc32(f"{rewrite.name}/{view.task_id}".encode())) % 2**31)
+        rng = np.random.default_rng(seed_of(seed, rewrite.name, view.task_id))
         context = RewriteContext(view.env, view.task_id, tuple(actions), view.first_observation, view.first_info, rng)
         rewritten = rewrite.apply(context)
         if rewritten is None:

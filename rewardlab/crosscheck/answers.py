@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, Literal, SupportsFloat
 
 import gymnasium as gym
-import numpy as np
 
-from rewardlab.audit.episode import EpisodeRecord, NotApplicable, oracle_seed, play_episode, seed_of
-from rewardlab.audit.rewrite import Rewrite, RewriteContext
+from rewardlab.audit.batteries import rewrite_strategy
+from rewardlab.audit.episode import EpisodeRecord, oracle_seed, play_episode
+from rewardlab.audit.rewrite import Rewrite
 from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy
 
 Kind = Literal["oracle", "equivalent", "defective", "recorded"]
@@ -101,17 +101,7 @@ def play_rewrite(
     recorder: _Recorder, profile: AuditProfile, rewrite: Rewrite, oracle: Answer, seed: int
 ) -> Answer | None:
     """``rewrite`` of the oracle's answer, replayed on the oracle's episode seed; ``None`` where it does not apply."""
-    actions = tuple(oracle.actions)
-
-    def play(view: EpisodeView) -> Iterator[str]:
-        rng = np.random.default_rng(seed_of(seed, rewrite.name, view.task_id))
-        context = RewriteContext(view.env, view.task_id, actions, view.first_observation, view.first_info, rng)
-        rewritten = rewrite.apply(context)
-        if rewritten is None:
-            raise NotApplicable(rewrite.name)
-        yield from rewritten
-
-    strat = Strategy(rewrite.name, play, rewrite.description)
+    strat = rewrite_strategy(rewrite, oracle.actions, seed)
     episode_seed = oracle_seed(seed, oracle.task_id)
     record = play_episode(recorder, strat, oracle.task_id, seed, profile, {}, episode_seed=episode_seed)
     return None if record is None else _answer(recorder, record, rewrite.battery, rewrite.name)
