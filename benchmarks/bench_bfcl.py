@@ -23,8 +23,7 @@ from benchmarks.common import fmt_seconds, median, stamp, table, time_calls
 from rewardlab.agents import OracleAgent
 from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.bfcl import BFCLEnv
-from rewardlab.envs.bfcl.env import PARSE_LIMITS
-from rewardlab.envs.bfcl.loader import AST_CATEGORIES
+from rewardlab.envs.bfcl.constants import AST_CATEGORIES, PARSE_LIMITS
 from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv
 from rewardlab.envs.bfcl.oracle import first_possible_answer
 from rewardlab.evaluation import run_episode

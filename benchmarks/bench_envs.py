@@ -29,10 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import rewardlab  # noqa: E402,F401  (registers the env ids)
 from benchmarks.common import fmt_seconds, median, percentile, stamp, table, time_calls  # noqa: E402
 from rewardlab.agents import OracleAgent, RandomAgent  # noqa: E402
+from rewardlab.envs.bpmn.build.specs import Activity, Choice, Parallel, ProcessSpec, Seq, to_bpmn  # noqa: E402
 from rewardlab.envs.bpmn.model import extract_model  # noqa: E402
 from rewardlab.envs.bpmn.parse import read_answer  # noqa: E402
 from rewardlab.envs.bpmn.rubric import BPMNOutcome, bpmn_rubric  # noqa: E402
-from rewardlab.envs.bpmn.specs import Activity, Choice, Parallel, ProcessSpec, Seq, to_bpmn  # noqa: E402
 
 
 def fifty_node_model() -> str:

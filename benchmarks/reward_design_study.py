@@ -12,7 +12,7 @@ ordered one way under equal weighting, strictly the other way under the scheme),
 of those flips. Episodes the env scored unusable keep its ``invalid_penalty`` under every scheme.
 Tau is "n/a" when a scheme gives every trajectory the same reward (e.g. a gate none passes);
 ties lower tau-b without flipping any pair. The rescoring, tau and flips are those of
-:mod:`rewardlab.leaderboard.reward_design`, which ``rewardlab demo`` runs on the leaderboard's episodes.
+:mod:`rewardlab.leaderboard.rescoring`, which ``rewardlab demo`` runs on the leaderboard's episodes.
 
 This is the data to look at before picking a weighting: a scheme with tau near 1 changes
 little; flips between oracle-like and random trajectories show what a weighting rewards.
@@ -35,8 +35,9 @@ from benchmarks.common import stamp, table
 from rewardlab.agents import OracleAgent, RandomAgent
 from rewardlab.errors import RewardLabError
 from rewardlab.evaluation import run_episode
-from rewardlab.leaderboard.reward_design import Scheme, flipped_pairs, kendall_tau_b
+from rewardlab.leaderboard.ranking import flipped_pairs, kendall_tau_b
 from rewardlab.leaderboard.runner import FinalInfo
+from rewardlab.leaderboard.schemes import Scheme
 
 NOISE_LEVELS = (0.25, 0.5)
 

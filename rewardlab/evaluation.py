@@ -12,12 +12,14 @@ from typing import Any
 import gymnasium as gym
 
 from rewardlab.agents.base import Agent
+from rewardlab.core.info import FinalInfo
 from rewardlab.wrappers.recording import RecordEpisodes
 
 
 @dataclass
 class EpisodeResult:
-    """One finished episode: the final step's outcome info and the whole trajectory."""
+    """One finished episode: its outcome (the final step's :class:`~rewardlab.core.info.FinalInfo`) and the
+    whole trajectory."""
 
     task_id: str
     seed: int | None
@@ -29,6 +31,8 @@ class EpisodeResult:
     actions: list[str] = field(default_factory=list)
     observations: list[str] = field(default_factory=list)
     milestones: list[str] = field(default_factory=list)
+    infra_error: str | None = None
+    """Why an infrastructure fault ended the episode (its reward is no judgement of the agent), else None."""
 
 
 def run_episode(
@@ -54,17 +58,19 @@ def run_episode(
         steps += 1
         if terminated or truncated:
             break
+    final = FinalInfo.from_info(info)
     return EpisodeResult(
         task_id=info["task_id"],
         seed=seed,
         reward=total_reward,
-        score=float(info.get("score", 0.0)),
-        is_success=bool(info.get("is_success", False)),
-        components=dict(info.get("reward_components", {})),
+        score=final.score if final.score is not None else 0.0,
+        is_success=final.is_success,
+        components=dict(final.reward_components),
         steps=steps,
         actions=actions,
         observations=observations,
         milestones=milestones,
+        infra_error=final.infra_error,
     )
 
 

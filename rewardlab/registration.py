@@ -31,7 +31,7 @@ ENV_SPECS: dict[str, dict[str, Any]] = {
 
 
 CLIENT_SPECS: dict[str, dict[str, Any]] = {
-    "RewardLabClient/Remote-v0": {"entry_point": "rewardlab.remote:RemoteEnv"},
+    "RewardLabClient/Remote-v0": {"entry_point": "rewardlab.serve.client:RemoteEnv"},
 }
 """Ids that are not envs of their own: ``Remote-v0`` is a client of a served env (``url``, ``env_id``)."""
 

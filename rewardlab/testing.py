@@ -37,6 +37,7 @@ from gymnasium.utils.env_checker import check_env
 
 from rewardlab.agents.base import OracleAgent
 from rewardlab.core.env import TextEnv
+from rewardlab.core.info import FinalInfo
 from rewardlab.core.rubric import aggregate
 from rewardlab.errors import ConfigError
 
@@ -73,6 +74,11 @@ class Episode:
     @property
     def final_info(self) -> dict[str, Any]:
         return self.steps[-1][1][4]
+
+    @property
+    def final(self) -> FinalInfo:
+        """The outcome: the typed record of :attr:`final_info`."""
+        return FinalInfo.from_info(self.final_info)
 
 
 def check_text_env(env: gym.Env, *, tasks: int | Sequence[str] = 3, seed: int = 0, max_steps: int = 200) -> None:
@@ -187,14 +193,14 @@ def check_unit_interval(what: str, value: Any, where: str) -> None:
 
 def check_oracle_success(episode: Episode) -> None:
     """The oracle's episode ended with ``is_success``."""
-    info = episode.final_info
-    if info.get("infra_error"):
-        fail("oracle", f"task {episode.task_id!r} hit an infrastructure fault: {info['infra_error']}")
-    if info.get("is_success") is not True:
+    final = episode.final
+    if final.infra_error:
+        fail("oracle", f"task {episode.task_id!r} hit an infrastructure fault: {final.infra_error}")
+    if not final.is_success:
         fail(
             "oracle",
             f"the oracle did not reach is_success on task {episode.task_id!r}: "
-            f"components {info.get('reward_components')}, last action_error {info.get('action_error')!r}",
+            f"components {final.reward_components}, last action_error {final.action_error!r}",
         )
 
 

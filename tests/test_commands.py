@@ -445,6 +445,14 @@ def test_train_ppo_one_update(workdir, tiny_model_dir):
     assert_training_output(workdir / "results" / "ppo")
 
 
+@runs("train trl")
+def test_train_trl_one_step(workdir, tiny_model_dir):
+    pytest.importorskip("trl")
+    budget = ["--steps", "1", "--tasks-per-step", "1", "--group-size", "2", "--max-new-tokens", "1"]
+    assert main(["train", "trl", "--env", "RewardLab/BFCL-v1", "--model", str(tiny_model_dir), *budget]) == 0
+    assert_training_output(workdir / "results" / "trl_grpo")
+
+
 def assert_training_output(directory: Path) -> None:
     """One metrics row (JSONL and CSV), the training curve and the final model."""
     (row,) = [json.loads(line) for line in (directory / "metrics.jsonl").read_text().splitlines()]
@@ -458,7 +466,7 @@ def assert_training_output(directory: Path) -> None:
 def test_serve_answers_a_remote_episode_and_stops_on_ctrl_c(workdir):
     import signal
 
-    from rewardlab.remote import RemoteEnv
+    from rewardlab.serve.client import RemoteEnv
 
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     argv = [str(ENTRY_POINT), "serve", "RewardLab/ToolCall-v3", "--port", "0", "--max-sessions", "2"]

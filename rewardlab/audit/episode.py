@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy
+from rewardlab.core.info import FinalInfo
 
 UNBOUNDED_STEP_CAP = 64
 """Steps after which an episode of an env with no turn budget is abandoned (scored as its return so far)."""
@@ -18,7 +19,7 @@ UNBOUNDED_STEP_CAP = 64
 
 @dataclass
 class EpisodeRecord:
-    """One audited episode."""
+    """One audited episode; its outcome fields come from the final step's :class:`~rewardlab.core.info.FinalInfo`."""
 
     task_id: str
     reward: float
@@ -85,7 +86,8 @@ def play_episode(
             view.observation, view.info, view.steps = observation, dict(info), steps
     except Exception as exc:
         return EpisodeRecord(task_id, total, False, steps, error=f"{type(exc).__name__}: {exc}"[:300], ended=False)
-    success = bool(info.get("is_success", False)) and done
+    final = FinalInfo.from_info(info)
+    success = final.is_success and done
     accepted = None
     if success and strat.name != "oracle":
         if view.sent and view.sent == list(oracle_actions.get(task_id, [None])):
@@ -97,9 +99,9 @@ def play_episode(
         total if math.isfinite(total) else 0.0,
         success,
         steps,
-        components=dict(info.get("reward_components", {})) if done else {},
+        components=dict(final.reward_components) if done else {},
         accepted=accepted,
-        infra_error=info.get("infra_error") or None,
+        infra_error=final.infra_error,
         ended=done,
     )
 

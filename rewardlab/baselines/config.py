@@ -1,10 +1,11 @@
 """Trainer configs: the fields every trainer shares, the checks on them, and the command line.
 
 A config is a dataclass with a docstring under every field (CleanRL style).
-:class:`TrainerConfig` holds the fields GRPO and PPO share (env, model, sampling, LoRA, device,
-seed, checkpoints), documented and checked once; ``GRPOConfig`` and ``PPOConfig`` subclass it and
-add their own. A subclass that redeclares a field keeps the field's place and overrides its
-default and docstring.
+:class:`TrainerConfig` holds the fields every trainer shares (env, model, budget, sampling, LoRA,
+SFT warm start, device, seed, outputs), documented and checked once; each registered trainer's config
+(:mod:`rewardlab.baselines.trainers`) subclasses it and adds its own. A subclass that redeclares a
+field keeps the field's place and overrides its default (and its docstring, when it writes one):
+``output_dir`` has none in the base, each trainer sets its own.
 
 Each field becomes one flag, ``--learning-rate`` for ``learning_rate``, typed from its annotation:
 
@@ -29,7 +30,7 @@ import inspect
 import json
 import textwrap
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rewardlab.errors import ConfigError
@@ -75,10 +76,22 @@ def config_dict(config: Any) -> dict[str, Any]:
 
 @dataclass
 class TrainerConfig:
-    """The arguments every trainer shares; ``GRPOConfig`` and ``PPOConfig`` add their own."""
+    """The arguments every trainer shares; each trainer's config adds its own."""
 
     env_id: str
     """Env id to train on, e.g. ``RewardLab/ToolCall-v3``."""
+    output_dir: str
+    """Where metrics, the training curve and checkpoints go (each trainer's config sets a default)."""
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments for ``gym.make`` (reward_weights, aggregate, gates, ...)."""
+    steps: int = 50
+    """Number of updates, the run's budget (``max_time_s`` may end it sooner); each trainer's module says
+    what one update is."""
+    max_time_s: float | None = None
+    """Time budget in seconds (SFT warm start included): stop after an update when one more update of the
+    same duration would overrun it."""
+    learning_rate: float = 1e-5
+    """AdamW learning rate, constant over the run."""
     model: str = "smollm2"
     """``smollm2`` (the bundled SmolLM2-135M-Instruct), an HF model id or a local folder."""
     max_new_tokens: int = 128
@@ -99,6 +112,8 @@ class TrainerConfig:
     """LoRA scaling numerator."""
     gradient_checkpointing: bool = False
     """Recompute activations in the backward pass to save memory."""
+    sft_steps: int = 0
+    """SFT warm-start steps on OracleAgent demonstrations before RL (0: none)."""
     sft_learning_rate: float = 5e-5
     """Learning rate of the SFT warm start."""
     bf16: bool | None = None
@@ -109,10 +124,15 @@ class TrainerConfig:
     """Seed of torch, the task sampler and the envs."""
     save_every: int = 0
     """Save a checkpoint every N updates (0: only at the end)."""
+    save_final: bool = True
+    """Save the final model (or adapter; PPO: and its value head) in ``<output_dir>/final``."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.env_id, str) or not self.env_id:
             raise ConfigError(f"env_id must be an env id such as 'RewardLab/BPMN-v2', got {self.env_id!r}")
+        check_positive(self, "steps", "learning_rate")
+        if self.max_time_s is not None:
+            check_positive(self, "max_time_s")
         check_positive(self, "max_new_tokens", "max_episode_tokens", "max_grad_norm")
         check_positive(self, "lora_rank", "lora_alpha", "sft_learning_rate")
         check_range(self, "temperature", 1e-3, 10.0)
@@ -121,7 +141,7 @@ class TrainerConfig:
             raise ConfigError(
                 f"max_new_tokens={self.max_new_tokens} must be below max_episode_tokens={self.max_episode_tokens}"
             )
-        check_count(self, "save_every")
+        check_count(self, "save_every", "sft_steps")
 
 
 # ---------------------------------------------------------------------------- the command line

@@ -6,12 +6,12 @@ Algorithm, per update:
    ``reset(options={"task_id": ...})`` (:func:`rewardlab.baselines.rollout.collect_episodes`;
    multi-turn episodes are one token sequence with an agent mask).
 2. Advantages from the group-normalised return ``R_i`` of each episode
-   (:func:`rewardlab.baselines.advantages.group_advantages`)::
+   (:func:`rewardlab.core.group_stats.group_advantages`)::
 
        A_i = (R_i - mean_g(R)) / (std_g(R) + eps)        (scale_rewards=True; centring only if False)
 
    or, with ``per_component=True``, GDPO-style per-component normalisation
-   (:func:`rewardlab.baselines.advantages.component_group_advantages`) with the env's rubric weights.
+   (:func:`rewardlab.core.group_stats.component_group_advantages`) with the env's rubric weights.
    ``A_i`` is broadcast to every agent token of episode ``i``.
 3. Clipped surrogate on the agent tokens (observation and prompt tokens are masked out)::
 
@@ -73,13 +73,12 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from rewardlab.baselines.advantages import component_group_advantages, group_advantages
 from rewardlab.baselines.common import (
     MetricsLogger,
     forward_logprobs,
@@ -104,6 +103,8 @@ from rewardlab.baselines.memory import PhasePeaks, mapped_heap, release_memory
 from rewardlab.baselines.prefix import can_share
 from rewardlab.baselines.rollout import Episode, collect_episodes
 from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
+from rewardlab.baselines.trainers import OnUpdate, TrainResult
+from rewardlab.core.group_stats import component_group_advantages, group_advantages
 from rewardlab.errors import ConfigError, require
 
 
@@ -111,19 +112,13 @@ from rewardlab.errors import ConfigError, require
 class GRPOConfig(TrainerConfig):
     """Every argument of a GRPO run; the command line is generated from these fields."""
 
-    # Shared with PPO and documented in TrainerConfig: env_id, model, max_new_tokens, max_episode_tokens,
-    # temperature, top_p, max_grad_norm, lora (redeclared below for GRPO's wording of its help), lora_rank,
-    # lora_alpha, gradient_checkpointing, sft_learning_rate, bf16, device, seed, save_every.
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    """Keyword arguments for ``gym.make`` (reward_weights, aggregate, gates, ...)."""
-    steps: int = 50
-    """Number of updates (each: rollouts, then one optimiser step per epoch)."""
+    # The fields every trainer shares are TrainerConfig's: env_id, output_dir (its default below), env_kwargs,
+    # steps, max_time_s, learning_rate, model, sampling, LoRA, the SFT warm start, bf16, device, seed, saving.
+    output_dir: str = "results/grpo"
     tasks_per_step: int = 2
     """Distinct train tasks per update."""
     group_size: int = 4
     """Rollouts per task (G); advantages are normalised within each group."""
-    learning_rate: float = 1e-5
-    """AdamW learning rate."""
     weight_decay: float = 0.0
     """AdamW weight decay."""
     beta: float = 0.04
@@ -168,27 +163,16 @@ class GRPOConfig(TrainerConfig):
     """Normalise each reward component within its group, then weight them (GDPO) instead of the aggregate."""
     advantage_eps: float = 1e-6
     """Added to group standard deviations."""
-    lora: bool = False
-    """Train a LoRA adapter (peft) instead of all weights; the reference is then the adapter-free model."""
-    sft_steps: int = 0
-    """SFT warm-start steps on OracleAgent demonstrations before GRPO (0: none)."""
-    output_dir: str = "results/grpo"
-    """Where metrics, the training curve and checkpoints go."""
-    save_final: bool = True
-    """Save the final model (or adapter) in ``<output_dir>/final``."""
     ray_rollouts: bool = False
     """Step each of the ``tasks_per_step * group_size`` envs in its own Ray actor (``ray.init()`` first, or a
     local Ray instance is started); generation stays in the trainer. See :mod:`rewardlab.integrations.ray`."""
-    max_time_s: float | None = None
-    """Time budget in seconds (SFT warm start included): stop after an update when one more update of the
-    same duration would overrun it."""
     torch_threads: int = 0
     """Process-wide torch intra-op threads (``torch.set_num_threads``) for the run; 0 keeps torch's default
     (one per core). Where other processes share the cores, 1 avoids threads waiting on a descheduled peer."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_positive(self, "steps", "tasks_per_step", "group_size", "learning_rate", "epochs")
+        check_positive(self, "tasks_per_step", "group_size", "epochs")
         check_positive(self, "gradient_accumulation_steps", "top_p", "advantage_eps")
         check_range(self, "beta", 0.0, math.inf)
         check_range(self, "clip_epsilon", 0.0, 1.0)
@@ -207,9 +191,7 @@ class GRPOConfig(TrainerConfig):
                 f"gradient_accumulation_steps={self.gradient_accumulation_steps} exceeds the batch of "
                 f"tasks_per_step * group_size = {self.tasks_per_step * self.group_size} episodes; lower it"
             )
-        if self.max_time_s is not None:
-            check_positive(self, "max_time_s")
-        check_count(self, "sft_steps", "max_batch_tokens", "max_resamples", "mmap_threshold_kib", "torch_threads")
+        check_count(self, "max_batch_tokens", "max_resamples", "mmap_threshold_kib", "torch_threads")
 
     @property
     def clip_high(self) -> float:
@@ -449,16 +431,6 @@ def sample_groups(
 # ============================================================================ the loop (boilerplate)
 
 
-@dataclass
-class TrainResult:
-    """What :func:`train` returns: the trained model, its tokenizer and one metrics row per update."""
-
-    model: Any
-    tokenizer: Any
-    history: list[dict[str, float]]
-    output_dir: Path
-
-
 NO_UPDATE = {"losses/policy": 0.0, "charts/kl": 0.0, "charts/clip_ratio": 0.0, "charts/grad_norm": 0.0}
 """The loss logs of a skipped update (no group had a signal)."""
 
@@ -468,7 +440,7 @@ def train(
     *,
     model: Any = None,
     tokenizer: Any = None,
-    on_update: Callable[[dict[str, float]], None] | None = None,
+    on_update: OnUpdate | None = None,
 ) -> TrainResult:
     """Run GRPO as configured. ``model``/``tokenizer`` override ``config.model`` (e.g. a tiny test model);
     ``on_update`` receives each metrics row (the CLI's progress bar)."""
@@ -501,12 +473,7 @@ def train(
                 policy,
                 tokenizer,
                 envs,
-                SFTConfig(
-                    steps=config.sft_steps,
-                    learning_rate=config.sft_learning_rate,
-                    seed=config.seed,
-                    mmap_threshold_kib=config.mmap_threshold_kib,
-                ),
+                SFTConfig.from_trainer(config, mmap_threshold_kib=config.mmap_threshold_kib),
                 device=device,
             )
         optimizer = torch.optim.AdamW(
@@ -575,7 +542,7 @@ def train(
         if config.save_final:
             save_checkpoint(policy, tokenizer, output_dir / "final", {"config": config_dict(config)})
         plot_curves(logger.rows, output_dir / "training_curve.png", title=f"GRPO on {config.env_id}")
-        return TrainResult(policy, tokenizer, logger.rows, output_dir)
+        return TrainResult(model=policy, tokenizer=tokenizer, history=logger.rows, output_dir=output_dir)
     finally:
         for env in envs:
             env.close()

@@ -42,8 +42,8 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,6 @@ from rewardlab.baselines.common import (
 )
 from rewardlab.baselines.config import (
     TrainerConfig,
-    check_count,
     check_positive,
     check_range,
     config_dict,
@@ -70,24 +69,21 @@ from rewardlab.baselines.config import (
 )
 from rewardlab.baselines.rollout import Episode, collect_episodes
 from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
+from rewardlab.baselines.trainers import OnUpdate, TrainResult
 from rewardlab.errors import ConfigError, require
 
 
 @dataclass
 class PPOConfig(TrainerConfig):
-    """Every argument of a PPO run; the command line is generated from these fields."""
+    """Every argument of a PPO run; the command line is generated from these fields. An update is
+    ``episodes_per_step`` rollouts, then ``epochs * num_minibatches`` optimiser steps on the policy and the
+    value head (one AdamW at ``learning_rate``)."""
 
-    # Shared with GRPO and documented in TrainerConfig: env_id, model, max_new_tokens, max_episode_tokens,
-    # temperature, top_p, max_grad_norm, lora, lora_rank, lora_alpha, gradient_checkpointing,
-    # sft_learning_rate, bf16, device, seed, save_every.
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    """Keyword arguments for ``gym.make``."""
-    steps: int = 50
-    """Number of updates (each: rollouts, then ``epochs * num_minibatches`` optimiser steps)."""
+    # The fields every trainer shares are TrainerConfig's: env_id, output_dir (its default below), env_kwargs,
+    # steps, max_time_s, learning_rate, model, sampling, LoRA, the SFT warm start, bf16, device, seed, saving.
+    output_dir: str = "results/ppo"
     episodes_per_step: int = 8
     """Episodes played per update."""
-    learning_rate: float = 1e-5
-    """AdamW learning rate (policy and value head)."""
     gamma: float = 1.0
     """Discount per agent token."""
     lam: float = 0.95
@@ -108,25 +104,13 @@ class PPOConfig(TrainerConfig):
     """Minibatches per pass (one optimiser step each)."""
     gradient_accumulation_steps: int = 1
     """Micro-batches per minibatch."""
-    sft_steps: int = 0
-    """SFT warm-start steps on OracleAgent demonstrations before PPO (0: none)."""
-    output_dir: str = "results/ppo"
-    """Where metrics, the training curve and checkpoints go."""
-    save_final: bool = True
-    """Save the final model (or adapter) and value head in ``<output_dir>/final``."""
     ray_rollouts: bool = False
     """Step each of the ``episodes_per_step`` envs in its own Ray actor (``ray.init()`` first, or a local Ray
     instance is started); generation stays in the trainer. See :mod:`rewardlab.integrations.ray`."""
-    max_time_s: float | None = None
-    """Time budget in seconds (SFT warm start included): stop after an update when one more update of the
-    same duration would overrun it."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_positive(self, "steps", "episodes_per_step", "learning_rate")
-        if self.max_time_s is not None:
-            check_positive(self, "max_time_s")
-        check_positive(self, "epochs", "num_minibatches", "gradient_accumulation_steps")
+        check_positive(self, "episodes_per_step", "epochs", "num_minibatches", "gradient_accumulation_steps")
         check_range(self, "gamma", 0.0, 1.0)
         check_range(self, "lam", 0.0, 1.0)
         check_range(self, "clip_epsilon", 0.0, 1.0)
@@ -139,7 +123,6 @@ class PPOConfig(TrainerConfig):
                 f"{self.num_minibatches * self.gradient_accumulation_steps} exceeds episodes_per_step="
                 f"{self.episodes_per_step}; each micro-batch needs at least one episode"
             )
-        check_count(self, "sft_steps")
 
 
 # ============================================================================ the algorithm's core
@@ -329,24 +312,13 @@ def update(
 # ============================================================================ the loop (boilerplate)
 
 
-@dataclass
-class PPOResult:
-    """What :func:`train` returns."""
-
-    model: Any
-    value_head: Any
-    tokenizer: Any
-    history: list[dict[str, float]]
-    output_dir: Path
-
-
 def train(
     config: PPOConfig,
     *,
     model: Any = None,
     tokenizer: Any = None,
-    on_update: Callable[[dict[str, float]], None] | None = None,
-) -> PPOResult:
+    on_update: OnUpdate | None = None,
+) -> TrainResult:
     """Run PPO as configured; ``model``/``tokenizer`` override ``config.model``."""
     torch = require("torch", "train")
     policy, tokenizer, device = load_policy(config, model, tokenizer)
@@ -370,7 +342,7 @@ def train(
                 policy,
                 tokenizer,
                 envs,
-                SFTConfig(steps=config.sft_steps, learning_rate=config.sft_learning_rate, seed=config.seed),
+                SFTConfig.from_trainer(config),
                 device=device,
             )
         params = [p for p in policy.parameters() if p.requires_grad] + list(value_head.parameters())
@@ -432,7 +404,9 @@ def train(
         if config.save_final:
             _save(policy, value_head, tokenizer, output_dir / "final", {"config": config_dict(config)})
         plot_curves(logger.rows, output_dir / "training_curve.png", title=f"PPO on {config.env_id}")
-        return PPOResult(policy, value_head, tokenizer, logger.rows, output_dir)
+        return TrainResult(
+            model=policy, tokenizer=tokenizer, history=logger.rows, output_dir=output_dir, value_head=value_head
+        )
     finally:
         for env in envs:
             env.close()

@@ -34,7 +34,8 @@ from typing import Any
 import gymnasium as gym
 
 from rewardlab.baselines.prefix import cache_argument, can_share, prefix_cache, shared_prefixes
-from rewardlab.integrations.common import is_infra_failure
+from rewardlab.core.chat import Conversation
+from rewardlab.core.info import FinalInfo
 from rewardlab.wrappers.chat import ChatHistory
 
 MAX_EMPTY_STEPS = 64
@@ -85,14 +86,6 @@ class Episode:
     def add(self, tokens: Sequence[int], *, agent: bool) -> None:
         self.token_ids.extend(int(t) for t in tokens)
         self.action_mask.extend([int(agent)] * len(tokens))
-
-
-def initial_messages(observation: str, info: dict[str, Any]) -> list[dict[str, str]]:
-    """``info["messages"]`` when the env keeps a chat, else ``[system prompt, user observation]``."""
-    if info.get("messages"):
-        return [dict(m) for m in info["messages"]]
-    messages = [{"role": "system", "content": info["system_prompt"]}] if info.get("system_prompt") else []
-    return [*messages, {"role": "user", "content": observation}]
 
 
 class ChatEncoder:
@@ -348,7 +341,9 @@ def _run_lockstep(
         raise ValueError(f"{len(task_ids)} episodes need as many envs, got {len(envs)}")
     encoder = ChatEncoder(tokenizer)
     state = {} if state is None else state
-    episodes, messages, tools, done = [], [], [], []
+    episodes: list[Episode] = []
+    chats: list[Conversation] = []
+    done: list[bool] = []
     resets = call_all(
         [envs[i] for i in range(len(task_ids))],
         "reset",
@@ -357,9 +352,11 @@ def _run_lockstep(
     for i, (task_id, (observation, info)) in enumerate(zip(task_ids, resets, strict=True)):
         state[i] = (observation, info)
         episode = Episode(task_id=task_id, group=groups[i] if groups else task_id)
-        messages.append(initial_messages(observation, info))
-        tools.append(info.get("tools"))
-        episode.add(encoder.prompt(messages[i], tools[i]), agent=False)
+        chat = Conversation()
+        chat.start(observation, info)
+        chat.adopt(info)  # the env's own chat (ChatHistory), when it keeps one
+        chats.append(chat)
+        episode.add(encoder.prompt(chat.messages, chat.tools), agent=False)
         episodes.append(episode)
         done.append(False)
     while not all(done):
@@ -391,14 +388,14 @@ def _run_lockstep(
                 _record_outcome(episode, info)
                 done[i] = True
                 continue
-            after = (
-                [dict(m) for m in info["messages"]]
-                if info.get("messages")
-                else [*messages[i], {"role": "assistant", "content": action}, {"role": "user", "content": observation}]
-            )
-            tools[i] = info.get("tools", tools[i])
-            episode.add(encoder.observation(messages[i], action, after, tools[i], ended_turn=ended_turn), agent=False)
-            messages[i] = after
+            chat = chats[i]
+            before = list(chat.messages)
+            if not chat.adopt(info):
+                chat.act(action)
+                chat.observe(observation)
+            chat.tools = info.get("tools", chat.tools)
+            observation_tokens = encoder.observation(before, action, chat.messages, chat.tools, ended_turn=ended_turn)
+            episode.add(observation_tokens, agent=False)
     return episodes
 
 
@@ -417,9 +414,10 @@ def call_all(envs: Sequence[Any], method: str, kwargs: Sequence[dict[str, Any]])
 
 
 def _record_outcome(episode: Episode, info: dict[str, Any]) -> None:
-    episode.components = {k: float(v) for k, v in info.get("reward_components", {}).items()}
-    episode.is_success = bool(info.get("is_success", False))
-    episode.infra_error = is_infra_failure(info)
+    final = FinalInfo.from_info(info)
+    episode.components = dict(final.reward_components)
+    episode.is_success = final.is_success
+    episode.infra_error = final.infra_error is not None
 
 
 def _finish_with_empty_actions(env: gym.Env, episode: Episode) -> None:

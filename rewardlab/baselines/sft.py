@@ -13,7 +13,8 @@ split changes memory, not the gradient. The optimiser is dropped and the freed h
 to the OS at the end (:func:`rewardlab.baselines.memory.release_memory`).
 
 The BPMN reward study found SFT initialisation helps one model family and hurts another, so
-it is an option (``sft_steps`` in the GRPO/PPO configs), off by default.
+it is an option (``sft_steps`` of every trainer's config, :class:`~rewardlab.baselines.config.TrainerConfig`),
+off by default.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import gymnasium as gym
 import numpy as np
 
 from rewardlab.baselines.common import forward_logprobs, masked_mean, microbatches, token_batch
-from rewardlab.baselines.config import check_count, check_positive
+from rewardlab.baselines.config import TrainerConfig, check_count, check_positive
 from rewardlab.baselines.memory import mapped_heap, release_memory
 from rewardlab.baselines.rollout import Episode, demonstrations
 from rewardlab.core.env import TextEnv
@@ -66,6 +67,12 @@ class SFTConfig:
             raise ConfigError(
                 f"gradient_accumulation_steps={self.gradient_accumulation_steps} exceeds batch_size={self.batch_size}"
             )
+
+    @classmethod
+    def from_trainer(cls, config: TrainerConfig, **fields: Any) -> SFTConfig:
+        """The warm start of a trainer's run: its ``sft_steps``, ``sft_learning_rate`` and ``seed``; ``fields``
+        set the others."""
+        return cls(steps=config.sft_steps, learning_rate=config.sft_learning_rate, seed=config.seed, **fields)
 
 
 def sft_loss(logprobs: Any, mask: Any) -> Any:

@@ -1,11 +1,14 @@
-"""``rewardlab list``: env ids with their task counts and reward components, written from each env's rubric."""
+"""``rewardlab list``: env ids with their task counts and reward components, read from each env's card."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-HELP = "List env ids with their task counts and reward components (formula, default weight and range in --json)."
+HELP = (
+    "List env ids with their task counts, reward versions and reward components (formula, default weight and range "
+    "in --json)."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -13,18 +16,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def env_row(env_id: str, env: Any) -> dict[str, Any]:
-    """What ``rewardlab list`` shows of one made env: its id, task count, component names, the one-line
-    summary the README's Environments table repeats, and each criterion's formula, default weight, range and gate
-    threshold (``None`` when it is no gate)."""
-    from rewardlab.core.specs import component_summary, criterion_rows
+    """What ``rewardlab list`` shows of one made env, from its :class:`~rewardlab.core.EnvCard`: its id, task
+    count, ``reward_version``, component names, the one-line summary the README's Environments table repeats,
+    and each criterion's role, formula, default weight, range and gate threshold (``None`` when it is no gate)."""
+    from rewardlab.core.specs import row_summary
 
-    base = env.unwrapped
+    card = env.unwrapped.card()
     return {
         "id": env_id,
-        "tasks": len(base.tasks),
-        "components": list(base.reward_component_names),
-        "summary": component_summary(base.rubric),
-        "criteria": criterion_rows(base.rubric),
+        "tasks": sum(card.task_counts.values()),
+        "reward_version": card.reward_version,
+        "components": list(card.component_names),
+        "summary": row_summary(card.components),
+        "criteria": [dict(row) for row in card.components],
     }
 
 
@@ -46,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     width = max(len(row["id"]) for row in rows)
-    print(f"{'env id':<{width}}  tasks  reward components")
+    print(f"{'env id':<{width}}  tasks  reward version   reward components")
     for row in rows:
-        print(f"{row['id']:<{width}}  {row['tasks']:>5}  {row['summary']}")
+        print(f"{row['id']:<{width}}  {row['tasks']:>5}  {row['reward_version']}  {row['summary']}")
     return 0

@@ -1,9 +1,10 @@
-"""The contract every RewardLab env shares: TextEnv, Rubric, TaskSet, text spaces, the Agent protocol and
-tool-call parsing."""
+"""The contract every RewardLab env shares: TextEnv, Rubric, TaskSet, the EnvCard an env declares, text spaces,
+the Agent protocol and tool-call parsing."""
 
 from rewardlab.core.agent import Agent
+from rewardlab.core.card import DesignChoice, EnvCard
 from rewardlab.core.env import CommonArgs, TextEnv, Turn
-from rewardlab.core.rubric import AGGREGATES, Criterion, Rubric, RubricResult, aggregate, normalize_weights
+from rewardlab.core.rubric import AGGREGATES, ROLES, Criterion, Role, Rubric, RubricResult, aggregate, normalize_weights
 from rewardlab.core.spaces import DEFAULT_MAX_TEXT_LENGTH, TextSpace, text_space
 from rewardlab.core.tasks import SPLITS, Task, TaskSet
 from rewardlab.core.text import coerce_action, truncate
@@ -12,13 +13,17 @@ from rewardlab.core.toolcalls import JSONRejected, ParsedAction, ParseLimits, To
 __all__ = [
     "AGGREGATES",
     "DEFAULT_MAX_TEXT_LENGTH",
+    "ROLES",
     "SPLITS",
     "Agent",
     "CommonArgs",
     "Criterion",
+    "DesignChoice",
+    "EnvCard",
     "JSONRejected",
     "ParseLimits",
     "ParsedAction",
+    "Role",
     "Rubric",
     "RubricResult",
     "Task",

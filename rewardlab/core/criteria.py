@@ -64,5 +64,9 @@ def validity_criterion(
 
     formula = "valid actions / actions"
     return Criterion(
-        "validity", validity, description, formula=f"{scale_formula} · {formula}" if scaled_by else formula
+        "validity",
+        validity,
+        description,
+        formula=f"{scale_formula} · {formula}" if scaled_by else formula,
+        role="validity",
     )

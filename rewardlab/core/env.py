@@ -18,8 +18,13 @@ from the env. At the budget the step returns ``truncated=True`` together with th
 (``_at_turn_budget`` completes that step's turn).
 
 Subclasses may also override ``_reject``, ``_at_turn_budget``, ``_is_success``,
-``milestone_names``, ``sample_action``, ``make_oracle`` and ``audit_profile`` (the env's own
-degenerate strategies, see :mod:`rewardlab.audit`).
+``milestone_names``, ``task_tools``, ``sample_action``, ``make_oracle`` and ``audit_profile`` (the
+env's own degenerate strategies, see :mod:`rewardlab.audit`).
+
+An env declares what it is on its class: ``multi_turn``, ``user_turns`` and ``design_choice``
+(a :class:`~rewardlab.core.card.DesignChoice`, checked against the rubric when the env is made);
+:meth:`TextEnv.card` reads them, with the rubric, the tasks and ``task_tools``, into an
+:class:`~rewardlab.core.card.EnvCard` without playing.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from rewardlab.core import provenance
+from rewardlab.core.card import DesignChoice, EnvCard, env_card
 from rewardlab.core.rubric import Aggregate, Rubric, RubricResult
 from rewardlab.core.spaces import DEFAULT_MAX_TEXT_LENGTH, TextSpace
 from rewardlab.core.tasks import Task, TaskSet
@@ -135,6 +142,28 @@ class TextEnv(gym.Env[str, str]):
     cheap_calls: ClassVar[bool] = False
     """True when every call is pure-Python work of well under a millisecond, safe on any thread:
     ``rewardlab serve`` may then run it on its event loop instead of the session's thread."""
+    multi_turn: bool = True
+    """Whether an episode may take more than one action; ``False`` when the first action always ends it. Every
+    env declares it on its class; one whose turns depend on its arguments sets it in ``__init__``."""
+    user_turns: bool = False
+    """Whether the user speaks again after the agent's reply (several user turns per episode)."""
+    design_choice: ClassVar[DesignChoice | None] = None
+    """The components of the leaderboard's targeted and gated reward-design schemes, with the reasons."""
+    reward_packages: ClassVar[tuple[str, ...]] = ()
+    """Packages whose code computes the outcome besides :mod:`rewardlab.core` and the env class's own (and its
+    bases'): part of ``reward_version`` (:meth:`reward_parts`)."""
+    unstamped_arguments: ClassVar[frozenset[str]] = frozenset({"render_mode"})
+    """Constructor arguments that cannot change a reward, left out of ``reward_version``."""
+
+    _arguments: dict[str, Any]
+    _stamp: tuple[Rubric, str] | None = None
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> TextEnv:
+        """Keep the constructor's keyword arguments (``reward_version`` includes them); Python passes
+        ``__new__`` the same arguments as ``__init__``."""
+        env = super().__new__(cls)
+        env._arguments = dict(kwargs)
+        return env
 
     def __init__(self, *, tasks: TaskSet, rubric: Rubric, **common: Unpack[CommonArgs]):
         self._refuse_unknown_arguments(common)
@@ -156,6 +185,8 @@ class TextEnv(gym.Env[str, str]):
             gates=common.get("gates"),
             invalid_penalty=common.get("invalid_penalty"),
         )
+        if self.design_choice is not None:
+            self.design_choice.check(self.rubric)
         self.reward_component_names: tuple[str, ...] = self.rubric.names
         self.reward_space = spaces.Box(0.0, 1.0, (len(self.reward_component_names),), dtype=np.float32)
         self.observation_space = TextSpace(self.max_observation_length)
@@ -213,6 +244,48 @@ class TextEnv(gym.Env[str, str]):
         ``_start`` (so they must not change during an episode)."""
         return ()
 
+    def task_tools(self, task: Task) -> list[dict[str, Any]]:
+        """The tools ``task`` offers (OpenAI function schemas, its reset ``info["tools"]``), read from the
+        task's data without a reset; none by default."""
+        return []
+
+    def reward_parts(self) -> dict[str, Any]:
+        """What decides this env's rewards, as :func:`~rewardlab.core.provenance.stamp` reads it: the env class
+        and its constructor arguments, the rubric as configured, the code of :mod:`rewardlab.core`, of the
+        packages of the env class and its bases and of ``reward_packages``, the tasks, and
+        :meth:`grader_versions`."""
+        classes = [cls for cls in type(self).__mro__ if issubclass(cls, TextEnv) and cls is not TextEnv]
+        packages = {cls.__module__.rpartition(".")[0] or cls.__module__ for cls in classes}
+        arguments = {k: v for k, v in getattr(self, "_arguments", {}).items() if k not in self.unstamped_arguments}
+        return {
+            "env": provenance.qualified_name(type(self)),
+            "arguments": provenance.plain(arguments),
+            "rubric": provenance.rubric_identity(self.rubric),
+            "code": provenance.code_digest(["rewardlab.core", *packages, *self.reward_packages]),
+            "tasks": provenance.tasks_digest(self.tasks),
+            "graders": self.grader_versions(),
+        }
+
+    def grader_versions(self) -> dict[str, str | None]:
+        """The versions of the external graders, models and images this env's rewards depend on (none by
+        default; e.g. the sandbox image tag, the sentence model's distribution version)."""
+        return {}
+
+    @property
+    def reward_version(self) -> str:
+        """``rv-`` and 12 hex digits: :func:`~rewardlab.core.provenance.stamp` of :meth:`reward_parts`, computed
+        once per rubric (a new one when ``rubric`` is replaced) and reported in every step's ``info``."""
+        cached = self._stamp
+        if cached is None or cached[0] is not self.rubric:
+            cached = (self.rubric, provenance.stamp(self.reward_parts()))
+            self._stamp = cached
+        return cached[1]
+
+    def card(self) -> EnvCard:
+        """What this env is (:class:`~rewardlab.core.card.EnvCard`), read from its rubric, tasks and
+        declarations; never resets or steps."""
+        return env_card(self)
+
     def sample_action(self, rng: np.random.Generator) -> str:
         """A random action for the random agent; envs override with well-formed random actions."""
         return self.action_space.sample()
@@ -250,7 +323,7 @@ class TextEnv(gym.Env[str, str]):
         self.last_observation = truncate(observation, self.max_observation_length)
         info: dict[str, Any] = {"task_id": self.task.id, "split": self.task.split, "system_prompt": self.system_prompt}
         info.update(extra)
-        info.update(milestones=[], progress=0.0, action_error=None)
+        info.update(milestones=[], progress=0.0, action_error=None, reward_version=self.reward_version)
         return self.last_observation, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -278,6 +351,7 @@ class TextEnv(gym.Env[str, str]):
             "milestones": self._record_milestones(turn.milestones),
             "progress": self._progress(turn.progress),
             "action_error": turn.action_error,
+            "reward_version": self.reward_version,
         }
         reward = self._score(turn, info) if turn.done or truncated else 0.0
         observation = turn.observation

@@ -12,8 +12,8 @@ An env's parts (:meth:`rewardlab.core.TextEnv.reward_parts`) are:
 - ``rubric``: :func:`rubric_identity`, each component's name, normalised weight, gate threshold and the
   code identity of its function (bytecode, constants, names and closure values: :func:`callable_identity`),
   the aggregate and the invalid penalty;
-- ``code``: :func:`code_digest` of the packages whose code computes the outcome the rubric reads (the
-  env's package and :mod:`rewardlab.core`, plus whatever the env names, e.g. the sandbox);
+- ``code``: :func:`code_digest` of the packages whose code and data compute the outcome the rubric reads
+  (the env's package and :mod:`rewardlab.core`, plus whatever the env names, e.g. the sandbox);
 - ``tasks``: :func:`data_digest` of every task, as JSON;
 - ``graders``: the versions of the external graders and models the env calls (``bfcl-eval``, the sandbox
   image tag, the sentence model).
@@ -23,7 +23,8 @@ A wrapper that changes rewards adds its own part on top of its env's stamp (:fun
 
 Code is compared by its syntax tree with docstrings dropped (:func:`source_digest`): comments, docstrings,
 blank lines and formatting do not change a stamp; any change to a statement or expression does. Digests are
-cached per file (path, size, modification time), so a stamp is computed once per configuration.
+cached per file (path, size, modification time), so a stamp is computed once per configuration. Other files
+of a package (schemas, pages, task files) count by their bytes.
 
 Example:
     >>> stamp({"weights": {"a": 0.5, "b": 0.5}}) == stamp({"weights": {"b": 0.5, "a": 0.5}})
@@ -37,6 +38,7 @@ Example:
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import hashlib
 import importlib.metadata
@@ -77,8 +79,10 @@ def derive(base: str, part: Mapping[str, Any]) -> str:
 
 def plain(value: Any) -> Any:
     """``value`` as plain JSON data: mappings (keys as strings), sequences, sets (sorted), numbers (non-finite
-    ones as strings), strings, paths; a function by :func:`callable_identity`; any other object by its class's
-    qualified name and its public plain attributes (never its ``repr``, which may hold a memory address)."""
+    ones as strings), strings, paths; a function by :func:`callable_identity`; a dataclass by its class and
+    fields; any other object by its class's qualified name only: its attributes may be state that changes as
+    it is used, and its ``repr`` may hold a memory address. (What configures such an object reaches the stamp
+    through the env's constructor arguments.)"""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -97,19 +101,10 @@ def plain(value: Any) -> Any:
         return callable_identity(value)
     if isinstance(value, type):
         return qualified_name(value)
-    return {"class": qualified_name(type(value)), "fields": _public_plain_fields(value)}
-
-
-def _public_plain_fields(value: Any) -> dict[str, Any]:
-    """The public attributes of ``value`` that are plain scalars (what configures it, not what it holds)."""
-    fields = getattr(value, "__dict__", {})
-    return {
-        name: item
-        for name, item in sorted(fields.items())
-        if not name.startswith("_")
-        and (item is None or isinstance(item, (bool, int, float, str)))
-        and not (isinstance(item, float) and not math.isfinite(item))
-    }
+    if dataclasses.is_dataclass(value):
+        fields = {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
+        return {"class": qualified_name(type(value)), "fields": plain(fields)}
+    return {"class": qualified_name(type(value))}
 
 
 def qualified_name(obj: Any) -> str:
@@ -209,15 +204,16 @@ def data_digest(value: Any) -> str:
     return hashlib.sha256(canonical_json(value).encode()).hexdigest()
 
 
+def file_digest(path: Path) -> str:
+    """:func:`source_digest` of a Python file, SHA-256 of any other file's bytes; cached per (path, size,
+    modification time)."""
+    stat = path.stat()
+    return _file_digest(str(path), stat.st_size, stat.st_mtime_ns)
+
+
 def source_digest(path: Path) -> str:
     """SHA-256 of a Python file's syntax tree without docstrings (``ast.dump`` leaves out line numbers)."""
-    stat = path.stat()
-    return _source_digest(str(path), stat.st_size, stat.st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=4096)
-def _source_digest(path: str, size: int, mtime_ns: int) -> str:
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
@@ -231,9 +227,19 @@ def _source_digest(path: str, size: int, mtime_ns: int) -> str:
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
 
 
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path: str, size: int, mtime_ns: int) -> str:
+    file = Path(path)
+    return source_digest(file) if file.suffix == ".py" else hashlib.sha256(file.read_bytes()).hexdigest()
+
+
+SKIPPED_PARTS = frozenset({"__pycache__"}) | BUILD_ONLY
+
+
 def package_files(package: str) -> tuple[Path, list[Path]]:
-    """``(root, files)``: every ``.py`` file of ``package`` (a dotted name) and its sub-packages in sorted order,
-    :data:`BUILD_ONLY` ones left out, and the folder they are relative to; a plain module is its own file."""
+    """``(root, files)``: every file of ``package`` (a dotted name) and its sub-packages in sorted order, code
+    and data alike (schemas, pages, task files), :data:`BUILD_ONLY` folders and bytecode caches left out, and
+    the folder they are relative to; a plain module is its own file."""
     spec = importlib.util.find_spec(package)
     if spec is None or spec.origin is None:
         raise ModuleNotFoundError(f"no package {package!r}")
@@ -241,18 +247,22 @@ def package_files(package: str) -> tuple[Path, list[Path]]:
         origin = Path(spec.origin)
         return origin.parent, [origin]
     root = Path(next(iter(spec.submodule_search_locations)))
-    files = (path for path in root.rglob("*.py") if not BUILD_ONLY.intersection(path.relative_to(root).parts[:-1]))
+    files = (
+        path
+        for path in root.rglob("*")
+        if path.is_file() and not SKIPPED_PARTS.intersection(path.relative_to(root).parts[:-1])
+    )
     return root, sorted(files)
 
 
 def code_digest(packages: Iterable[str]) -> str:
-    """SHA-256 over :func:`source_digest` of every file of ``packages`` (:func:`package_files`), each with its
+    """SHA-256 over :func:`file_digest` of every file of ``packages`` (:func:`package_files`), each with its
     path relative to its package, so that the same code on another machine gives the same digest."""
     digest = hashlib.sha256()
     for package in sorted(set(packages)):
         root, files = package_files(package)
         for path in files:
-            digest.update(f"{package}/{path.relative_to(root).as_posix()}:{source_digest(path)}\n".encode())
+            digest.update(f"{package}/{path.relative_to(root).as_posix()}:{file_digest(path)}\n".encode())
     return digest.hexdigest()
 
 

@@ -14,6 +14,10 @@ every non-gate component is set to 0 (and not computed) and the output counts as
 When the output is unusable (a gate failed, or the env says the output cannot be used) the
 reward is ``invalid_penalty`` instead of the aggregate; ``score`` keeps the aggregate.
 Every component is always computed and reported, including those with weight 0.
+
+Each criterion declares its *role*, what the component says about an episode, from the closed set
+:data:`ROLES`; tools that treat components by kind (the reward-design schemes, an env's
+:class:`~rewardlab.core.card.EnvCard`) read the role instead of guessing from the name.
 """
 
 from __future__ import annotations
@@ -29,6 +33,20 @@ Aggregate = Literal["mean", "geometric", "min"]
 AGGREGATES: tuple[str, ...] = ("mean", "geometric", "min")
 
 CriterionResult = float | tuple[float, Mapping[str, float]]
+
+Role = Literal["outcome", "partial", "progress", "validity", "format", "quality", "efficiency"]
+ROLES: dict[str, str] = {
+    "outcome": "whether the task itself was done: the verdict on the final result, pass/fail or its graded share",
+    "partial": "credit for one part of a right result (the right function, the failing tests now passing), "
+    "short of the verdict",
+    "progress": "how far toward the goal the episode got: milestones reached, reference steps covered, "
+    "the right places touched",
+    "validity": "whether the output is usable at all: it parses, is well-formed, applies",
+    "format": "whether the output follows the documented format, beyond being usable",
+    "quality": "how good the output is beyond being right: modelling rules, layout, fidelity to a brief",
+    "efficiency": "the actions, calls or turns taken, against the reference's",
+}
+"""Every :data:`Role` with what a component of that role says about an episode."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +65,7 @@ class Criterion:
         weight: The default weight before normalisation (1 for equal weighting); ``reward_weights``
             overrides it.
         range: The values the component takes, as the spec table states them: ``"[0, 1]"`` or ``"{0, 1}"``.
+        role: What the component says about an episode, one of :data:`ROLES` (keyword-only, required).
     """
 
     name: str
@@ -55,8 +74,14 @@ class Criterion:
     formula: str = ""
     weight: float = 1.0
     range: str = "[0, 1]"
+    role: Role = field(kw_only=True)
 
     def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ConfigError(
+                f"the role of {self.name!r} must be one of {list(ROLES)}, got {self.role!r}"
+                + did_you_mean(str(self.role), ROLES)
+            )
         if not math.isfinite(float(self.weight)) or self.weight < 0:
             raise ConfigError(f"the default weight of {self.name!r} must be a finite number >= 0, got {self.weight}")
         for label, text in (("formula", self.formula), ("range", self.range)):
@@ -145,7 +170,10 @@ class Rubric:
 
     Example:
         >>> rubric = Rubric(
-        ...     [Criterion("valid", lambda out: float(out["ok"])), Criterion("size", lambda out: out["n"] / 10)],
+        ...     [
+        ...         Criterion("valid", lambda out: float(out["ok"]), role="validity"),
+        ...         Criterion("size", lambda out: out["n"] / 10, role="quality"),
+        ...     ],
         ...     gates=["valid"],
         ... )
         >>> rubric.score({"ok": True, "n": 5}).reward
@@ -224,7 +252,8 @@ class Rubric:
         :class:`~rewardlab.wrappers.DynamicRubric`) call it on a :meth:`configure`'d copy.
 
         Example:
-            >>> rubric = Rubric([Criterion("a", float), Criterion("b", float)], gates={"a": 0.5}, invalid_penalty=-1)
+            >>> a, b = Criterion("a", float, role="validity"), Criterion("b", float, role="outcome")
+            >>> rubric = Rubric([a, b], gates={"a": 0.5}, invalid_penalty=-1)
             >>> rubric.combine({"a": 1.0, "b": 0.5}), rubric.combine({"a": 0.25, "b": 1.0})
             ((0.75, None), (-1.0, 'a'))
         """

@@ -3,21 +3,24 @@
 An env's class docstring (what ``help(env.unwrapped)`` shows) is its spec sheet, in the sections of
 :data:`SPEC_SECTIONS`, each a ``## <name>`` heading, in that order. Its ``## Components`` section holds
 :func:`component_table` of the env's default rubric, verbatim: every row comes from a
-:class:`~rewardlab.core.Criterion` (name, formula, default weight, range), so the docstring, the README's
+:class:`~rewardlab.core.Criterion` (name, role, formula, default weight, range), so the docstring, the README's
 Environments table (:func:`component_summary`) and ``rewardlab list`` cannot drift from the code;
 :func:`spec_problems` says where they do (``tests/test_specs.py`` runs it on every registered env).
 
 Example:
     >>> from rewardlab.core.rubric import Criterion, Rubric
     >>> rubric = Rubric(
-    ...     [Criterion("valid", float, formula="[the answer parses]", range="{0, 1}"), Criterion("size", float)],
+    ...     [
+    ...         Criterion("valid", float, formula="[the answer parses]", range="{0, 1}", role="validity"),
+    ...         Criterion("size", float, role="quality"),
+    ...     ],
     ...     gates=["valid"],
     ... )
     >>> print(component_table(rubric))
-    | name           | formula             | default weight | range  |
-    |----------------|---------------------|----------------|--------|
-    | `valid` (gate) | [the answer parses] | 1/2            | {0, 1} |
-    | `size`         |                     | 1/2            | [0, 1] |
+    | name           | role     | formula             | weight | range  |
+    |----------------|----------|---------------------|--------|--------|
+    | `valid` (gate) | validity | [the answer parses] | 1/2    | {0, 1} |
+    | `size`         | quality  |                     | 1/2    | [0, 1] |
     >>> component_summary(rubric)
     '`valid` (gate), `size`'
 """
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -43,14 +47,14 @@ SPEC_SECTIONS: tuple[str, ...] = (
 )
 """The ``## `` sections of an env's spec sheet, in order."""
 
-TABLE_HEADERS: tuple[str, ...] = ("name", "formula", "default weight", "range")
+TABLE_HEADERS: tuple[str, ...] = ("name", "role", "formula", "weight", "range")
+"""The component table's columns; ``weight`` is the default weight, normalised."""
 
 _HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
 
 
-def gate_note(rubric: Rubric, name: str) -> str:
-    """`` (gate)`` for a component that gates at 1, `` (gate ≥ t)`` at another threshold, else ``""``."""
-    threshold = rubric.gate_thresholds.get(name)
+def gate_note(threshold: float | None) -> str:
+    """`` (gate)`` for a component whose gate ``threshold`` is 1, `` (gate ≥ t)`` for another, else (no gate) ``""``."""
     if threshold is None:
         return ""
     return " (gate)" if threshold == 1.0 else f" (gate ≥ {threshold:g})"
@@ -69,13 +73,15 @@ def default_weights(rubric: Rubric) -> dict[str, float]:
 
 
 def criterion_rows(rubric: Rubric) -> list[dict[str, Any]]:
-    """Each criterion as data: ``name``, ``formula``, ``default_weight`` (normalised), ``range``, ``gate``
-    (its threshold, ``None`` when it is no gate) and ``description``; ``rewardlab list --json`` and the
-    server's ``/metadata`` show these."""
+    """Each criterion as data: ``name``, ``role``, ``formula``, ``default_weight`` (normalised), ``range``,
+    ``gate`` (its threshold, ``None`` when it is no gate) and ``description``; an env's
+    :class:`~rewardlab.core.card.EnvCard` holds these (``rewardlab list --json`` and the server's ``/metadata``
+    show them)."""
     weights = default_weights(rubric)
     return [
         {
             "name": c.name,
+            "role": c.role,
             "formula": c.formula,
             "default_weight": weights[c.name],
             "range": c.range,
@@ -87,13 +93,13 @@ def criterion_rows(rubric: Rubric) -> list[dict[str, Any]]:
 
 
 def component_table(rubric: Rubric) -> str:
-    """The Markdown table ``name | formula | default weight | range`` of ``rubric``'s criteria, in order.
+    """The Markdown table ``name | role | formula | weight | range`` of ``rubric``'s criteria, in order.
 
     The default weight is :func:`default_weights`'s, as a fraction; a gate is marked after the name.
     """
-    weights = default_weights(rubric)
+    weights, gates = default_weights(rubric), rubric.gate_thresholds
     rows = [
-        (f"`{c.name}`{gate_note(rubric, c.name)}", c.formula, default_weight_text(weights[c.name]), c.range)
+        (f"`{c.name}`{gate_note(gates.get(c.name))}", c.role, c.formula, default_weight_text(weights[c.name]), c.range)
         for c in rubric.criteria
     ]
     widths = [max(len(header), *(len(row[i]) for row in rows)) for i, header in enumerate(TABLE_HEADERS)]
@@ -107,7 +113,12 @@ def component_table(rubric: Rubric) -> str:
 
 def component_summary(rubric: Rubric) -> str:
     """The components in one line, gates marked: the README's and ``rewardlab list``'s *reward components* cell."""
-    return ", ".join(f"`{c.name}`{gate_note(rubric, c.name)}" for c in rubric.criteria)
+    return row_summary(criterion_rows(rubric))
+
+
+def row_summary(rows: Sequence[Mapping[str, Any]]) -> str:
+    """:func:`component_summary` of :func:`criterion_rows` (an :class:`~rewardlab.core.card.EnvCard`'s components)."""
+    return ", ".join(f"`{row['name']}`{gate_note(row['gate'])}" for row in rows)
 
 
 def spec_sections(doc: str | None) -> dict[str, str]:

@@ -65,7 +65,7 @@ class BFCLASTGrader:
 
     def grade(self, env: Any, task_id: str, actions: Sequence[str], info: Mapping[str, Any]) -> ExternalVerdict:
         from rewardlab.core.toolcalls import parse_tool_calls
-        from rewardlab.envs.bfcl.env import PARSE_LIMITS
+        from rewardlab.envs.bfcl.constants import PARSE_LIMITS
 
         data = env.tasks.get(task_id).data
         category = str(data["category"])

@@ -7,9 +7,12 @@
 - :mod:`rewardlab.integrations.skyrl`: SkyRL-Gym ``BaseTextEnv``;
 - :mod:`rewardlab.integrations.verl`: verl's agent loop (``AgentLoopBase``, registered ``"rewardlab"``);
 - :mod:`rewardlab.integrations.openrlhf`: OpenRLHF's ``AgentInstanceBase``/``AgentExecutorBase``;
+- :mod:`rewardlab.integrations.nemo_gym`: NeMo-Gym's Gymnasium resources server (``GymnasiumServer``);
 - :mod:`rewardlab.integrations.ray`: rollouts on Ray actors.
 
-:mod:`rewardlab.integrations.common` is what they share: the keys every adapter logs (``reward/<component>``,
-``score``, ``is_success``, ``infra_error`` ...) and the chat prompt of a reset. Each module imports its library
-lazily; import the submodule you need.
+Each is a translation onto :mod:`rewardlab.integrations.session`, the episode-session kernel (resolve the env,
+start a task, play turns, log, flag infrastructure faults, close once); every adapter logs the keys of
+:func:`rewardlab.core.info.episode_logs` (``reward/<component>``, ``score``, ``is_success``, ``infra_error`` ...)
+and opens with the chat of :func:`rewardlab.core.chat.opening_messages`. Each module imports its library lazily;
+import the submodule you need.
 """

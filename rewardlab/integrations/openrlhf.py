@@ -24,13 +24,13 @@ environment feedback with action mask 0.
   ids and leaves it out of the text); at the last step, only what follows that token.
 - ``extra_logs``, at every step (OpenRLHF logs the last step's; the keys must be the same for every
   sample): ``reward/<component>``, ``score``, ``is_success``, ``progress``, ``infra_error`` and
-  ``finished`` (names of :func:`rewardlab.integrations.common.episode_logs`; 0 before the end).
+  ``finished`` (names of :func:`rewardlab.core.info.episode_logs`; 0 before the end).
   OpenRLHF averages each over the batch in its logs.
 - An infrastructure fault (``info["infra_error"]``) sets ``infra_error`` 1.0 (the reward is the
   env's invalid penalty, the episode never a success). OpenRLHF has no way for an agent to drop a
   sample: filter on that log.
-- The env is closed when the episode ends and, for an episode the token budget cut short, when the
-  instance is garbage-collected.
+- The env (an :class:`~rewardlab.integrations.session.EpisodeSession`'s) is closed when the episode ends
+  and, for an episode the token budget cut short, when the instance is garbage-collected.
 
 Configuration: :func:`agent_classes` builds ``(AgentInstance, AgentExecutor)`` classes for an env
 id, its keyword arguments, an optional ``env_factory`` (no arguments, returns a Gymnasium env,
@@ -52,14 +52,13 @@ import asyncio
 import functools
 import json
 import os
-import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.common import prompt_messages, rollout_logs, task_prompts
+from rewardlab.integrations.session import EpisodeSession, task_prompts
 
 agent = require("openrlhf.utils.agent", "openrlhf")
 torch = require("torch", "openrlhf")
@@ -124,47 +123,36 @@ class RewardLabAgent(agent.AgentInstanceBase):
                 "RewardLabAgent needs the policy's tokenizer: agent_classes(tokenizer=...) or REWARDLAB_TOKENIZER"
             )
         self.chat = _load_tokenizer(tokenizer) if isinstance(tokenizer, str) else tokenizer
-        factory = type(self).env_factory
-        if factory is None:
-            env_id, env_kwargs = type(self).env_id, type(self).env_kwargs
-            if env_id is None:
-                env_id = os.environ.get("REWARDLAB_ENV_ID")
-                env_kwargs = json.loads(os.environ.get("REWARDLAB_ENV_KWARGS") or "{}")
-            if not env_id:
-                raise ConfigError("RewardLabAgent needs an env id: agent_classes(env_id) or REWARDLAB_ENV_ID")
-            factory = functools.partial(gym.make, env_id, **(env_kwargs or {}))
-        self._factory = factory
-        self.env: gym.Env | None = None
-        self._close: weakref.finalize | None = None
-        self.names: tuple[str, ...] = ()
+        env_id, env_kwargs = type(self).env_id, type(self).env_kwargs
+        if type(self).env_factory is None and env_id is None:
+            env_id = os.environ.get("REWARDLAB_ENV_ID")
+            env_kwargs = json.loads(os.environ.get("REWARDLAB_ENV_KWARGS") or "{}")
+        self.session = EpisodeSession(
+            env_id,
+            env_kwargs,
+            env_factory=type(self).env_factory,
+            missing_env_id="RewardLabAgent needs agent_classes(env_id) or REWARDLAB_ENV_ID",
+        )
 
     async def reset(self, states: dict, **kwargs: Any) -> dict:
         """Make the env, start the label's task and return ``{"observation": <the rendered prompt>}``."""
-        if self._close is not None:  # a second reset: the first episode's env goes
-            self._close()
-        self.env = await asyncio.to_thread(self._factory)
-        self._close = weakref.finalize(self, self.env.close)
+        await asyncio.to_thread(self.session.close)  # a second reset: the first episode's env goes
         label = states.get("label")
-        options = {"task_id": str(label)} if label not in (None, "") else None
-        observation, info = await asyncio.to_thread(self.env.reset, options=options)
-        self.names = tuple(getattr(self.env.unwrapped, "reward_component_names", ()))
-        messages = prompt_messages(observation, info)
+        messages = await asyncio.to_thread(self.session.start, None if label in (None, "") else label)
         return {"observation": self.chat.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)}
 
     async def step(self, states: dict, **kwargs: Any) -> dict:
         """Send ``states["action_text"]`` to the env; OpenRLHF's step result (see the module docstring)."""
-        observation, reward, terminated, truncated, info = await asyncio.to_thread(self.env.step, states["action_text"])
-        done = bool(terminated or truncated)
-        self.names = self.names or tuple(info.get("reward_components") or ())
-        if done:
-            self._close()
+        turn = await asyncio.to_thread(self.session.play, states["action_text"])
+        if turn.done:
+            self.session.close()
         return {
-            "rewards": torch.tensor(float(reward)),
-            "scores": torch.tensor(float(info.get("score", 0.0)) if done else 0.0),
-            "environment_feedback": environment_feedback(self.chat, None if done else observation),
-            "done": done,
+            "rewards": torch.tensor(turn.reward),
+            "scores": torch.tensor(float(turn.info.get("score", 0.0)) if turn.done else 0.0),
+            "environment_feedback": environment_feedback(self.chat, None if turn.done else turn.observation),
+            "done": turn.done,
             "sampling_params": states.get("sampling_params"),
-            "extra_logs": rollout_logs(info, done, self.names),
+            "extra_logs": self.session.rollout_logs(),
         }
 
 
@@ -216,6 +204,6 @@ def openrlhf_rows(
     """OpenRLHF prompt rows, one per task of ``split``: ``prompt`` (the env's chat messages, for
     ``--data.input_key prompt``) and ``label`` (the task id, for ``--data.label_key label``)."""
     return [
-        {"prompt": prompt_messages(observation, info), "label": task_id}
-        for task_id, observation, info in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
+        {"prompt": messages, "label": task_id}
+        for task_id, messages, _ in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
     ]

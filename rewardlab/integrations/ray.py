@@ -38,7 +38,7 @@ import gymnasium as gym
 
 from rewardlab.errors import ConfigError, InfrastructureError, require
 
-__all__ = ["EnvActor", "RemoteEnv", "make_remote_envs", "run_episodes_on_actors"]
+__all__ = ["EnvActor", "RayEnvProxy", "make_remote_envs", "run_episodes_on_actors"]
 
 
 class EnvActor:
@@ -85,7 +85,7 @@ def _actor_class(options: dict[str, Any] | None) -> Any:
     return ray.remote(**(options or {"num_cpus": 0}))(EnvActor)
 
 
-class RemoteEnv:
+class RayEnvProxy:
     """A gymnasium-style proxy of an env living in an :class:`EnvActor`.
 
     ``reset``/``step`` block; ``reset_async``/``step_async`` return a Ray object ref that
@@ -159,8 +159,8 @@ def make_remote_envs(
     env_kwargs: dict[str, Any] | None = None,
     *,
     actor_options: dict[str, Any] | None = None,
-) -> list[RemoteEnv]:
-    """``count`` actors, one env each, as :class:`RemoteEnv` proxies (``actor_options`` go to ``ray.remote``;
+) -> list[RayEnvProxy]:
+    """``count`` actors, one env each, each behind a :class:`RayEnvProxy` (``actor_options`` go to ``ray.remote``;
     default ``{"num_cpus": 0}`` so that many light envs fit on a small node)."""
     if not isinstance(count, int) or count < 1:
         raise ConfigError(f"count must be a positive int, got {count!r}")
@@ -170,7 +170,7 @@ def make_remote_envs(
     def respawn() -> Any:
         return actor.remote(env_id, env_kwargs, spec)
 
-    return [RemoteEnv(respawn(), env_id, env_kwargs, respawn) for _ in range(count)]
+    return [RayEnvProxy(respawn(), env_id, env_kwargs, respawn) for _ in range(count)]
 
 
 def run_episodes_on_actors(

@@ -12,7 +12,7 @@ calls ``init(prompt)``, then ``step(text)`` until ``done``, reads ``get_metrics(
 - ``step(text)`` is one env step. ``reward`` is the env's step reward (0 until the last step, then
   the rubric's reward), so the turn rewards add up to the in-process return; ``observations`` is
   the next observation as a user message, ``[]`` once done; ``metadata`` has ``task_id`` and, at
-  the last step, the flat logs of :func:`rewardlab.integrations.common.episode_logs`
+  the last step, the flat logs of :func:`rewardlab.core.info.episode_logs`
   (``reward/<component>``, ``weight/``, ``metric/``, ``score``, ``is_success``, ``progress``).
 - ``get_metrics()`` returns those logs; SkyRL averages them per env class into its rollout
   metrics, so every component reaches the trainer's logs.
@@ -21,7 +21,7 @@ calls ``init(prompt)``, then ``step(text)`` until ``done``, reads ``get_metrics(
   way for an env to drop a trajectory: filter on that flag (the reward is the env's invalid
   penalty, not a silent 0, and the episode is never counted a success).
 - The inner env is closed as soon as the episode ends, by ``close()``, and when the adapter is
-  garbage-collected.
+  garbage-collected (the episode runs on an :class:`~rewardlab.integrations.session.EpisodeSession`).
 
 Which env: ``env_id`` (a constructor argument, set by the registrations below), else the row's
 ``env_id``, else ``env_config.env_id``. Its keyword arguments merge ``env_config.env_kwargs``, the
@@ -44,14 +44,13 @@ that makes the envs (SkyRL's entrypoint). A custom factory registers with
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import gymnasium as gym
 
-from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.common import episode_logs, prompt_messages, task_prompts
+from rewardlab.errors import require
+from rewardlab.integrations.session import EpisodeSession, task_prompts
 from rewardlab.registration import env_ids
 
 skyrl_gym = require("skyrl_gym", "skyrl")
@@ -71,16 +70,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _reset_options(row: Mapping[str, Any]) -> dict[str, str] | None:
-    """``{"task_id", "split"}`` from the row, or from its ``extra_info``; None when neither names a task."""
+def _task(row: Mapping[str, Any]) -> dict[str, Any]:
+    """``task_id`` and ``split`` from the row, or from its ``extra_info`` (None where neither has one)."""
     extra = row.get("extra_info")
     sources = [row, extra] if isinstance(extra, Mapping) else [row]
-    options = {}
-    for key in ("task_id", "split"):
-        value = next((source[key] for source in sources if source.get(key) is not None), None)
-        if value is not None:
-            options[key] = str(value)
-    return options or None
+    return {key: next((s[key] for s in sources if s.get(key) is not None), None) for key in ("task_id", "split")}
 
 
 class RewardLabSkyRLEnv(base_text_env.BaseTextEnv):
@@ -99,54 +93,41 @@ class RewardLabSkyRLEnv(base_text_env.BaseTextEnv):
         config = _plain(env_config) or {}
         row = _plain(extras) or {}
         self.env_id = env_id or row.get("env_id") or config.get("env_id")
-        if env_factory is None:
-            if not self.env_id:
-                raise ConfigError(f"{GENERIC_ID}: no env id; set env_id in the dataset row or in the skyrl_gym config")
-            kwargs = {**config.get("env_kwargs", {}), **row.get("env_kwargs", {}), **(env_kwargs or {})}
-            if row.get("max_turns") is not None:
-                kwargs.setdefault("max_turns", int(row["max_turns"]))
-            name = self.env_id
-            env_factory = lambda: gym.make(name, **kwargs)  # noqa: E731
-        self.env = env_factory()
-        self._close = weakref.finalize(self, self.env.close)
-        self._options = _reset_options(row)
-        self._logs: dict[str, float] = {}
-        self.task_id: str | None = None
+        self.session = EpisodeSession(
+            self.env_id,
+            {**config.get("env_kwargs", {}), **row.get("env_kwargs", {}), **(env_kwargs or {})},
+            env_factory=env_factory,
+            max_turns=row.get("max_turns"),
+            missing_env_id=f"set env_id in the dataset row or in the skyrl_gym config of {GENERIC_ID!r}",
+        )
+        self._task = _task(row)
 
     def init(self, prompt: base_text_env.ConversationType | None = None) -> tuple[list[dict[str, str]], dict]:
         """Reset on the row's task; the env's system prompt and first observation replace ``prompt``."""
-        observation, info = self.env.reset(options=self._options)
-        self.task_id = info.get("task_id")
+        messages = self.session.start(**self._task)
         self.turns = 0
-        self._logs = {}
-        return prompt_messages(observation, info), {"task_id": self.task_id, "env_id": self.env_id}
+        return messages, {"task_id": self.session.task_id, "env_id": self.env_id}
 
     def step(self, action: str) -> base_text_env.BaseTextEnvStepOutput:
         """One env step; the last one carries the episode's flat logs and closes the inner env."""
         self.turns += 1
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        done = bool(terminated or truncated)
-        metadata: dict[str, Any] = {"task_id": self.task_id}
-        if done:
-            self._logs = episode_logs(info)
-            metadata.update(self._logs)
-            if info.get("infra_error"):
-                metadata["infra_error_reason"] = str(info["infra_error"])
+        turn = self.session.play(action)
+        metadata: dict[str, Any] = {"task_id": self.session.task_id, **self.session.logs}
+        if self.session.infra_error:
+            metadata["infra_error_reason"] = self.session.infra_error
+        if turn.done:
             self.close()
         return base_text_env.BaseTextEnvStepOutput(
-            observations=[] if done else [{"role": "user", "content": observation}],
-            reward=float(reward),
-            done=done,
-            metadata=metadata,
+            observations=turn.reply, reward=turn.reward, done=turn.done, metadata=metadata
         )
 
     def get_metrics(self) -> dict[str, float]:
-        """The finished episode's :func:`~rewardlab.integrations.common.episode_logs` (empty before the end)."""
-        return dict(self._logs)
+        """The finished episode's :func:`~rewardlab.core.info.episode_logs` (empty before the end)."""
+        return self.session.logs
 
     def close(self) -> None:
         """Close the inner env (once; later calls do nothing)."""
-        self._close()
+        self.session.close()
 
 
 def register_skyrl_envs(ids: Iterable[str] | None = None) -> list[str]:
@@ -178,12 +159,12 @@ def skyrl_rows(
     """
     return [
         {
-            "prompt": prompt_messages(observation, info),
+            "prompt": messages,
             "env_class": env_id,
             "task_id": task_id,
             "split": split,
             "reward_spec": {"method": "rule"},
             **({"env_kwargs": dict(env_kwargs)} if env_kwargs else {}),
         }
-        for task_id, observation, info in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
+        for task_id, messages, _ in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
     ]

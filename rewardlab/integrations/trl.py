@@ -36,7 +36,7 @@ and read the outcome, one function per component plus the aggregate::
 In a conversation of several user turns (``RewardLab/BFCLMultiTurn-v1``) a plain-text reply
 moves to the next request, so such envs also get ``reply_to_user(message)``. A rollout that hit
 an infrastructure fault gets None from every reward function (TRL leaves it out, rather than
-scoring it 0), and ``infra_error`` and the episode logs of :mod:`rewardlab.integrations.common`
+scoring it 0), and ``infra_error`` and the episode logs of :func:`rewardlab.core.info.episode_logs`
 reach TRL's logs through its ``log_metric``.
 
 TRL reads tools per class, once, so ``environment_class`` offers the union of the tasks' tools in
@@ -60,8 +60,10 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 
+from rewardlab.core.chat import opening_messages
+from rewardlab.core.info import episode_logs, is_infra_failure
 from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.common import episode_logs, is_infra_failure, prompt_messages
+from rewardlab.integrations.session import EpisodeSession, task_prompts
 from rewardlab.integrations.tool_methods import tool_method, toolset_key
 
 __all__ = [
@@ -107,22 +109,13 @@ def task_dataset(
     (:func:`toolset_key`, the keys of :func:`environment_classes`).
     """
     datasets = require("datasets", "train")
-    env = gym.make(env_id, **(env_kwargs or {}))
-    try:
-        ids = env.unwrapped.tasks.ids(split)
-        if not ids:
-            raise ConfigError(f"{env_id} has no tasks in split {split!r}")
-        rows = []
-        for task_id in ids[:limit]:
-            observation, info = env.reset(options={"task_id": task_id})
-            messages = prompt_messages("" if multi_turn else observation, info)
-            row = {"prompt": messages, "task_id": task_id}
-            if multi_turn:
-                row["environment"] = toolset_key(info.get("tools") or [])
-            rows.append(row)
-        return datasets.Dataset.from_list(rows)
-    finally:
-        env.close()
+    rows = []
+    for task_id, messages, info in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit):
+        row = {"prompt": opening_messages("", info) if multi_turn else messages, "task_id": task_id}
+        if multi_turn:
+            row["environment"] = toolset_key(info.get("tools") or [])
+        rows.append(row)
+    return datasets.Dataset.from_list(rows)
 
 
 class RewardFunctions:
@@ -150,8 +143,8 @@ class RewardFunctions:
         if train_on not in ("reward", "components"):
             raise ConfigError(f"train_on must be 'reward' or 'components', got {train_on!r}")
         self.env_id = env_id
-        self.env = gym.make(env_id, **(env_kwargs or {}))
-        self.names: tuple[str, ...] = tuple(self.env.unwrapped.reward_component_names)
+        self.session = EpisodeSession(env_id, env_kwargs)
+        self.names: tuple[str, ...] = tuple(self.session.open().unwrapped.reward_component_names)
         self.train_on = train_on
         self.cache: OrderedDict[tuple[str, str], tuple[float, dict[str, float]]] = OrderedDict()
         self.cache_size = cache_size
@@ -161,7 +154,7 @@ class RewardFunctions:
     def weights(self) -> list[float]:
         if self.train_on == "reward":
             return [1.0] + [0.0] * len(self.names)
-        normalized = self.env.unwrapped.rubric.normalized_weights
+        normalized = self.session.open().unwrapped.rubric.normalized_weights
         return [0.0] + [float(normalized[n]) for n in self.names]
 
     def score(self, task_id: str, text: str) -> tuple[float, dict[str, float]]:
@@ -170,13 +163,13 @@ class RewardFunctions:
         if key in self.cache:
             self.cache.move_to_end(key)
             return self.cache[key]
-        self.env.reset(options={"task_id": str(task_id)})
-        reward, terminated, truncated, info = self.env.step(text)[1:]
-        if not (terminated or truncated):
+        self.session.start(task_id)
+        turn = self.session.play(text)
+        if not turn.done:
             raise ConfigError(
                 f"{self.env_id} did not end after one action; use environment_class() for multi-turn envs"
             )
-        result = (float(reward), {n: float(info["reward_components"][n]) for n in self.names})
+        result = (turn.reward, {n: float(turn.info["reward_components"][n]) for n in self.names})
         self.cache[key] = result
         if len(self.cache) > self.cache_size:
             self.cache.popitem(last=False)
@@ -192,7 +185,7 @@ class RewardFunctions:
         return reward_function
 
     def close(self) -> None:
-        self.env.close()
+        self.session.close()
 
 
 EPISODE_OVER = "The episode is over: reply with your final message."
@@ -205,7 +198,8 @@ REPLY_TOOL = "reply_to_user"
 class RewardLabEnvironment:
     """Base of the classes :func:`environment_class` builds (TRL's ``environment_factory`` contract).
 
-    One env per instance. Public methods other than ``reset`` are the model's tools; they are added
+    One env (an :class:`~rewardlab.integrations.session.EpisodeSession`) per instance. Public methods
+    other than ``reset`` are the model's tools; they are added
     by :func:`environment_class`: the env's own tools (:func:`tool_method`), or ``act`` for envs
     without tools, and :data:`REPLY_TOOL` for conversations of several user turns.
     """
@@ -215,27 +209,17 @@ class RewardLabEnvironment:
     component_names: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
-        self._env = gym.make(self.env_id, **self.env_kwargs)
-        self._outcome: dict[str, Any] | None = None
-        self._reward = 0.0
+        self._session = EpisodeSession(self.env_id, self.env_kwargs)
+        self._session.open()
 
     def reset(self, **row: Any) -> str:
         """Start the row's task (``row["task_id"]``); the observation goes into the prompt."""
-        task_id = row.get("task_id")
-        observation, _ = self._env.reset(options={"task_id": str(task_id)} if task_id is not None else None)
-        self._outcome = None
-        self._reward = 0.0
-        return observation
+        self._session.start(row.get("task_id"))
+        return self._session.observation
 
     def _step(self, action: str) -> str:
         """Play one action and return the observation (:data:`EPISODE_OVER` once the episode has ended)."""
-        if self._outcome is not None:
-            return EPISODE_OVER
-        observation, reward, terminated, truncated, info = self._env.step(action)
-        self._reward += float(reward)
-        if terminated or truncated:
-            self._outcome = info
-        return observation
+        return EPISODE_OVER if self._session.done else self._session.play(action).observation
 
     def _finish(self, final_message: str) -> dict[str, Any] | None:
         """Play the model's final message (if the episode is still running) and return the final ``info``.
@@ -243,13 +227,7 @@ class RewardLabEnvironment:
         An env that does not end on the message is given empty actions, at most 64; None if it still
         runs then.
         """
-        action = final_message
-        for _ in range(64):
-            if self._outcome is not None:
-                break
-            self._step(action)
-            action = ""
-        return self._outcome
+        return self._session.info if self._session.finish(final_message, limit=64) else None
 
 
 _RESERVED = frozenset({"get_reward", *vars(RewardLabEnvironment)})
@@ -281,24 +259,19 @@ def reply_to_user(self, message: str) -> str:
 
 
 def _probe(env_id: str, env_kwargs: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, list[Any]], bool]:
-    """``(component names, {toolset_key: tools}, several user turns)`` of an env.
-
-    The first task is reset; when it offers tools, every task is, in file order (cheap for envs with
-    tools; envs without, such as the browser ones, cost one reset). An env has several user turns
-    when its reset ``info`` reports a ``turn``.
+    """``(component names, {toolset_key: tools}, several user turns)`` of an env, read from its
+    :class:`~rewardlab.core.EnvCard` (no episode is played): its tasks' tool sets in task order, and
+    whether the user speaks again after a reply (``user_turns``).
     """
     env = gym.make(env_id, **env_kwargs)
     try:
-        tasks = list(env.unwrapped.tasks)
-        _, info = env.reset(options={"task_id": tasks[0].id})
-        tool_sets: dict[str, list[Any]] = {}
-        if info.get("tools"):
-            for task in tasks:
-                tools = list(env.reset(options={"task_id": task.id})[1].get("tools") or [])
-                tool_sets.setdefault(toolset_key(tools), tools)
-        return tuple(env.unwrapped.reward_component_names), tool_sets, "turn" in info
+        card = env.unwrapped.card()
     finally:
         env.close()
+    tool_sets: dict[str, list[Any]] = {}
+    for tools in card.tool_sets:
+        tool_sets.setdefault(toolset_key(tools), list(tools))
+    return card.component_names, tool_sets, card.user_turns
 
 
 def _environment_type(
@@ -379,7 +352,7 @@ def environment_classes(
 
 def _log_episodes(infos: Sequence[Mapping[str, Any] | None], log_metric: Callable[[str, float], None]) -> None:
     """Log a batch's episodes with TRL's ``log_metric``: ``infra_error``, the share of rollouts with an
-    infrastructure fault, and each :func:`~rewardlab.integrations.common.episode_logs` key averaged over
+    infrastructure fault, and each :func:`~rewardlab.core.info.episode_logs` key averaged over
     the scored rollouts that report it (a faulted or unfinished episode has nothing to score)."""
     faulted = [info is not None and is_infra_failure(info) for info in infos]
     log_metric("infra_error", sum(faulted) / max(len(infos), 1))
@@ -401,7 +374,7 @@ def environment_reward_funcs(
     A rollout that hit an infrastructure fault (``info["infra_error"]``) or whose episode never
     ended gets None from every function: TRL then gives it no advantage and leaves it out of the
     group baseline and the reward logs, instead of scoring it 0. ``reward`` also logs each batch's
-    :func:`~rewardlab.integrations.common.episode_logs` keys (``reward/<component>``, ``score``,
+    :func:`~rewardlab.core.info.episode_logs` keys (``reward/<component>``, ``score``,
     ``is_success``, ``metric/...``) and ``infra_error``, the share of rollouts with a fault
     (1.0 per faulted rollout, averaged), through the ``log_metric`` callback TRL passes to reward
     functions (TRL 1.16 does; without it nothing is logged beyond the functions' own columns).
@@ -416,11 +389,12 @@ def environment_reward_funcs(
             if name == "reward" and kwargs.get("log_metric") is not None:
                 _log_episodes(infos, kwargs["log_metric"])
             values: list[float | None] = []
-            for info, env in zip(infos, environments, strict=True):
-                if info is None or is_infra_failure(info):
-                    values.append(None)
+            for env in environments:
+                session = env._session  # finished above; scored_return is None for a fault or an unended episode
+                if session.scored_return is None or name == "reward":
+                    values.append(session.scored_return)
                 else:
-                    values.append(env._reward if name == "reward" else float(info["reward_components"][name]))
+                    values.append(float(session.info["reward_components"][name]))
             return values
 
         reward_function.__name__ = name

@@ -7,7 +7,8 @@ row per train task (:func:`rewardlab.integrations.trl.task_dataset`), scored by
 :class:`rewardlab.integrations.trl.RewardFunctions`: the env's reward (its own weights, gates and
 penalty) trains, every component is logged. Each update draws ``tasks_per_step`` tasks and plays
 each ``group_size`` times (TRL's ``num_generations``), so a spec compares TRL and the baseline
-trainer at equal batch shapes. It is what ``kind = "trl"`` of ``rewardlab study`` runs.
+trainer at equal batch shapes. It is the ``trl`` entry of :mod:`rewardlab.baselines.trainers`: what
+``rewardlab train trl`` and ``kind = "trl"`` of ``rewardlab study`` run.
 
 The budget is ``steps`` optimiser steps (TRL's ``max_steps``), and with ``max_time_s`` training
 stops after a step when one more step as long would overrun it (the SFT warm start counts), as in
@@ -26,87 +27,61 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 from rewardlab.baselines.common import MetricsLogger, plot_curves, save_checkpoint
-from rewardlab.baselines.config import TrainerConfig, check_count, check_positive, check_range, config_dict
+from rewardlab.baselines.config import TrainerConfig, check_positive, check_range, config_dict
 from rewardlab.baselines.session import load_policy
+from rewardlab.baselines.trainers import OnUpdate, TrainResult
 from rewardlab.errors import ConfigError, require
 
 
 @dataclass
 class TRLGRPOConfig(TrainerConfig):
-    """Every argument of a TRL GRPO run (the fields TRL's ``GRPOConfig`` gets are named in each docstring)."""
+    """Every argument of a TRL GRPO run. Of the shared fields (:class:`TrainerConfig`), TRL's ``GRPOConfig``
+    gets ``steps`` (``max_steps``: an update is one optimiser step), ``learning_rate`` (with
+    ``lr_scheduler_type="constant"``), ``max_new_tokens`` (``max_completion_length``), ``temperature``,
+    ``top_p``, ``max_grad_norm`` and ``seed``; its own fields name theirs in their docstrings."""
 
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    """Keyword arguments for ``gym.make``."""
-    steps: int = 50
-    """Optimiser steps (``max_steps``)."""
+    output_dir: str = "results/trl_grpo"
     tasks_per_step: int = 2
     """Distinct train tasks per step (``per_device_train_batch_size = tasks_per_step * group_size``)."""
     group_size: int = 4
     """Completions per task (``num_generations``)."""
-    learning_rate: float = 1e-5
-    """AdamW learning rate, constant (``lr_scheduler_type="constant"``)."""
     beta: float = 0.0
     """KL coefficient against the initial policy (TRL's ``beta``; 0: no reference model)."""
-    sft_steps: int = 0
-    """SFT warm-start steps on OracleAgent demonstrations before GRPO (0: none)."""
-    output_dir: str = "results/trl_grpo"
-    """Where metrics, the training curve and the final model go."""
-    save_final: bool = True
-    """Save the final model (or adapter) in ``<output_dir>/final``."""
-    max_time_s: float | None = None
-    """Time budget in seconds (SFT warm start included): stop after a step when one more step of the same
-    duration would overrun it."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_positive(self, "steps", "tasks_per_step", "group_size", "learning_rate")
+        check_positive(self, "tasks_per_step", "group_size")
         check_range(self, "beta", 0.0, math.inf)
-        check_count(self, "sft_steps")
         if self.group_size < 2:
             raise ConfigError(f"group_size must be >= 2 (a group of one has advantage 0), got {self.group_size}")
-        if self.max_time_s is not None:
-            check_positive(self, "max_time_s")
-
-
-@dataclass
-class TRLResult:
-    """What :func:`train` returns: the trained model, its tokenizer and one metrics row per step."""
-
-    model: Any
-    tokenizer: Any
-    history: list[dict[str, float]]
-    output_dir: Path
 
 
 def check_single_turn(env_id: str, env_kwargs: dict[str, Any]) -> None:
-    """ConfigError unless the env is single-turn: no turn budget above 1 (multi-turn envs declare one) and one
-    action (the empty one) ends an episode of its first train task."""
+    """ConfigError unless the env has train tasks and is single-turn, as its card says
+    (:attr:`~rewardlab.core.EnvCard.multi_turn`: the first action ends every episode, or the turn budget is 1)."""
     env = gym.make(env_id, **env_kwargs)
     try:
-        ids = env.unwrapped.tasks.ids("train")
-        if not ids:
-            raise ConfigError(f"{env_id} has no train tasks")
-        env.reset(options={"task_id": ids[0]})
-        terminated, truncated = env.step("")[2:4]
-        turn_budget = env.unwrapped.max_turns
+        card = env.unwrapped.card()
     finally:
         env.close()
-    if not (terminated or truncated) or (turn_budget is not None and turn_budget > 1):
+    if not card.task_counts["train"]:
+        raise ConfigError(f"{env_id} has no train tasks")
+    if card.multi_turn:
         raise ConfigError(
             f"{env_id} is multi-turn: TRL training here takes single-turn envs only; train multi-turn envs with "
             "rewardlab.integrations.trl.environment_class (examples/trl_multi_turn.py) or kind 'grpo'"
         )
 
 
-def _callbacks(config: TRLGRPOConfig, started: float, logger: MetricsLogger) -> list[Any]:
-    """TRL callbacks: the time budget, and one metrics row per logged step."""
+def _callbacks(config: TRLGRPOConfig, started: float, logger: MetricsLogger, on_update: OnUpdate | None) -> list[Any]:
+    """TRL callbacks: the time budget, and one metrics row per logged step (logged, then given to ``on_update``)."""
     transformers = require("transformers", "train")
 
     class Budget(transformers.TrainerCallback):
@@ -126,13 +101,19 @@ def _callbacks(config: TRLGRPOConfig, started: float, logger: MetricsLogger) -> 
         def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kwargs: Any):
             if logs and "reward" in logs:
                 numbers = {k: float(v) for k, v in logs.items() if type(v) in (int, float)}
-                logger.log({"step": float(state.global_step), "rewards/mean": numbers["reward"], **numbers})
+                row = {"step": float(state.global_step), "rewards/mean": numbers["reward"], **numbers}
+                logger.log(row)
+                if on_update is not None:
+                    on_update(row)
 
     return [Budget(), Rows()]
 
 
-def train(config: TRLGRPOConfig, *, model: Any = None, tokenizer: Any = None) -> TRLResult:
-    """Run GRPO with TRL as configured; ``model``/``tokenizer`` override ``config.model``."""
+def train(
+    config: TRLGRPOConfig, *, model: Any = None, tokenizer: Any = None, on_update: OnUpdate | None = None
+) -> TrainResult:
+    """Run GRPO with TRL as configured; ``model``/``tokenizer`` override ``config.model``; ``on_update``
+    receives each metrics row."""
     trl = require("trl", "train")
     from rewardlab.integrations.trl import RewardFunctions, task_dataset
 
@@ -147,8 +128,7 @@ def train(config: TRLGRPOConfig, *, model: Any = None, tokenizer: Any = None) ->
 
         envs = make_envs(config.env_id, config.tasks_per_step * config.group_size, config.env_kwargs)
         try:
-            sft = SFTConfig(steps=config.sft_steps, learning_rate=config.sft_learning_rate, seed=config.seed)
-            sft_warm_start(policy, tokenizer, envs, sft, device=device)
+            sft_warm_start(policy, tokenizer, envs, SFTConfig.from_trainer(config), device=device)
         finally:
             for env in envs:
                 env.close()
@@ -181,7 +161,7 @@ def train(config: TRLGRPOConfig, *, model: Any = None, tokenizer: Any = None) ->
             reward_funcs=rewards.funcs,
             train_dataset=task_dataset(config.env_id, env_kwargs=config.env_kwargs),
             args=args,
-            callbacks=_callbacks(config, started, logger),
+            callbacks=_callbacks(config, started, logger, on_update),
         )
         trainer.train()
     finally:
@@ -190,4 +170,4 @@ def train(config: TRLGRPOConfig, *, model: Any = None, tokenizer: Any = None) ->
     if config.save_final:
         save_checkpoint(policy, tokenizer, output_dir / "final", {"config": config_dict(config)})
     plot_curves(logger.rows, output_dir / "training_curve.png", title=f"TRL GRPO on {config.env_id}")
-    return TRLResult(policy, tokenizer, logger.rows, output_dir)
+    return TrainResult(model=policy, tokenizer=tokenizer, history=logger.rows, output_dir=output_dir)

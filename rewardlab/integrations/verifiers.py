@@ -21,7 +21,7 @@ every other verifiers consumer. verifiers 0.4 pins ``mcp`` and ``openai`` versio
   so that verifiers' reward ``Σ weight · score`` is the env's reward ``R`` (up to rounding) with its
   gates, invalid penalty and aggregate, while every component is logged under its own name.
   ``rubric_adjustment`` is 0 for the ``mean`` aggregate without a failed gate or unusable output.
-- Metrics (``@vf.metric``): :func:`~rewardlab.integrations.common.episode_logs` of the final ``info``
+- Metrics (``@vf.metric``): :func:`~rewardlab.core.info.episode_logs` of the final ``info``
   (``reward/<component>``, ``weight/<component>``, ``metric/<name>``, ``score``, ``is_success``,
   ``progress``: the keys every RewardLab adapter logs), ``env_reward`` (``R``), ``env_steps``,
   ``infra_error`` (0 or 1) and ``closed_by_adapter`` (1 when verifiers ended the exchange first, see below).
@@ -55,8 +55,9 @@ import gymnasium as gym
 import verifiers.v1 as vf
 from pydantic import Field, SerializeAsAny
 
+from rewardlab.core.info import episode_logs, is_infra_failure
 from rewardlab.errors import ConfigError
-from rewardlab.integrations.common import episode_logs, is_infra_failure
+from rewardlab.integrations.session import EpisodeSession
 
 __all__ = [
     "ADJUSTMENT",
@@ -170,7 +171,7 @@ class RewardLabTask(vf.Task[RewardLabData, RewardLabState]):
 
     @vf.metric
     async def rewardlab(self, trace: vf.Trace) -> dict[str, float]:
-        """The episode's logs (:func:`~rewardlab.integrations.common.episode_logs`) and the adapter's own metrics."""
+        """The episode's logs (:func:`~rewardlab.core.info.episode_logs`) and the adapter's own metrics."""
         state = trace.state
         if state.info is None:
             return {}
@@ -230,69 +231,63 @@ def _reply(segment: vf.Segment) -> str:
 class RewardLabEnv(vf.Env[RewardLabEnvConfig]):
     """Plays a RewardLab episode per task through ``agents.agent.interaction`` (the module docstring).
 
-    Gymnasium envs are made on first use and reused by later episodes (one episode per env at a
-    time); :meth:`stop` closes them. ``reset`` and ``step`` run in worker threads, so a slow env (a
-    sandbox, a browser) does not block other rollouts.
+    Each episode runs on an :class:`~rewardlab.integrations.session.EpisodeSession`; sessions (and their
+    envs) are made on first use and reused by later episodes (one episode per session at a time);
+    :meth:`stop` closes them. ``reset`` and ``step`` run in worker threads, so a slow env (a sandbox, a
+    browser) does not block other rollouts.
     """
 
     def __init__(self, config: RewardLabEnvConfig) -> None:
         super().__init__(config)
-        self._idle: list[gym.Env[str, str]] = []
+        self._idle: list[EpisodeSession] = []
 
     async def run(self, task: vf.Task, agents: vf.Agents) -> None:
         config = self.taskset.config
-        env = self._idle.pop() if self._idle else await asyncio.to_thread(gym.make, config.env_id, **config.env_kwargs)
+        session = self._idle.pop() if self._idle else EpisodeSession(config.env_id, config.env_kwargs)
         try:
-            await self._play(env, task, agents.agent, config)
+            await self._play(session, task, agents.agent, config)
         finally:
-            self._idle.append(env)
+            self._idle.append(session)
 
     async def stop(self) -> None:
         idle, self._idle = self._idle, []
-        for env in idle:
-            env.close()
+        for session in idle:
+            session.close()
 
-    async def _play(self, env: gym.Env[str, str], task: vf.Task, agent: vf.Agent, config: RewardLabConfig) -> None:
+    async def _play(self, session: EpisodeSession, task: vf.Task, agent: vf.Agent, config: RewardLabConfig) -> None:
         data = task.data
-        observation, info = await asyncio.to_thread(env.reset, options={"task_id": data.task_id, "split": data.split})
-        seat = task.with_data(system_prompt=_system_prompt(data.system_prompt, info, config.tools_in_system_prompt))
-        async with agent.interaction(seat) as interaction:
+        await asyncio.to_thread(session.start, data.task_id, data.split)
+        prompt = _system_prompt(data.system_prompt, session.info, config.tools_in_system_prompt)
+        async with agent.interaction(task.with_data(system_prompt=prompt)) as interaction:
             trace = interaction.trace
             state = trace.state
-            done = False
 
-            async def step(action: str) -> None:
-                nonlocal observation, info, done
-                observation, reward, terminated, truncated, info = await asyncio.to_thread(env.step, action)
-                state.reward += float(reward)
-                state.steps += 1
-                done = bool(terminated or truncated)
+            async def play(action: str, limit: int = 1) -> None:
+                await asyncio.to_thread(session.finish, action, limit=limit)
+                state.reward, state.steps = session.episode_return, session.steps
 
-            segment = await interaction.turn(observation)
+            segment = await interaction.turn(session.observation)
             while not segment.terminated:
-                await step(_reply(segment))
-                if done:
+                await play(_reply(segment))
+                if session.done:
                     break
-                segment = await interaction.turn(observation)
-            if not done and not trace.errors:
+                segment = await interaction.turn(session.observation)
+            if not session.done and not trace.errors:
                 state.closed_by_adapter = True
-                for _ in range(CLOSING_STEPS):
-                    await step("")
-                    if done:
-                        break
+                await play("", CLOSING_STEPS)
             trace.info["rewardlab"] = {
                 "env_id": data.env_id,
                 "task_id": data.task_id,
                 "env_steps": state.steps,
                 "closed_by_adapter": state.closed_by_adapter,
-                "infra_error": info.get("infra_error") if done else None,
+                "infra_error": session.infra_error,
             }
-            if not done:
+            if not session.done:
                 return
-            state.info = info
-            if is_infra_failure(info):
+            state.info = session.info
+            if session.infra_error:
                 trace.record_metric("infra_error", 1.0)
-                raise InfraError(f"{data.env_id} task {data.task_id}: infra_error: {info['infra_error']}")
+                raise InfraError(f"{data.env_id} task {data.task_id}: infra_error: {session.infra_error}")
 
 
 def _system_prompt(override: str | None, info: Mapping[str, Any], with_tools: bool) -> str | None:

@@ -30,7 +30,7 @@ masks (and the log-probabilities when the server returns them) and:
 - ``extra_fields["reward_extra_info"]``: flat logs with the same keys for every episode of the env,
   as verl requires across a batch: ``reward/<component>``, ``score``, ``is_success``,
   ``progress``, ``infra_error`` and ``finished`` (names of
-  :func:`rewardlab.integrations.common.episode_logs`). verl adds them to the training batch and its
+  :func:`rewardlab.core.info.episode_logs`). verl adds them to the training batch and its
   rollout dumps, and at validation logs each one per data source
   (``val-aux/<data_source>/reward/<component>/mean@N``);
 - ``extra_fields["rewardlab"]``: ``task_id``, the full ``episode_logs`` (with ``weight/`` and
@@ -44,7 +44,8 @@ baseline: verl has no per-sample drop after the agent loop.
 Which env: the ``env_id`` argument, else the row's ``extra_info.env_id``; its keyword arguments
 are the row's ``extra_info.env_kwargs`` updated by the ``env_kwargs`` argument. An
 ``env_factory`` (no arguments, returns a Gymnasium env, e.g. a remote one) replaces ``gym.make``.
-The env is made for each episode and closed when ``run`` returns, whatever happens. The arguments
+The env is made for each episode (an :class:`~rewardlab.integrations.session.EpisodeSession`) and
+closed when ``run`` returns, whatever happens. The arguments
 come from verl's agent loop config file (``actor_rollout_ref.rollout.agent.agent_loop_config_path``;
 each entry is instantiated by Hydra with the extra keys as arguments)::
 
@@ -67,8 +68,8 @@ from uuid import uuid4
 
 import gymnasium as gym
 
-from rewardlab.errors import ConfigError, require
-from rewardlab.integrations.common import episode_logs, prompt_messages, rollout_logs, task_prompts
+from rewardlab.errors import require
+from rewardlab.integrations.session import EpisodeSession, task_prompts
 
 agent_loop = require("verl.experimental.agent_loop.agent_loop", "verl")
 omegaconf = require("omegaconf", "verl")
@@ -117,42 +118,33 @@ class RewardLabAgentLoop(agent_loop.AgentLoopBase):
         self.response_length = int(self.rollout_config.response_length)
         self.max_turns = self.rollout_config.multi_turn.get("max_assistant_turns")
 
-    def _make_env(self, extra: Mapping[str, Any]) -> gym.Env:
-        if self.env_factory is not None:
-            return self.env_factory()
-        env_id = self.env_id or extra.get("env_id")
-        if not env_id:
-            raise ConfigError(f"{AGENT_NAME}: no env id; set env_id in the agent loop config or the row's extra_info")
-        kwargs = {**(extra.get("env_kwargs") or {}), **self.env_kwargs}
-        if self.max_turns:
-            kwargs.setdefault("max_turns", int(self.max_turns))
-        return gym.make(env_id, **kwargs)
-
     @rollout_trace.rollout_trace_op
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> agent_loop.AgentLoopOutput:
         """Play the row's task to the end (or the response budget) and return verl's output."""
         extra = _plain(kwargs.get("extra_info")) or {}
-        env = await asyncio.to_thread(self._make_env, extra)
+        session = EpisodeSession(
+            self.env_id or extra.get("env_id"),
+            {**(extra.get("env_kwargs") or {}), **self.env_kwargs},
+            env_factory=self.env_factory,
+            max_turns=self.max_turns or None,
+            missing_env_id=f"set env_id in the {AGENT_NAME!r} agent loop config or the row's extra_info",
+        )
         try:
-            return await self._play(env, extra, sampling_params)
+            return await self._play(session, extra, sampling_params)
         finally:
-            await asyncio.to_thread(env.close)
+            await asyncio.to_thread(session.close)
 
     async def _play(
-        self, env: gym.Env, extra: Mapping[str, Any], sampling_params: dict[str, Any]
+        self, session: EpisodeSession, extra: Mapping[str, Any], sampling_params: dict[str, Any]
     ) -> agent_loop.AgentLoopOutput:
-        options = {key: str(extra[key]) for key in ("task_id", "split") if extra.get(key) is not None}
-        observation, info = await asyncio.to_thread(env.reset, options=options or None)
-        task_id = info.get("task_id")
-        messages = prompt_messages(observation, info)
+        messages = await asyncio.to_thread(session.start, extra.get("task_id"), extra.get("split"))
         request_id = uuid4().hex
         metrics: dict[str, Any] = {}
         server_fields: dict[str, Any] = {}
         token_ids = await self.ct_build_initial_tokens(messages)
         mask: list[int] = []
         logprobs: list[float] = []
-        turn_scores: list[float] = []
-        finished, assistant_turns, user_turns = False, 0, 0
+        assistant_turns, user_turns = 0, 0
         while True:
             with profiler.simple_timer("generate_sequences", metrics):
                 output = await self.server_manager.generate(
@@ -176,14 +168,10 @@ class RewardLabAgentLoop(agent_loop.AgentLoopBase):
             logprobs = merged_logprobs or logprobs
             text = self.tokenizer.decode(output.token_ids, skip_special_tokens=True)
             with profiler.simple_timer("tool_calls", metrics):
-                observation, reward, terminated, truncated, info = await asyncio.to_thread(env.step, text)
-            turn_scores.append(float(reward))
-            messages.append({"role": "assistant", "content": text})
-            finished = bool(terminated or truncated)
-            if finished or len(mask) >= self.response_length or (self.max_turns and assistant_turns >= self.max_turns):
+                turn = await asyncio.to_thread(session.play, text)
+            if turn.done or len(mask) >= self.response_length or (self.max_turns and assistant_turns >= self.max_turns):
                 break
-            previous = list(messages)
-            messages.append({"role": "user", "content": observation})
+            previous, messages = session.messages[:-1], list(session.messages)  # the observation joins
             merged, context_mask, context_logprobs = await self.ct_merge_context_msg(
                 previous, messages, token_ids, mask, logprobs or None
             )
@@ -193,27 +181,26 @@ class RewardLabAgentLoop(agent_loop.AgentLoopBase):
             logprobs = context_logprobs or logprobs
             user_turns += 1
 
-        names = tuple(getattr(env.unwrapped, "reward_component_names", None) or info.get("reward_components") or ())
-        infra_error = info.get("infra_error") if finished else None
+        infra_error = session.infra_error
         if infra_error and self.drop_infra_errors:
             mask = [0] * len(mask)
         cut = len(token_ids) - len(mask)
-        details: dict[str, Any] = {"task_id": task_id, "logs": episode_logs(info) if finished else {}}
+        details: dict[str, Any] = {"task_id": session.task_id, "logs": session.logs}
         if infra_error:
-            details["infra_error_reason"] = str(infra_error)
+            details["infra_error_reason"] = infra_error
         return agent_loop.AgentLoopOutput(
             prompt_ids=token_ids[:cut],
             response_ids=token_ids[cut:][: self.response_length],
             response_mask=mask[: self.response_length],
             response_logprobs=logprobs[: self.response_length] if logprobs else None,
-            reward_score=sum(turn_scores),
+            reward_score=session.episode_return,
             num_turns=assistant_turns + user_turns + 1,
             metrics=metrics,
             extra_fields={
                 **server_fields,
-                "turn_scores": turn_scores,
+                "turn_scores": list(session.rewards),
                 "tool_rewards": [],
-                "reward_extra_info": rollout_logs(info, finished, names),
+                "reward_extra_info": session.rollout_logs(),
                 "rewardlab": details,
             },
         )
@@ -232,14 +219,12 @@ def verl_rows(
     "ground_truth": ""}``: the agent loop scores) and ``extra_info`` (``index``, ``env_id``,
     ``task_id``, ``split`` and, when given, ``env_kwargs``)."""
     rows = []
-    for index, (task_id, observation, info) in enumerate(
-        task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
-    ):
+    for index, (task_id, messages, _) in enumerate(task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)):
         extra = {"index": index, "env_id": env_id, "task_id": task_id, "split": split}
         rows.append(
             {
                 "data_source": env_id,
-                "prompt": prompt_messages(observation, info),
+                "prompt": messages,
                 "agent_name": agent_name,
                 "reward_model": {"style": "rule", "ground_truth": ""},
                 "extra_info": extra | ({"env_kwargs": dict(env_kwargs)} if env_kwargs else {}),

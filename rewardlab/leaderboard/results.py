@@ -11,7 +11,7 @@ A run's ``results.json``::
                                    "infra_error", "components": {...}, "seconds"}, ...]}]}
 
 ``per_episode`` keeps every episode's reward components, so that the episodes can be rescored under
-another weighting later (:mod:`rewardlab.leaderboard.reward_design`). ``usable`` and ``infra_error`` come
+another weighting later (:mod:`rewardlab.leaderboard.rescoring`). ``usable`` and ``infra_error`` come
 from the episode's final ``info`` (``True`` and ``None`` when it was not kept, the convention of
 :class:`~rewardlab.wrappers.ReweightRubric`); ``seconds`` is the episode's wall time, ``None`` when not measured.
 

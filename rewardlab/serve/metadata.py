@@ -1,10 +1,11 @@
 """What ``GET /schema`` and ``GET /metadata`` answer.
 
 ``/schema`` gives the JSON schemas of the action, the observation (every field of the info
-contract declared) and the state. ``/metadata`` describes each served env: its reward
-components with formula, default weight and range, gates, aggregate, turn budget, system prompt
-and task counts per split. Each env is made once (on a worker thread) the first time it is asked
-for, and its description is kept.
+contract declared) and the state. ``/metadata`` describes each served env by its card
+(:class:`~rewardlab.core.EnvCard`): its reward components with role, formula, default weight and range,
+gates, aggregate, turn budget, turn structure, system prompt, task counts per split, the number of distinct
+tool sets (each task's tools come with its reset) and its reward design. Each env is made once (on a
+worker thread) the first time it is asked for, and its description is kept.
 """
 
 from __future__ import annotations
@@ -15,39 +16,22 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
-from rewardlab.core.specs import criterion_rows
+from rewardlab.core.info import INFO_SCHEMAS
 from rewardlab.serve.protocol import OBSERVATION_FIELDS
 
 if TYPE_CHECKING:
-    from rewardlab.serve.app import ServeConfig
+    from rewardlab.serve.config import ServeConfig
 
 __all__ = ["MetadataCache", "describe_env", "schemas"]
 
 PROTOCOL = "openenv"
 PROTOCOL_VERSION = "1"
 
-_NUMBER_MAP = {"type": ["object", "null"], "additionalProperties": {"type": ["number", "null"]}}
 _FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "text": {"type": "string", "description": "The env's observation text."},
     "terminated": {"type": "boolean"},
     "truncated": {"type": "boolean"},
-    "reward_components": {**_NUMBER_MAP, "description": "Each reward component in [0, 1] (final step)."},
-    "reward_weights": {**_NUMBER_MAP, "description": "The weight of each component (final step)."},
-    "metrics": {"type": ["object", "null"], "description": "Each component's sub-metrics (final step)."},
-    "score": {"type": ["number", "null"], "description": "The rubric's aggregate (final step)."},
-    "is_success": {"type": ["boolean", "null"]},
-    "usable": {"type": ["boolean", "null"], "description": "False when the reward is the invalid penalty."},
-    "milestones": {"type": ["array", "null"], "items": {"type": "string"}, "description": "Milestones new this step."},
-    "progress": {"type": ["number", "null"], "description": "The env's potential in [0, 1]."},
-    "action_error": {"type": ["string", "null"], "description": "Why the action was malformed or invalid."},
-    "infra_error": {
-        "type": ["string", "null"],
-        "description": "An infrastructure fault ended the episode: drop the rollout (reward is null).",
-    },
-    "tools": {"type": ["array", "null"], "description": "The task's tools (OpenAI function schemas)."},
-    "task_id": {"type": ["string", "null"]},
-    "split": {"type": ["string", "null"]},
-    "system_prompt": {"type": ["string", "null"]},
+    **INFO_SCHEMAS,
     "info": {"type": "object", "description": "Every other key of the env's info."},
     "info_fields": {
         "type": "array",
@@ -86,19 +70,10 @@ def schemas() -> dict[str, Any]:
 
 
 def describe_env(env_id: str) -> dict[str, Any]:
-    """One env's metadata (the env is made and closed)."""
+    """One env's metadata: its :class:`~rewardlab.core.EnvCard` as data (the env is made and closed)."""
     env = gym.make(env_id)
     try:
-        core = env.unwrapped
-        rubric = core.rubric
-        tasks = core.tasks
-        return {
-            "components": criterion_rows(rubric),
-            "aggregate": rubric.aggregate,
-            "max_turns": core.max_turns,
-            "system_prompt": core.system_prompt,
-            "task_counts": {split: len(tasks.ids(split)) for split in ("train", "test")},
-        }
+        return env.unwrapped.card().to_dict(tool_sets=False)
     finally:
         env.close()
 

@@ -33,17 +33,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from rewardlab.core.info import INFO_FIELDS
+
 __all__ = [
-    "INFO_FIELDS",
     "OBSERVATION_FIELDS",
     "ErrorCode",
     "Message",
     "ProtocolError",
     "dumps",
     "error_frame",
+    "join_info",
     "jsonable",
     "observation_frame",
     "parse_message",
+    "read_observation",
     "split_info",
 ]
 
@@ -60,24 +63,6 @@ class ErrorCode(str, enum.Enum):
     SESSION_ERROR = "SESSION_ERROR"
     UNAUTHORIZED = "UNAUTHORIZED"
 
-
-INFO_FIELDS: tuple[str, ...] = (
-    "reward_components",
-    "reward_weights",
-    "metrics",
-    "score",
-    "is_success",
-    "usable",
-    "milestones",
-    "progress",
-    "action_error",
-    "infra_error",
-    "tools",
-    "task_id",
-    "split",
-    "system_prompt",
-)
-"""Info keys sent as declared observation fields; the rest go under ``observation["info"]``."""
 
 OBSERVATION_FIELDS: tuple[str, ...] = ("text", "terminated", "truncated", *INFO_FIELDS, "info", "info_fields")
 """Every field of a reply's ``observation``, in order."""
@@ -178,6 +163,17 @@ def split_info(info: Mapping[str, Any]) -> dict[str, Any]:
     return fields
 
 
+def join_info(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The info dict that :func:`split_info` split into ``fields``: ``info``, plus every other field
+    named in ``info_fields`` (without ``info_fields``, as from a server that does not send it, every
+    other field that is not ``None``)."""
+    rest = dict(fields)
+    info = dict(rest.pop("info", None) or {})
+    present = rest.pop("info_fields", None)
+    info.update((key, value) for key, value in rest.items() if (key in present if present else value is not None))
+    return info
+
+
 def observation_frame(
     text: str, reward: float | None, terminated: bool, truncated: bool, info: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -187,6 +183,16 @@ def observation_frame(
         "type": "observation",
         "data": {"observation": observation, "reward": reward, "done": terminated or truncated},
     }
+
+
+def read_observation(data: Mapping[str, Any]) -> tuple[str, float | None, bool, bool, dict[str, Any]]:
+    """``(text, reward, terminated, truncated, info)`` from the ``data`` of an ``observation`` reply:
+    what :func:`observation_frame` was given (JSON data: tuples come back as lists)."""
+    fields = dict(data.get("observation") or {})
+    text = fields.pop("text", "")
+    terminated = bool(fields.pop("terminated", False))
+    truncated = bool(fields.pop("truncated", False))
+    return text, data.get("reward"), terminated, truncated, join_info(fields)
 
 
 def error_frame(code: ErrorCode, message: str, **extra: Any) -> dict[str, Any]:

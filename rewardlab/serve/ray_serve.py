@@ -32,7 +32,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.serve.app import ServeConfig, create_app
+from rewardlab.serve.app import create_app
+from rewardlab.serve.config import ServeConfig
 from rewardlab.serve.runner import refuse_open_exposure
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ import time
 from typing import Any
 
 from rewardlab.errors import ConfigError, require
-from rewardlab.serve.app import ServeConfig, create_app
+from rewardlab.serve.app import create_app
+from rewardlab.serve.config import ServeConfig
 
 __all__ = ["WS_MAX_BYTES", "BackgroundServer", "is_loopback", "refuse_open_exposure", "serve", "uvicorn_config"]
 

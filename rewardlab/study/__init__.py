@@ -7,15 +7,18 @@ and the paired differences against a baseline configuration.
 - :mod:`rewardlab.study.spec`: the TOML spec, read into frozen dataclasses, every key checked.
 - :mod:`rewardlab.study.envs`: a configuration's training env (rubric options and wrappers), registered.
 - :mod:`rewardlab.study.evaluation`: the held-out evaluation on the reference env, and its variability.
-- :mod:`rewardlab.study.runner`: every (configuration, seed) run, locally or on Ray, resumable.
+- :mod:`rewardlab.study.layout`: the output folder's files (runs, done.json, the report's), read and written.
+- :mod:`rewardlab.study.runner`: every (configuration, seed) run, locally or on Ray, resumable, trained by a
+  trainer of :mod:`rewardlab.baselines.trainers`.
 - :mod:`rewardlab.study.stats`: t intervals over seeds and paired bootstrap intervals.
 - :mod:`rewardlab.study.report`: summary.json, summary.md, summary.html and plots.
 
 The spec reference and an example are in ``docs/studies.md``. Importing this package does not import torch.
 """
 
+from rewardlab.study.layout import Run, plan
 from rewardlab.study.report import summarize, write_report
-from rewardlab.study.runner import Run, StudyResult, plan, run_one, run_study, status, validate
+from rewardlab.study.runner import StudyResult, run_one, run_study, status, validate
 from rewardlab.study.spec import StudySpec, load_spec, parse_spec
 
 __all__ = [

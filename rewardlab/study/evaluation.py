@@ -8,7 +8,7 @@ numbers compare. The first ``num_tasks`` tasks of ``split`` (all by default) are
 
 One record per episode (``eval.jsonl``): ``task_id``, ``sample``, ``reward`` (the episode's return
 under the reference env), ``is_success``, ``components`` (every component of the reference rubric),
-``logs`` (:func:`rewardlab.integrations.common.episode_logs` of the final info: ``reward/<c>``,
+``logs`` (:func:`rewardlab.core.info.episode_logs` of the final info: ``reward/<c>``,
 ``weight/<c>``, ``metric/<m>``, ``score`` ...), ``output`` (the episode's actions joined by newlines)
 and ``infra_error``. An episode that an infrastructure fault ended is kept in the file but dropped
 from every mean (``dropped`` counts them): it is never scored as a 0.
@@ -31,7 +31,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from rewardlab.integrations.common import episode_logs, is_infra_failure
+from rewardlab.core.info import episode_logs, is_infra_failure
 from rewardlab.study.spec import StudySpec
 from rewardlab.wrappers.chat import ChatHistory
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardlab.leaderboard.render import to_html, to_png
-from rewardlab.study.runner import plan, read_done, write_json
+from rewardlab.study.layout import plan, read_done, write_json
 from rewardlab.study.spec import StudySpec
 from rewardlab.study.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, paired_bootstrap, t_interval
 

@@ -2,13 +2,10 @@
 
 Each run trains with the study's trainer on its configuration's training env
 (:func:`rewardlab.study.envs.training_env_id`) and is then evaluated on the reference env
-(:mod:`rewardlab.study.evaluation`). A run writes into ``<output>/runs/<config>/seed<k>/``::
-
-    metrics.jsonl, metrics.csv   the trainer's log, one row per update: rewards/mean and rewards/<c>/mean
-                                 for every component, losses, KL, timings (the trainer's own files)
-    training_curve.png           the trainer's plot of the reward and every component
-    eval.jsonl                   one record per held-out episode (rewardlab.study.evaluation)
-    done.json                    written last, atomically: the run's settings, fingerprint and metrics
+(:mod:`rewardlab.study.evaluation`). The trainer is the spec's ``[trainer] kind``, looked up in
+:mod:`rewardlab.baselines.trainers`. A run writes into ``<output>/runs/<config>/seed<k>/`` the files
+:mod:`rewardlab.study.layout` lists, ``done.json`` last; after the runs, :func:`run_study` writes the
+report (:mod:`rewardlab.study.report`).
 
 Resuming: a run with a ``done.json`` whose fingerprint matches the spec is finished and skipped. A
 run without one (killed, or failed) is redone from scratch: its folder is deleted first, since a
@@ -24,10 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import importlib
 import json
-import math
-import os
 import shutil
 import time
 from collections.abc import Callable
@@ -35,24 +29,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from rewardlab.baselines.config import TrainerConfig, config_dict
+from rewardlab.baselines.trainers import trainer
 from rewardlab.errors import ConfigError, require
 from rewardlab.study.envs import check_training_env, training_env_id
-from rewardlab.study.spec import StudySpec, trainer_class
+from rewardlab.study.layout import Run, json_ready, plan, read_done, run_of, write_json
+from rewardlab.study.report import write_report
+from rewardlab.study.spec import StudySpec
 
 Status = Literal["done", "todo", "partial", "stale"]
-
-
-@dataclass(frozen=True)
-class Run:
-    """One (configuration, seed) of a study and its folder."""
-
-    config: str
-    seed: int
-    directory: Path
-
-    @property
-    def label(self) -> str:
-        return f"{self.config}/seed{self.seed}"
 
 
 @dataclass
@@ -64,20 +49,6 @@ class StudyResult:
     report: dict[str, Any] = field(default_factory=dict)
 
 
-def plan(spec: StudySpec) -> list[Run]:
-    """Every (configuration, seed) run, configurations in spec order, then seeds."""
-    root = Path(spec.output) / "runs"
-    return [Run(c.name, seed, root / c.name / f"seed{seed}") for c in spec.configs for seed in spec.seeds]
-
-
-def read_done(run: Run) -> dict[str, Any] | None:
-    """The run's ``done.json``, or None when it has none (or an unreadable one)."""
-    try:
-        return json.loads((run.directory / "done.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
 def status(spec: StudySpec, run: Run) -> Status:
     """``done`` (finished with these settings), ``stale`` (finished with others), ``partial`` (started,
     unfinished: redone from scratch) or ``todo``."""
@@ -87,9 +58,9 @@ def status(spec: StudySpec, run: Run) -> Status:
     return "partial" if run.directory.exists() else "todo"
 
 
-def trainer_config(spec: StudySpec, config: str, seed: int, output_dir: Path) -> Any:
+def trainer_config(spec: StudySpec, config: str, seed: int, output_dir: Path) -> TrainerConfig:
     """The trainer config of one run (its checks may raise ConfigError)."""
-    cls = trainer_class(spec.trainer.kind)
+    cls = trainer(spec.trainer.kind).config_class()
     fields = spec.trainer.config_fields(spec.config(config).trainer)
     env_id = training_env_id(spec, spec.config(config))
     return cls(env_id=env_id, env_kwargs={}, seed=seed, output_dir=str(output_dir), **fields)
@@ -114,37 +85,17 @@ def validate(spec: StudySpec) -> None:
             raise ConfigError(f"[[config]] {config.name!r}: trainer: {exc}") from exc
 
 
-def _json_ready(value: Any) -> Any:
-    """NaN and infinities as None (JSON has neither), recursively."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_ready(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_ready(v) for v in value]
-    return value
-
-
-def write_json(path: Path, value: Any) -> None:
-    """Write ``value`` as JSON atomically (a temp file beside ``path``, then one rename)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(_json_ready(value), indent=2, default=str))
-    os.replace(tmp, path)
-
-
 def run_one(spec: StudySpec, config: str, seed: int) -> dict[str, Any]:
     """Train and evaluate one run from scratch; returns what it wrote to ``done.json``."""
     import rewardlab  # noqa: F401  (registers the env ids, e.g. in a Ray worker)
-    from rewardlab.baselines.config import config_dict
     from rewardlab.study.evaluation import evaluate_model, summarize_records
 
-    run = Run(config, seed, Path(spec.output) / "runs" / config / f"seed{seed}")
+    run = run_of(spec, config, seed)
     shutil.rmtree(run.directory, ignore_errors=True)
     run.directory.mkdir(parents=True)
     started = time.perf_counter()
     settings = trainer_config(spec, config, seed, run.directory)
-    train = importlib.import_module(type(settings).__module__).train
-    result = train(settings)
+    result = trainer(spec.trainer.kind).train_function()(settings)
     train_s = time.perf_counter() - started
     records = evaluate_model(
         result.model,
@@ -154,8 +105,8 @@ def run_one(spec: StudySpec, config: str, seed: int) -> dict[str, Any]:
         max_new_tokens=spec.eval.max_new_tokens or settings.max_new_tokens,
         max_episode_tokens=spec.eval.max_episode_tokens or settings.max_episode_tokens,
     )
-    with (run.directory / "eval.jsonl").open("w") as f:
-        f.writelines(json.dumps(_json_ready(r)) + "\n" for r in records)
+    with run.eval_file.open("w") as f:
+        f.writelines(json.dumps(json_ready(r)) + "\n" for r in records)
     done = {
         "config": config,
         "seed": seed,
@@ -169,7 +120,7 @@ def run_one(spec: StudySpec, config: str, seed: int) -> dict[str, Any]:
         "eval_s": time.perf_counter() - started - train_s,
         "finished": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
-    write_json(run.directory / "done.json", done)
+    write_json(run.done_file, done)
     return done
 
 
@@ -183,8 +134,6 @@ def run_study(
     log: Callable[[str], None] = print,
 ) -> StudyResult:
     """Run every unfinished run of ``spec`` (see the module docstring), then write the report."""
-    from rewardlab.study.report import write_report
-
     spec = dataclasses.replace(spec, output=str(Path(spec.output).resolve()))
     validate(spec)
     runs = plan(spec)

@@ -7,8 +7,8 @@ Sections (the reference with every key is ``docs/studies.md``)::
     [[config]]  name, then any of: preset (+ target_weight, gate_threshold, aggregate), reward_weights,
                 gates, aggregate, invalid_penalty, [config.dynamic], [config.milestones],
                 [config.shaping], [config.process], [config.trainer] (trainer field overrides)
-    [trainer]   kind ("grpo" | "ppo" | "trl"), model, steps and/or minutes, any field of the kind's config
-                (GRPOConfig, PPOConfig, TRLGRPOConfig)
+    [trainer]   kind (a trainer of rewardlab.baselines.trainers: "grpo" | "ppo" | "trl"), model, steps
+                and/or minutes, any field of the kind's config (GRPOConfig, PPOConfig, TRLGRPOConfig)
     [eval]      split, num_tasks, temperature (0: greedy), samples, max_new_tokens, max_episode_tokens,
                 batch_size
 
@@ -30,14 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rewardlab.baselines.trainers import TrainerEntry, trainer
 from rewardlab.errors import ConfigError, MissingDependencyError, did_you_mean
-
-TRAINERS: dict[str, str] = {
-    "grpo": "rewardlab.baselines.grpo:GRPOConfig",
-    "ppo": "rewardlab.baselines.ppo:PPOConfig",
-    "trl": "rewardlab.integrations.trl_train:TRLGRPOConfig",
-}
-"""Trainer kind -> its config class; the class's module has ``train(config)`` (``"trl"``: TRL's GRPOTrainer)."""
 
 SET_BY_STUDY: tuple[str, ...] = ("env_id", "env_kwargs", "seed", "output_dir", "max_time_s")
 """Trainer fields the study sets itself (``max_time_s`` comes from ``minutes``)."""
@@ -257,19 +251,17 @@ def _fits(value: Any, hint: Any) -> bool:
     return isinstance(value, base) if isinstance(base, type) else True
 
 
-def trainer_class(kind: str) -> type:
-    """The config class of trainer ``kind`` (ConfigError for an unknown or unsupported kind)."""
-    if kind not in TRAINERS:
-        raise ConfigError(f"[trainer] kind must be one of {[*TRAINERS]}, got {kind!r}." + did_you_mean(kind, TRAINERS))
-    import importlib
-
-    module, name = TRAINERS[kind].split(":")
-    return getattr(importlib.import_module(module), name)
+def _trainer_entry(kind: str) -> TrainerEntry:
+    """The registered trainer ``kind`` (ConfigError naming ``[trainer] kind``, the trainers and the closest)."""
+    try:
+        return trainer(kind)
+    except ConfigError as exc:
+        raise ConfigError(f"[trainer] kind: {exc}") from None
 
 
 def trainer_fields(kind: str) -> dict[str, Any]:
     """``{field: type hint}`` of the fields a spec may set for trainer ``kind``."""
-    cls = trainer_class(kind)
+    cls = _trainer_entry(kind).config_class()
     hints = typing.get_type_hints(cls)
     return {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.init and f.name not in SET_BY_STUDY}
 
@@ -376,7 +368,7 @@ def _parse_trainer(data: Mapping[str, Any]) -> TrainerSettings:
     trainer = _table("[trainer]", data.get("trainer", {}))
     kind = trainer.pop("kind", "grpo")
     _check_type("[trainer] kind", kind, str)
-    trainer_class(kind)
+    _trainer_entry(kind)
     model = trainer.pop("model", "smollm2")
     _check_type("[trainer] model", model, str)
     steps, minutes = trainer.pop("steps", None), trainer.pop("minutes", None)

@@ -19,15 +19,13 @@ wrapper                       what it does                                      
 ============================  ==================================================  =====================
 
 :class:`BatchVectorReward` is the vector-env form of :class:`VectorReward`.
-:func:`discrimination_weights` is a pure function over a batch of episode results. The group-advantage
-helpers (:func:`group_advantages` for GRPO, :func:`component_group_advantages` for GDPO) live beside the
-trainers in :mod:`rewardlab.baselines.advantages`; they are re-exported here for older imports.
+:func:`discrimination_weights` is a pure function over a batch of episode results. The group advantages
+(GRPO, GDPO) are not wrappers: they are the pure functions of :mod:`rewardlab.core.group_stats`.
 
 Wrappers that replace the outcome reward (ReweightRubric, DynamicRubric) go innermost, right
 on the env; VectorReward goes outermost. The rest stack in any order.
 """
 
-from rewardlab.baselines.advantages import component_group_advantages, group_advantages
 from rewardlab.wrappers.chat import ChatHistory
 from rewardlab.wrappers.dynamic import DynamicRubric, discrimination_weights
 from rewardlab.wrappers.hacking import HackingMonitor, repetition_rate
@@ -51,9 +49,7 @@ __all__ = [
     "ReweightRubric",
     "StepScorer",
     "VectorReward",
-    "component_group_advantages",
     "discrimination_weights",
-    "group_advantages",
     "progress_potential",
     "read_episodes",
     "repetition_rate",

@@ -6,6 +6,8 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
+from rewardlab.core.chat import Conversation, Message
+
 
 class ChatHistory(gym.Wrapper[str, str, str, str]):
     """Keep the episode so far as chat messages, ready for ``tokenizer.apply_chat_template``.
@@ -19,13 +21,12 @@ class ChatHistory(gym.Wrapper[str, str, str, str]):
          {"role": "user", "content": <observation after action 1>},
          ...]
 
-    Every observation, tool results included, is a ``user`` message, so after the optional
-    system message the roles strictly alternate user/assistant and start and end with
-    ``user``: every Hugging Face chat template accepts the list, including those that raise on
-    anything else (Llama 2, Mistral), and the list is the prompt for the next action as it
-    stands. A ``tool`` role is not used because it needs the structured ``tool_calls`` of the
-    assistant message it answers, which a text action does not carry. At the end of the
-    episode the last message is the env's final observation.
+    The list is built by :class:`~rewardlab.core.chat.Conversation`: every observation, tool
+    results included, is a ``user`` message, so after the optional system message the roles
+    strictly alternate user/assistant and start and end with ``user``: every Hugging Face chat
+    template accepts the list (:mod:`rewardlab.core.chat` says why), and the list is the prompt for
+    the next action as it stands. At the end of the episode the last message is the env's final
+    observation.
 
     Where the env has tools, ``info["tools"]`` (the OpenAI function-calling schema given at
     reset) is repeated in every step's ``info`` too, so that a chat template can render the
@@ -33,7 +34,8 @@ class ChatHistory(gym.Wrapper[str, str, str, str]):
     ``info["action_error"]``) are recorded as their ``str()``.
 
     Attributes:
-        messages: The current episode's messages (the wrapper's own list; ``info`` gets copies).
+        conversation: The current episode as a :class:`~rewardlab.core.chat.Conversation`.
+        messages: Its messages (the wrapper's own list; ``info`` gets copies).
         tools: ``info["tools"]`` of the last reset, or ``None``.
 
     Example:
@@ -50,22 +52,26 @@ class ChatHistory(gym.Wrapper[str, str, str, str]):
 
     def __init__(self, env: gym.Env[str, str]):
         super().__init__(env)
-        self.messages: list[dict[str, str]] = []
-        self.tools: list[dict[str, Any]] | None = None
+        self.conversation = Conversation()
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.conversation.messages
+
+    @property
+    def tools(self) -> list[dict[str, Any]] | None:
+        return self.conversation.tools
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         observation, info = self.env.reset(seed=seed, options=options)
-        system_prompt = info.get("system_prompt") or ""
-        self.messages = [{"role": "system", "content": str(system_prompt)}] if system_prompt else []
-        self.messages.append({"role": "user", "content": str(observation)})
-        self.tools = info.get("tools")
+        self.conversation.start(observation, info)
         info["messages"] = list(self.messages)
         return observation, info
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
-        self.messages.append({"role": "assistant", "content": action if isinstance(action, str) else str(action)})
-        self.messages.append({"role": "user", "content": str(observation)})
+        self.conversation.act(action)
+        self.conversation.observe(observation)
         info["messages"] = list(self.messages)
         if self.tools is not None and "tools" not in info:
             info["tools"] = self.tools

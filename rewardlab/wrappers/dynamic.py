@@ -9,7 +9,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rewardlab.baselines.advantages import component_matrix, group_centred_std, group_index
+from rewardlab.core.group_stats import component_matrix, group_centred_std, group_index
 from rewardlab.errors import ConfigError
 from rewardlab.wrappers.reweight import component_names, env_rubric, refuse_second_outcome_wrapper, replace_outcome
 

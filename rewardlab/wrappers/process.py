@@ -8,6 +8,7 @@ from typing import Any, Literal, Protocol
 
 import gymnasium as gym
 
+from rewardlab.core.chat import Conversation, Message
 from rewardlab.errors import ConfigError
 
 Normalize = Literal["none", "range", "running"]
@@ -101,8 +102,13 @@ class ProcessReward(gym.Wrapper[str, str, str, str]):
         self.normalize: Normalize = normalize
         self.score_range = (lo, hi)
         self.horizon = horizon
-        self.history: list[dict[str, str]] = []
+        self.conversation = Conversation()
         self.count, self.mean, self.m2 = 0, 0.0, 0.0
+
+    @property
+    def history(self) -> list[Message]:
+        """The episode's chat so far (:class:`~rewardlab.core.chat.Conversation`'s messages)."""
+        return self.conversation.messages
 
     def normalized(self, score: float) -> float:
         """``ŝ`` for one score (updates the running statistics in ``"running"`` mode)."""
@@ -119,9 +125,7 @@ class ProcessReward(gym.Wrapper[str, str, str, str]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         observation, info = self.env.reset(seed=seed, options=options)
-        system_prompt = info.get("system_prompt") or ""
-        self.history = [{"role": "system", "content": str(system_prompt)}] if system_prompt else []
-        self.history.append({"role": "user", "content": observation})
+        self.conversation.start(observation, info)
         return observation, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -132,6 +136,7 @@ class ProcessReward(gym.Wrapper[str, str, str, str]):
             raise ConfigError(f"the step scorer returned {score}; it must return a finite number")
         normalized = self.normalized(score)
         bonus = self.weight * normalized / self.horizon
-        self.history += [{"role": "assistant", "content": text}, {"role": "user", "content": observation}]
+        self.conversation.act(text)
+        self.conversation.observe(observation)
         info["process_reward"] = {"score": score, "normalized": normalized, "bonus": bonus}
         return observation, float(reward) + bonus, terminated, truncated, info

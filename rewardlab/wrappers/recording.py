@@ -15,6 +15,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
+from rewardlab.core.provenance import plain
 from rewardlab.errors import ConfigError
 
 
@@ -147,8 +148,10 @@ def read_episodes(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
 class RecordEpisodes(gym.Wrapper[str, str, str, str]):
     """Append one JSON line per finished episode to ``path``.
 
-    Each line holds: ``task_id``, ``seed`` (of the reset; ``None`` when not given),
-    ``options`` (of the reset), ``actions``, ``observations`` (the reset observation first, so
+    Each line holds: ``env_id`` and ``env_kwargs`` (the ``gym.make`` id and arguments of the env, ``None``
+    when it was not made by ``gym.make``), ``label`` (this wrapper's, e.g. the agent or checkpoint; ``None``
+    when not given), ``reward_version`` (the final step's: the stamp of the reward that scored the episode),
+    ``task_id``, ``seed`` (of the reset; ``None`` when not given), ``options`` (of the reset), ``actions``, ``observations`` (the reset observation first, so
     one more than actions), ``rewards`` (per step, as this wrapper receives them), ``return``
     (their sum), ``components``, ``weights``, ``metrics``, ``score``, ``is_success``,
     ``milestones`` (per step, the names newly reached), ``terminated`` and ``truncated``.
@@ -177,6 +180,8 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
         flush_interval_s: Least time between two writes; 0 writes each episode when it ends.
         info_keys: Final-info keys to record under ``info`` (``None``: the env's
             ``recorded_info_keys``, empty when it has none).
+        label: What produced the episodes (an agent, a checkpoint), recorded with each one so that
+            ``rewardlab rescore`` can rank them.
 
     Attributes:
         path: The file. episodes_written: how many finished episodes this wrapper recorded
@@ -207,8 +212,16 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
         durable: bool = False,
         flush_interval_s: float = 1.0,
         info_keys: Sequence[str] | None = None,
+        label: str | None = None,
     ):
         super().__init__(env)
+        spec = env.spec
+        self.label = label
+        self._origin = {
+            "env_id": spec.id if spec is not None else None,
+            "env_kwargs": plain(spec.kwargs) if spec is not None else None,
+            "label": label,
+        }
         if info_keys is None:
             info_keys = getattr(env.unwrapped, "recorded_info_keys", ())
         self.info_keys = tuple(info_keys)
@@ -240,6 +253,7 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         observation, info = self.env.reset(seed=seed, options=options)
         self._episode = {
+            **self._origin,
             "task_id": info.get("task_id"),
             "seed": seed,
             "options": dict(options or {}),
@@ -277,6 +291,9 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
                 "metrics": snapshot("metrics"),
                 "score": info.get("score"),
                 "is_success": info.get("is_success"),
+                "usable": info.get("usable"),
+                "infra_error": info.get("infra_error"),
+                "reward_version": info.get("reward_version"),
                 "terminated": terminated,
                 "truncated": truncated,
                 "info": {key: info[key] for key in self.info_keys if key in info},

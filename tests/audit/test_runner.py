@@ -35,7 +35,7 @@ class GuessEnv(TextEnv):
             Task(f"t{i}", "train" if i < 4 else "test", f"say {w}", {"target": w}) for i, w in enumerate(WORDS)
         )
         self.sound, self.crash_on = sound, crash_on
-        rubric = Rubric([Criterion("right", self._right)])
+        rubric = Rubric([Criterion("right", self._right, role="outcome")])
         super().__init__(tasks=tasks, rubric=rubric, **kwargs)
 
     def _right(self, outcome) -> float:

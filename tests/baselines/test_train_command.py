@@ -16,25 +16,36 @@ from rewardlab.baselines.ppo import PPOConfig
 from rewardlab.baselines.sft import SFTConfig
 from rewardlab.cli import build_parser, main
 from rewardlab.errors import ConfigError
+from rewardlab.integrations.trl_train import TRLGRPOConfig
 from tests.agents.tiny import register_echo, save_tiny_model
 
 
-@pytest.mark.parametrize("cls", [TrainerConfig, GRPOConfig, PPOConfig, SFTConfig])
+@pytest.mark.parametrize("cls", [TrainerConfig, GRPOConfig, PPOConfig, TRLGRPOConfig, SFTConfig])
 def test_every_config_field_has_a_docstring(cls):
     docs = field_docs(cls)
     missing = [f.name for f in dataclasses.fields(cls) if f.init and not docs.get(f.name)]
     assert missing == []
 
 
-@pytest.mark.parametrize("cls", [GRPOConfig, PPOConfig])
-def test_trainer_configs_share_the_base_fields_and_their_defaults(cls):
-    shared = {f.name: f.default for f in dataclasses.fields(TrainerConfig)}
+def _default(f: dataclasses.Field) -> object:
+    return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+
+
+@pytest.mark.parametrize(
+    ("cls", "output_dir"),
+    [(GRPOConfig, "results/grpo"), (PPOConfig, "results/ppo"), (TRLGRPOConfig, "results/trl_grpo")],
+)
+def test_trainer_configs_share_the_base_fields_and_their_defaults(cls, output_dir):
+    """Every base field keeps the base's default, but output_dir, which the base leaves to each trainer."""
+    shared = {f.name: _default(f) for f in dataclasses.fields(TrainerConfig)}
+    assert (shared["env_id"], shared["output_dir"]) == (dataclasses.MISSING, dataclasses.MISSING)
     config = cls(env_id="RewardLab/BPMN-v2")
-    assert {name: getattr(config, name) for name in shared} == {**shared, "env_id": "RewardLab/BPMN-v2"}
+    expected = {**shared, "env_id": "RewardLab/BPMN-v2", "output_dir": output_dir}
+    assert {name: getattr(config, name) for name in shared} == expected
     assert isinstance(config, TrainerConfig)
 
 
-@pytest.mark.parametrize("cls", [GRPOConfig, PPOConfig])
+@pytest.mark.parametrize("cls", [GRPOConfig, PPOConfig, TRLGRPOConfig])
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
@@ -45,6 +56,9 @@ def test_trainer_configs_share_the_base_fields_and_their_defaults(cls):
         ({"lora_rank": 0}, "lora_rank"),
         ({"save_every": -1}, "save_every"),
         ({"sft_steps": 1.5}, "sft_steps"),
+        ({"steps": 0}, "steps"),
+        ({"learning_rate": -1e-5}, "learning_rate"),
+        ({"max_time_s": 0.0}, "max_time_s"),
     ],
 )
 def test_trainer_configs_check_the_shared_fields(cls, kwargs, match):

@@ -434,7 +434,7 @@ def classify(plan: Plan, rewards: Sequence[float], infra_error: str | None, ende
 
 def drive(url: str, outcome: Outcome, at_pause: Callable[[], None], timeout: float = 120.0) -> None:
     """Replay ``outcome.plan`` on the server: reset, ``pause_after`` steps, ``at_pause()``, the rest."""
-    from rewardlab.remote import RemoteEnv
+    from rewardlab.serve.client import RemoteEnv
 
     plan = outcome.plan
     env = RemoteEnv(url, plan.spec.env_id, dict(plan.spec.env_kwargs), timeout=timeout)
@@ -586,7 +586,7 @@ def wait_ready(client: subprocess.Popen[str], timeout: float = 120.0) -> None:
 
 
 def _client_main(url: str, payload: str) -> None:
-    from rewardlab.remote import RemoteEnv
+    from rewardlab.serve.client import RemoteEnv
 
     envs = []
     for entry in json.loads(payload):

@@ -1,5 +1,5 @@
-"""Run the ``Example:`` doctests of the core text helpers, the shared criteria, the spec-sheet helpers and the audit's
-strategy and runner modules."""
+"""Run the ``Example:`` doctests of the core text helpers, the info contract and chat helper, the shared criteria, the
+spec-sheet helpers, the env card and the audit's strategy and runner modules."""
 
 import doctest
 import importlib
@@ -8,9 +8,12 @@ import pytest
 
 MODULES = [
     "rewardlab.core.text",
+    "rewardlab.core.info",
+    "rewardlab.core.chat",
     "rewardlab.core.answers",
     "rewardlab.core.criteria",
     "rewardlab.core.specs",
+    "rewardlab.core.card",
     "rewardlab.audit.strategy",
     "rewardlab.audit.runner",
 ]

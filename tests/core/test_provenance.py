@@ -3,6 +3,7 @@ change a reward."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import subprocess
 import sys
@@ -48,7 +49,10 @@ def test_a_derived_stamp_differs_from_its_base_and_from_other_parts() -> None:
 
 
 def _rubric(**options: object) -> Rubric:
-    criteria = [Criterion("a", lambda outcome: outcome["a"]), Criterion("b", lambda outcome: outcome["b"])]
+    criteria = [
+        Criterion("a", lambda outcome: outcome["a"], role="outcome"),
+        Criterion("b", lambda outcome: outcome["b"], role="quality"),
+    ]
     return Rubric(criteria, **options)  # type: ignore[arg-type]
 
 
@@ -61,8 +65,18 @@ def test_rubric_identity_sees_weights_gates_aggregate_penalty_and_formulas() -> 
         _rubric(gates={"a": 0.5}),
         _rubric(aggregate="geometric"),
         _rubric(invalid_penalty=-1.0),
-        Rubric([Criterion("a", lambda outcome: outcome["a"]), Criterion("b", lambda outcome: 1 - outcome["b"])]),
-        Rubric([Criterion("a", lambda outcome: outcome["a"]), Criterion("c", lambda outcome: outcome["b"])]),
+        Rubric(
+            [
+                Criterion("a", lambda outcome: outcome["a"], role="outcome"),
+                Criterion("b", lambda outcome: 1 - outcome["b"], role="quality"),
+            ]
+        ),
+        Rubric(
+            [
+                Criterion("a", lambda outcome: outcome["a"], role="outcome"),
+                Criterion("c", lambda outcome: outcome["b"], role="quality"),
+            ]
+        ),
     ]
     stamps = {stamp(rubric_identity(rubric)) for rubric in variants}
     assert reference not in stamps and len(stamps) == len(variants)
@@ -97,15 +111,23 @@ def test_a_recursive_closure_is_named_not_followed() -> None:
     assert "recursion" in str(callable_identity(outer()))
 
 
-def test_objects_are_described_by_class_and_settings_never_by_address() -> None:
-    class Grader:
-        def __init__(self, threshold: float) -> None:
-            self.threshold = threshold
-            self._cache: dict[str, float] = {}
+@dataclasses.dataclass(frozen=True)
+class Threshold:
+    value: float
 
-    assert plain(Grader(0.5)) == plain(Grader(0.5))
-    assert plain(Grader(0.5)) != plain(Grader(0.7))
-    assert "0x" not in str(plain(Grader(0.5)))
+
+class Counter:
+    def __init__(self) -> None:
+        self.calls = 0
+
+
+def test_dataclasses_are_described_by_their_fields_other_objects_by_class_never_by_address() -> None:
+    assert plain(Threshold(0.5)) == plain(Threshold(0.5)) != plain(Threshold(0.7))
+    counter = Counter()
+    before = plain(counter)
+    counter.calls += 1
+    assert plain(counter) == before  # state that changes with use is not configuration
+    assert "0x" not in str(plain(counter)) + str(plain(Threshold(0.5)))
 
 
 def test_source_digest_ignores_docstrings_comments_and_layout_not_code(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ from rewardlab.errors import ConfigError
 def make_rubric(**kwargs):
     return Rubric(
         [
-            Criterion("valid", lambda out: out["valid"]),
-            Criterion("a", lambda out: (out["a"], {"raw": out["a"]})),
-            Criterion("b", lambda out: out["b"]),
+            Criterion("valid", lambda out: out["valid"], role="validity"),
+            Criterion("a", lambda out: (out["a"], {"raw": out["a"]}), role="outcome"),
+            Criterion("b", lambda out: out["b"], role="quality"),
         ],
         **kwargs,
     )
@@ -49,7 +49,10 @@ def test_gate_zeroes_other_components_and_applies_penalty():
     rubric = make_rubric(gates=["valid"], invalid_penalty=-1.0)
     calls = []
     result = Rubric(
-        [Criterion("valid", lambda o: 0.0), Criterion("x", lambda o: calls.append(1) or 1.0)],
+        [
+            Criterion("valid", lambda o: 0.0, role="validity"),
+            Criterion("x", lambda o: calls.append(1) or 1.0, role="outcome"),
+        ],
         gates=["valid"],
         invalid_penalty=-0.5,
     ).score(None)
@@ -106,8 +109,8 @@ def test_pure_helpers():
 
 
 def test_a_criterion_carries_its_default_weight_formula_and_range():
-    heavy = Criterion("a", lambda out: out["a"], formula="a", weight=3.0, range="{0, 1}")
-    rubric = Rubric([heavy, Criterion("b", lambda out: out["b"])])
+    heavy = Criterion("a", lambda out: out["a"], formula="a", weight=3.0, range="{0, 1}", role="outcome")
+    rubric = Rubric([heavy, Criterion("b", lambda out: out["b"], role="quality")])
     assert rubric.normalized_weights == {"a": 0.75, "b": 0.25}
     assert rubric.configure(weights={"b": 3}).normalized_weights == {"a": 0.5, "b": 0.5}  # a keeps its default
     assert (heavy.formula, heavy.range) == ("a", "{0, 1}")
@@ -116,11 +119,16 @@ def test_a_criterion_carries_its_default_weight_formula_and_range():
 
 @pytest.mark.parametrize(
     ("kwargs", "match"),
-    [({"weight": -1.0}, ">= 0"), ({"formula": "a | b"}, "one line"), ({"range": "[0,\n1]"}, "one line")],
+    [
+        ({"weight": -1.0}, ">= 0"),
+        ({"formula": "a | b"}, "one line"),
+        ({"range": "[0,\n1]"}, "one line"),
+        ({"role": "outcomes"}, "role of 'a' must be one of .*Did you mean 'outcome'"),
+    ],
 )
 def test_a_bad_criterion_raises_config_error(kwargs, match):
     with pytest.raises(ConfigError, match=match):
-        Criterion("a", float, **kwargs)
+        Criterion("a", float, **{"role": "outcome", **kwargs})
 
 
 def test_combine_is_the_rubrics_own_aggregation_and_gating():

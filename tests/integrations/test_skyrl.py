@@ -15,9 +15,9 @@ from omegaconf import DictConfig  # noqa: E402  (a skyrl-gym dependency)
 
 import rewardlab  # noqa: E402, F401
 from rewardlab.agents import OracleAgent  # noqa: E402
+from rewardlab.core.info import episode_logs  # noqa: E402
 from rewardlab.envs.echo import EchoEnv  # noqa: E402
 from rewardlab.errors import ConfigError  # noqa: E402
-from rewardlab.integrations.common import episode_logs  # noqa: E402
 from rewardlab.integrations.skyrl import GENERIC_ID, RewardLabSkyRLEnv, register_skyrl_envs, skyrl_rows  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

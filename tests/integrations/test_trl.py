@@ -363,7 +363,7 @@ def play_through_tools(Env, task_id, actions):
                 tools[REPLY_TOOL](action)
     completion = [{"role": "assistant", "content": final}]
     values = {f.__name__: f(completions=[completion], environments=[env])[0] for f in environment_reward_funcs(Env)}
-    return values, env._outcome
+    return values, env._finish(final)  # the episode the reward functions finished: its final info
 
 
 @pytest.mark.parametrize(("env_id", "limit"), [(TOOLCALL, None), (BFCL_MULTI, None), (SLIDES_AGENT, 3)])

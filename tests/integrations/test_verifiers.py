@@ -32,7 +32,7 @@ from verifiers.v1.configs.cli.eval import EvalConfig  # noqa: E402
 
 import rewardlab.integrations.verifiers as adapter  # noqa: E402
 from rewardlab.agents import OracleAgent  # noqa: E402
-from rewardlab.integrations.common import episode_logs  # noqa: E402
+from rewardlab.core.info import episode_logs  # noqa: E402
 from tests.conftest import EchoEnv  # noqa: E402
 
 pytestmark = pytest.mark.timeout(600)

@@ -11,8 +11,8 @@ from gymnasium.utils.env_checker import check_env
 
 import rewardlab
 from rewardlab.agents import OracleAgent
-from rewardlab.remote import RemoteEnv
 from rewardlab.serve import ServeConfig
+from rewardlab.serve.client import RemoteEnv
 from rewardlab.serve.protocol import jsonable
 from rewardlab.serve.runner import BackgroundServer
 

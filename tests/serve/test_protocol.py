@@ -1,21 +1,24 @@
-"""The wire protocol's parser and JSON conversion under arbitrary input (hypothesis)."""
+"""The wire protocol's parser, JSON conversion and observation round trip under arbitrary input (hypothesis)."""
 
 from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rewardlab.core.info import INFO_FIELDS
 from rewardlab.serve.protocol import (
-    INFO_FIELDS,
     ErrorCode,
     ProtocolError,
     dumps,
     jsonable,
     observation_frame,
     parse_message,
+    read_observation,
 )
 
 json_values = st.recursive(
@@ -66,3 +69,25 @@ def test_an_observation_frame_always_serialises_and_names_the_fields_info_had(te
     assert observation["text"] == text and frame["data"]["done"] is True
     assert set(observation["info_fields"]) == set(info) & set(INFO_FIELDS)
     assert set(observation["info"]) == set(info) - set(INFO_FIELDS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.dictionaries(st.sampled_from([*INFO_FIELDS, "extra", "patch"]), json_values, max_size=6))
+def test_what_the_server_encodes_the_client_decodes(text, info):
+    data = json.loads(dumps(observation_frame(text, 0.5, True, False, info)))["data"]
+    assert read_observation(data) == (text, 0.5, True, False, json.loads(dumps(info)))
+
+
+def test_without_info_fields_the_fields_that_are_not_none_are_the_info():
+    observation = {"text": "t", "truncated": True, "score": 1.0, "tools": None, "info": {"x": 1}}
+    data = {"observation": observation, "reward": None}
+    assert read_observation(data) == ("t", None, False, True, {"x": 1, "score": 1.0})
+
+
+def test_the_protocol_and_the_client_load_without_the_server():
+    code = (
+        "import sys, rewardlab.serve.protocol, rewardlab.serve.client; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('starlette', 'uvicorn')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"

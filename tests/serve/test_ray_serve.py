@@ -23,10 +23,10 @@ import pytest
 import rewardlab  # noqa: F401
 from rewardlab.agents import OracleAgent
 from rewardlab.cli import main
+from rewardlab.core.info import episode_logs
 from rewardlab.errors import ConfigError
-from rewardlab.integrations.common import episode_logs
-from rewardlab.remote import RemoteEnv, RemoteError
 from rewardlab.serve import ServeConfig
+from rewardlab.serve.client import RemoteEnv, RemoteError
 from rewardlab.serve.protocol import jsonable
 from rewardlab.serve.ray_serve import REPLICA_HEADER, start
 

@@ -18,8 +18,8 @@ from websockets.sync.client import connect
 
 import rewardlab  # noqa: F401
 from rewardlab.errors import ConfigError
-from rewardlab.remote import RemoteEnv, RemoteError
 from rewardlab.serve import ServeConfig
+from rewardlab.serve.client import RemoteEnv, RemoteError
 from rewardlab.serve.protocol import OBSERVATION_FIELDS
 from rewardlab.serve.runner import BackgroundServer, uvicorn_config
 from tests.serve import faulty

@@ -27,7 +27,8 @@ from rewardlab.errors import ConfigError
 from rewardlab.study import load_spec, parse_spec, run_study, status, validate
 from rewardlab.study.envs import WRAPPERS, training_env_id
 from rewardlab.study.evaluation import reference_env, summarize_records
-from rewardlab.study.runner import plan, trainer_config
+from rewardlab.study.layout import plan
+from rewardlab.study.runner import trainer_config
 from rewardlab.study.spec import WRAPPER_KEYS, EvalSettings
 from rewardlab.study.stats import paired_bootstrap, t_interval
 from rewardlab.wrappers import MilestoneReward, PotentialShaping, ProcessReward, ReweightRubric
@@ -435,7 +436,10 @@ def test_the_trl_trainer_stops_on_its_time_budget_and_refuses_multi_turn_envs(tm
         save_final=False,
         output_dir=str(tmp_path / "budget"),
     )
-    assert len(train(config).history) == 1  # the first step already ran past the budget
+    rows: list[dict[str, float]] = []
+    result = train(config, on_update=rows.append)
+    assert len(result.history) == 1  # the first step already ran past the budget
+    assert rows == result.history and result.output_dir == tmp_path / "budget"
     with pytest.raises(ConfigError, match="multi-turn"):
         train(TRLGRPOConfig(env_id="RewardLab/ToolCall-v3", model=str(tiny_model_dir), output_dir=str(tmp_path)))
 

@@ -26,9 +26,11 @@ class StairsEnv(TextEnv):
         )
         rubric = Rubric(
             [
-                Criterion("reached", lambda out: float(out["height"] == out["target"])),
-                Criterion("closeness", lambda out: 1 - abs(out["height"] - out["target"]) / out["target"]),
-                Criterion("format", lambda out: 1 - out["invalid"] / max(1, out["turns"])),
+                Criterion("reached", lambda out: float(out["height"] == out["target"]), role="outcome"),
+                Criterion(
+                    "closeness", lambda out: 1 - abs(out["height"] - out["target"]) / out["target"], role="partial"
+                ),
+                Criterion("format", lambda out: 1 - out["invalid"] / max(1, out["turns"]), role="format"),
             ]
         )
         super().__init__(tasks=tasks, rubric=rubric, **kwargs)

@@ -21,8 +21,7 @@ from rewardlab.audit.strategy import AcceptedSuccess, AuditProfile, EpisodeView,
 from rewardlab.core.text import canonical_tokens
 from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.bfcl import rewrites
-from rewardlab.envs.bfcl.loader import IRRELEVANCE_CATEGORIES
-from rewardlab.envs.bfcl.oracle import NO_CALL_ANSWER
+from rewardlab.envs.bfcl.constants import IRRELEVANCE_CATEGORIES, NO_CALL_ANSWER, PARSE_LIMITS
 
 DONE = "Done."
 """The plain-text reply that ends a multi-turn user turn."""
@@ -32,7 +31,7 @@ BFCL_DEFECT_DELTA = 0.1
 ``is_success`` and, of a call with ``k`` needed parameters among ``m`` calls, ``1/(k·m)`` of the
 values, parameters, types and format components."""
 
-MAX_CALLS_PER_ACTION = 16
+MAX_CALLS_PER_ACTION = PARSE_LIMITS.max_calls
 """Calls sent in one action (BFCL-v1's parse limit)."""
 
 TYPE_PLACEHOLDERS: dict[str, Any] = {"string": "example", "integer": 0, "number": 0.0, "boolean": False, "object": {}}

@@ -1,7 +1,7 @@
 """BFCL's AST checker, compiled once per task and reporting every error, not just the first.
 
 This re-implements ``bfcl_eval.eval_checker.ast_eval.ast_checker`` for Python-language
-categories: its verdict is the same (``tests/envs/test_bfcl_agreement.py`` checks this against
+categories: its verdict is the same (``tests/envs/bfcl/test_bfcl_agreement.py`` checks this against
 the real checker), but
 
 - the possible answers are compiled once per task into :class:`CallSpec` objects (standardised

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from rewardlab.core.card import DesignChoice
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.tasks import Task
-from rewardlab.core.toolcalls import ParseLimits, parse_tool_calls
+from rewardlab.core.toolcalls import parse_tool_calls
 from rewardlab.envs.bfcl.checker import AnswerSpec, tool_name
+from rewardlab.envs.bfcl.constants import PARSE_LIMITS
 from rewardlab.envs.bfcl.loader import is_simple, load_tasks, render_prompt, validate_categories
 from rewardlab.envs.bfcl.oracle import BFCLOracle
 from rewardlab.envs.bfcl.rubric import BFCLOutcome, bfcl_rubric
@@ -23,9 +25,6 @@ from rewardlab.errors import ConfigError
 
 if TYPE_CHECKING:
     from rewardlab.audit.strategy import AuditProfile
-
-PARSE_LIMITS = ParseLimits(max_chars=200_000, max_depth=32, max_calls=16)
-"""What an answer may be: 200,000 characters, JSON nested 32 deep, 16 calls."""
 
 
 class BFCLEnv(TextEnv):
@@ -70,14 +69,14 @@ class BFCLEnv(TextEnv):
     plus the other parameters given wrongly; a parameter is needed when it is required or BFCL's
     answers do not allow leaving it out); all 1 when ``m = 0``. Formulas: :mod:`rewardlab.envs.bfcl.rubric`.
 
-    | name         | formula                                                      | default weight | range  |
-    |--------------|--------------------------------------------------------------|----------------|--------|
-    | `format`     | [bare JSON calls or plain text] · values                     | 1/6            | [0, 1] |
-    | `count`      | min(n, n*) / m                                               | 1/6            | [0, 1] |
-    | `function`   | expected calls paired with a call to the right function / m  | 1/6            | [0, 1] |
-    | `parameters` | Σ_i [no missing, unexpected or left-out parameter] · s_i / m | 1/6            | [0, 1] |
-    | `types`      | Σ_i [no wrongly typed value] · s_i / m                       | 1/6            | [0, 1] |
-    | `values`     | Σ_i s_i / m                                                  | 1/6            | [0, 1] |
+    | name         | role    | formula                                                      | weight | range  |
+    |--------------|---------|--------------------------------------------------------------|--------|--------|
+    | `format`     | format  | [bare JSON calls or plain text] · values                     | 1/6    | [0, 1] |
+    | `count`      | partial | min(n, n*) / m                                               | 1/6    | [0, 1] |
+    | `function`   | partial | expected calls paired with a call to the right function / m  | 1/6    | [0, 1] |
+    | `parameters` | partial | Σ_i [no missing, unexpected or left-out parameter] · s_i / m | 1/6    | [0, 1] |
+    | `types`      | partial | Σ_i [no wrongly typed value] · s_i / m                       | 1/6    | [0, 1] |
+    | `values`     | outcome | Σ_i s_i / m                                                  | 1/6    | [0, 1] |
 
     ``[bare JSON calls or plain text]`` is 0 for prose, fences, bad JSON and string arguments. The
     reward ranges over [0, 1]: 1 for an answer BFCL passes in the documented format, 0 for no call
@@ -141,6 +140,13 @@ class BFCLEnv(TextEnv):
         "parameters and types. If none of the functions fits the request, reply in plain text "
         "without calling any function."
     )
+    multi_turn = False
+    design_choice: ClassVar[DesignChoice] = DesignChoice(
+        "values",
+        "format",
+        "the needed argument values among BFCL's possible answers: the answer itself",
+        "bare JSON calls (times values): whether BFCL can read the output at all",
+    )
 
     def __init__(
         self,
@@ -173,13 +179,20 @@ class BFCLEnv(TextEnv):
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         self._spec = self.answer_spec(task)
-        functions = task.data["functions"]
-        prompt = task.prompt
-        if self.underscore_names:
-            functions = [{**f, "name": tool_name(str(f.get("name", "")), underscores=True)} for f in functions]
-            prompt = render_prompt(task.data["messages"], functions)
+        functions = self._functions(task)
+        prompt = render_prompt(task.data["messages"], functions) if self.underscore_names else task.prompt
         self._function_names = frozenset(f.get("name") for f in functions)
         return prompt, {"tools": openai_tools(functions), "category": task.data["category"]}
+
+    def _functions(self, task: Task) -> list[dict[str, Any]]:
+        """The task's functions as offered: BFCL's, with ``.`` in names replaced by ``_`` when ``underscore_names``."""
+        functions = task.data["functions"]
+        if self.underscore_names:
+            return [{**f, "name": tool_name(str(f.get("name", "")), underscores=True)} for f in functions]
+        return functions
+
+    def task_tools(self, task: Task) -> list[dict[str, Any]]:
+        return openai_tools(self._functions(task))
 
     def _act(self, action: str) -> Turn:
         return self.score_answer(action)

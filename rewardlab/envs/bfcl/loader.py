@@ -22,26 +22,9 @@ from typing import Any
 
 from rewardlab.core.tasks import Task, TaskSet
 from rewardlab.envs.bfcl.checker import satisfiable
+from rewardlab.envs.bfcl.constants import CATEGORIES, IRRELEVANCE_CATEGORIES
 from rewardlab.envs.bfcl.package import BACKEND_CONFIG, load_module, package_dir
 from rewardlab.errors import ConfigError, did_you_mean
-
-AST_CATEGORIES: tuple[str, ...] = (
-    "simple_python",
-    "multiple",
-    "parallel",
-    "parallel_multiple",
-    "live_simple",
-    "live_multiple",
-    "live_parallel",
-    "live_parallel_multiple",
-)
-"""Categories scored by matching the calls' AST against possible answers."""
-
-IRRELEVANCE_CATEGORIES: tuple[str, ...] = ("irrelevance", "live_irrelevance")
-"""Categories where no function fits and the right answer calls none."""
-
-CATEGORIES: tuple[str, ...] = AST_CATEGORIES + IRRELEVANCE_CATEGORIES
-"""Every category this env serves, in load order."""
 
 TEST_MODULUS = 5
 """One task in ``TEST_MODULUS`` (by hash of its id) is in the test split."""

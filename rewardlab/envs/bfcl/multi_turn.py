@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from rewardlab.core.card import DesignChoice
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.tasks import Task
 from rewardlab.core.text import canonical_text
 from rewardlab.core.toolcalls import parse_tool_calls
-from rewardlab.envs.bfcl.env import PARSE_LIMITS
+from rewardlab.envs.bfcl.constants import PARSE_LIMITS
 from rewardlab.envs.bfcl.loader import load_multi_turn_tasks
 from rewardlab.envs.bfcl.oracle import MultiTurnOracle
 from rewardlab.envs.bfcl.rubric import MultiTurnOutcome, TurnCalls, TurnCheck, multi_turn_rubric
@@ -71,13 +72,13 @@ class BFCLMultiTurnEnv(TextEnv):
     function and the same result (``#`` a count), and ``U`` the turns whose reference makes no call
     in which the agent changed the state anyway (formulas: :mod:`rewardlab.envs.bfcl.rubric`):
 
-    | name        | formula                                                            | default weight | range  |
-    |-------------|--------------------------------------------------------------------|----------------|--------|
-    | `format`    | strict actions / actions · mean(execution, state, response, turns) | 1/5            | [0, 1] |
-    | `execution` | Σ_t #N_t / Σ_t max(#A_t, #R_t)                                     | 1/5            | [0, 1] |
-    | `state`     | turns whose state credit holds / (T + U)                           | 1/5            | [0, 1] |
-    | `response`  | turns whose reference results the agent obtained / T               | 1/5            | [0, 1] |
-    | `turns`     | turns passing every BFCL check / T                                 | 1/5            | [0, 1] |
+    | name        | role     | formula                                                            | weight | range  |
+    |-------------|----------|--------------------------------------------------------------------|--------|--------|
+    | `format`    | format   | strict actions / actions · mean(execution, state, response, turns) | 1/5    | [0, 1] |
+    | `execution` | progress | Σ_t #N_t / Σ_t max(#A_t, #R_t)                                     | 1/5    | [0, 1] |
+    | `state`     | partial  | turns whose state credit holds / (T + U)                           | 1/5    | [0, 1] |
+    | `response`  | partial  | turns whose reference results the agent obtained / T               | 1/5    | [0, 1] |
+    | `turns`     | outcome  | turns passing every BFCL check / T                                 | 1/5    | [0, 1] |
 
     ``execution`` sums over every turn, played or not; *strict actions* are bare JSON calls or
     plain text (the core counts the actions). A turn's state credit holds when the agent's state
@@ -144,6 +145,14 @@ class BFCLMultiTurnEnv(TextEnv):
         "reply in plain text; the user may then make a new request."
     )
     default_max_turns: ClassVar[int | None] = 200
+    multi_turn = True
+    user_turns = True
+    design_choice: ClassVar[DesignChoice] = DesignChoice(
+        "turns",
+        "format",
+        "turns passing every BFCL check: BFCL's own multi-turn verdict",
+        "the documented-format share of the actions (times the content)",
+    )
 
     def __init__(self, **common: Unpack[CommonArgs]):
         super().__init__(tasks=load_multi_turn_tasks(), rubric=multi_turn_rubric(), **common)
@@ -176,7 +185,10 @@ class BFCLMultiTurnEnv(TextEnv):
         self.reference = APIWorld(data["initial_config"], data["involved_classes"])
         self._reset_counters()
         self._begin_turn()
-        return task.prompt, {"tools": openai_tools(data["functions"]), "turn": 0}
+        return task.prompt, {"tools": self.task_tools(task), "turn": 0}
+
+    def task_tools(self, task: Task) -> list[dict[str, Any]]:
+        return openai_tools(task.data["functions"])
 
     def _begin_turn(self) -> None:
         """Snapshot the agent's public state, to tell at the turn's end whether the agent changed it."""

@@ -13,13 +13,11 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from rewardlab.envs.bfcl.checker import AnswerSpec, CallSpec, ParamSpec
+from rewardlab.envs.bfcl.constants import NO_CALL_ANSWER
 
 if TYPE_CHECKING:
     from rewardlab.envs.bfcl.env import BFCLEnv
     from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv
-
-NO_CALL_ANSWER = "None of the available functions can help with this request, so I will not call any."
-"""The oracle's answer to an irrelevance task (any text without a call is right)."""
 
 
 def _first_of_dict(answer: Any) -> Any:

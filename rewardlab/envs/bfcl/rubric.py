@@ -114,31 +114,42 @@ def bfcl_rubric() -> Rubric:
                 format_score,
                 "bare JSON calls or a plain-text answer, times values",
                 formula="[bare JSON calls or plain text] · values",
+                role="format",
             ),
-            Criterion("count", count_score, "min(n, n*) / max(n, n*): the number of calls", formula="min(n, n*) / m"),
+            Criterion(
+                "count",
+                count_score,
+                "min(n, n*) / max(n, n*): the number of calls",
+                formula="min(n, n*) / m",
+                role="partial",
+            ),
             Criterion(
                 "function",
                 function_score,
                 "expected calls answered by a call to the right function",
                 formula="expected calls paired with a call to the right function / m",
+                role="partial",
             ),
             Criterion(
                 "parameters",
                 parameters_score,
                 "no missing or unexpected parameter, times value share",
                 formula="Σ_i [no missing, unexpected or left-out parameter] · s_i / m",
+                role="partial",
             ),
             Criterion(
                 "types",
                 types_score,
                 "every value has the documented type, times the value share",
                 formula="Σ_i [no wrongly typed value] · s_i / m",
+                role="partial",
             ),
             Criterion(
                 "values",
                 values_score,
                 "the share of needed values among BFCL's possible answers",
                 formula="Σ_i s_i / m",
+                role="outcome",
             ),
         ]
     )
@@ -289,27 +300,35 @@ def multi_turn_rubric() -> Rubric:
                 multi_turn_format_score,
                 "documented-format share of actions, times the content",
                 formula="strict actions / actions · mean(execution, state, response, turns)",
+                role="format",
             ),
             Criterion(
                 "execution",
                 execution_score,
                 "calls that did what a ground-truth call of the turn did",
                 formula="Σ_t #N_t / Σ_t max(#A_t, #R_t)",
+                role="progress",
             ),
             Criterion(
                 "state",
                 state_score,
                 "turns ending in the state, with the turn's work done",
                 formula="turns whose state credit holds / (T + U)",
+                role="partial",
             ),
             Criterion(
                 "response",
                 response_score,
                 "turns whose expected results the agent's calls obtained",
                 formula="turns whose reference results the agent obtained / T",
+                role="partial",
             ),
             Criterion(
-                "turns", turns_score, "turns passing every BFCL check", formula="turns passing every BFCL check / T"
+                "turns",
+                turns_score,
+                "turns passing every BFCL check",
+                formula="turns passing every BFCL check / T",
+                role="outcome",
             ),
         ]
     )

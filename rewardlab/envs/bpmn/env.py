@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from rewardlab.core.card import DesignChoice
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task
@@ -61,13 +62,13 @@ class BPMNEnv(TextEnv):
     below it the other components are 0 and the reward is ``invalid_penalty`` (default 0). Formulas:
     :mod:`rewardlab.envs.bpmn.rubric` and :mod:`rewardlab.envs.bpmn.semantic`.
 
-    | name              | formula                                                         | default weight | range  |
-    |-------------------|-----------------------------------------------------------------|----------------|--------|
-    | `validity` (gate) | mean(well-formed, BPMN root, XSD-valid, scorable, bare answer)  | 1/5            | [0, 1] |
-    | `syntactic`       | mean(24 modelling rules) · semantic                             | 1/5            | [0, 1] |
-    | `pragmatic`       | mean(14 understandability metrics) · semantic                   | 1/5            | [0, 1] |
-    | `semantic`        | node F1 · mean(succession F1, profile similarity, coverage)     | 1/5            | [0, 1] |
-    | `correctness`     | [same behaviour] · [no modelling defect beyond the reference's] | 1/5            | {0, 1} |
+    | name              | role     | formula                                                         | weight | range  |
+    |-------------------|----------|-----------------------------------------------------------------|--------|--------|
+    | `validity` (gate) | validity | mean(well-formed, BPMN root, XSD-valid, scorable, bare answer)  | 1/5    | [0, 1] |
+    | `syntactic`       | quality  | mean(24 modelling rules) · semantic                             | 1/5    | [0, 1] |
+    | `pragmatic`       | quality  | mean(14 understandability metrics) · semantic                   | 1/5    | [0, 1] |
+    | `semantic`        | outcome  | node F1 · mean(succession F1, profile similarity, coverage)     | 1/5    | [0, 1] |
+    | `correctness`     | outcome  | [same behaviour] · [no modelling defect beyond the reference's] | 1/5    | {0, 1} |
 
     ``validity`` counts ``bare answer`` (nothing around the ``definitions`` element) only with
     ``strict_format``, else it is the mean of the other four; *scorable* means 1 to 500 flow nodes
@@ -159,6 +160,12 @@ class BPMNEnv(TextEnv):
         "(a <definitions> element in the namespace http://www.omg.org/spec/BPMN/20100524/MODEL) and "
         "nothing else. If the validator reports errors, answer with the corrected document."
     )
+    design_choice: ClassVar[DesignChoice] = DesignChoice(
+        "semantic",
+        "validity",
+        "the model describes the asked process (syntactic and pragmatic are scaled by it)",
+        "well-formed, XSD-valid BPMN: the env's own gate",
+    )
 
     def __init__(
         self,
@@ -170,6 +177,7 @@ class BPMNEnv(TextEnv):
         if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
             raise ConfigError(f"max_attempts must be an int >= 1 (1 = single-shot), got {max_attempts!r}")
         self.max_attempts = max_attempts
+        self.multi_turn = max_attempts > 1  # an invalid answer is reported back for repair
         self.strict_format = bool(strict_format)
         super().__init__(tasks=load_tasks(), rubric=bpmn_rubric(), **common)
         self.last_outcome: BPMNOutcome | None = None

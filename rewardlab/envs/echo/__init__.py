@@ -11,14 +11,17 @@ To start ``MyTask`` from it:
    every other key is privileged data for scoring and the oracle (:mod:`rewardlab.core.tasks`).
 3. ``rubric.py``: one function per reward component, outcome -> value in [0, 1] (optionally with
    sub-metrics), listed in the env's ``Rubric`` as a :class:`~rewardlab.core.Criterion` with its
-   ``formula``, default ``weight`` and ``range``. A component counting valid actions is the shared
+   ``formula``, default ``weight``, ``range`` and ``role`` (:data:`~rewardlab.core.ROLES`). A component
+   counting valid actions is the shared
    :func:`~rewardlab.core.criteria.validity_criterion` (the core counts them).
 4. ``env.py``: the constructor takes the env's own keyword arguments and forwards the common ones
    (``**common: Unpack[CommonArgs]``) to :class:`~rewardlab.core.TextEnv`. ``_start`` sets up a task,
    ``_act`` turns one action into a :class:`~rewardlab.core.Turn` (``done=True`` ends the episode,
    scoring ``_outcome()`` unless the turn carries its own ``outcome``), and ``_outcome`` gives the
    outcome to score, also when ``max_turns`` cuts the episode short (``_at_turn_budget`` can add a
-   closing observation there).
+   closing observation there). The class declares ``multi_turn``, ``user_turns`` and ``design_choice``
+   (its targeted and gated components, with the reasons), and an env whose tasks offer tools overrides
+   ``task_tools``: ``env.card()`` reads them (:class:`~rewardlab.core.EnvCard`).
 5. The class docstring is the env's spec sheet: rewrite each of its sections
    (:data:`~rewardlab.core.specs.SPEC_SECTIONS`) and paste
    ``print(rewardlab.core.specs.component_table(rubric))`` under ``## Components``;

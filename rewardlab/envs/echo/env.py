@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rewardlab.core.card import DesignChoice
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.tasks import Task
 from rewardlab.envs.echo.oracle import EchoOracle
@@ -42,10 +43,10 @@ class EchoEnv(TextEnv):
     Equal default weights, mean aggregate: ``R = ½·exact + ½·length``. Formulas:
     :mod:`rewardlab.envs.echo.rubric`.
 
-    | name     | formula                                                      | default weight | range  |
-    |----------|--------------------------------------------------------------|----------------|--------|
-    | `exact`  | [answer = target]                                            | 1/2            | {0, 1} |
-    | `length` | clip(1 − abs(len(answer) − len(target)) / len(target), 0, 1) | 1/2            | [0, 1] |
+    | name     | role    | formula                                                      | weight | range  |
+    |----------|---------|--------------------------------------------------------------|--------|--------|
+    | `exact`  | outcome | [answer = target]                                            | 1/2    | {0, 1} |
+    | `length` | partial | clip(1 − abs(len(answer) − len(target)) / len(target), 0, 1) | 1/2    | [0, 1] |
 
     ``info["metrics"]``: ``length/chars = min(1, len(answer) / 100)``. ``is_success``: both
     components are 1, i.e. the answer is the target.
@@ -93,6 +94,13 @@ class EchoEnv(TextEnv):
 
     cheap_calls: ClassVar[bool] = True
     system_prompt: ClassVar[str] = "Repeat the target."
+    multi_turn = True  # drafts before the answer
+    design_choice: ClassVar[DesignChoice] = DesignChoice(
+        "exact",
+        "length",
+        "the answer is the target: the task itself",
+        "no validity component: the answer's length, the only other one",
+    )
 
     def __init__(self, **common: Unpack[CommonArgs]):
         super().__init__(tasks=load_tasks(), rubric=echo_rubric(), **common)

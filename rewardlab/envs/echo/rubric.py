@@ -37,12 +37,15 @@ def echo_rubric() -> Rubric:
     """Both components, equal weights, mean aggregate."""
     return Rubric(
         [
-            Criterion("exact", exact, "the answer is the target", formula="[answer = target]", range="{0, 1}"),
+            Criterion(
+                "exact", exact, "the answer is the target", formula="[answer = target]", range="{0, 1}", role="outcome"
+            ),
             Criterion(
                 "length",
                 length,
                 "the answer is as long as the target",
                 formula="clip(1 − abs(len(answer) − len(target)) / len(target), 0, 1)",
+                role="partial",
             ),
         ]
     )

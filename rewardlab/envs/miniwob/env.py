@@ -11,6 +11,7 @@ import numpy as np
 from rewardlab.browser.actions import Action
 from rewardlab.browser.env import BrowserTextEnv
 from rewardlab.browser.observation import Node, render_page
+from rewardlab.core.card import DesignChoice
 from rewardlab.core.env import CommonArgs, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task
@@ -88,11 +89,11 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
     task's minimum number of actions (one per click, value or Submit the problem needs;
     :mod:`rewardlab.envs.miniwob.problem`); formulas in :mod:`rewardlab.envs.miniwob.rubric`:
 
-    | name          | formula                                                           | default weight | range  |
-    |---------------|-------------------------------------------------------------------|----------------|--------|
-    | `success`     | [raw = 1 and n ≤ m]                                               | 1/3            | {0, 1} |
-    | `page_reward` | 1 if raw = 1, else Youden's J on checkbox pages, else max(0, raw) | 1/3            | [0, 1] |
-    | `efficiency`  | page_reward · min(1, m / n)                                       | 1/3            | [0, 1] |
+    | name          | role       | formula                                                           | weight | range  |
+    |---------------|------------|-------------------------------------------------------------------|--------|--------|
+    | `success`     | outcome    | [raw = 1 and n ≤ m]                                               | 1/3    | {0, 1} |
+    | `page_reward` | outcome    | 1 if raw = 1, else Youden's J on checkbox pages, else max(0, raw) | 1/3    | [0, 1] |
+    | `efficiency`  | efficiency | page_reward · min(1, m / n)                                       | 1/3    | [0, 1] |
 
     On the checkbox pages Youden's J is max(0, ticked wanted boxes / wanted boxes - ticked unwanted
     boxes / unwanted boxes), read off the boxes when the page ended (a share over no boxes counts as
@@ -153,6 +154,13 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
 
     system_prompt: ClassVar[str] = SYSTEM_PROMPT
     default_max_turns: ClassVar[int | None] = 20
+    multi_turn = True
+    design_choice: ClassVar[DesignChoice] = DesignChoice(
+        "success",
+        "page_reward",
+        "the page's full reward in the minimum of actions: the task's success",
+        "no validity component: the page's own reward, which efficiency is built on",
+    )
     server_stopped: ClassVar[str] = "the file server stopped"
     sample_texts: ClassVar[tuple[str, ...]] = ("hello", "abc", "42")
 

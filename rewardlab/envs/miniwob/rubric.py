@@ -70,18 +70,21 @@ def make_rubric() -> Rubric:
                 "the page's full reward in the minimum of actions",
                 formula="[raw = 1 and n ≤ m]",
                 range="{0, 1}",
+                role="outcome",
             ),
             Criterion(
                 "page_reward",
                 page_reward,
                 "the page's own reward, chance-corrected on the checkbox pages",
                 formula="1 if raw = 1, else Youden's J on checkbox pages, else max(0, raw)",
+                role="outcome",
             ),
             Criterion(
                 "efficiency",
                 efficiency,
                 "page reward times minimum actions / actions",
                 formula="page_reward · min(1, m / n)",
+                role="efficiency",
             ),
         ]
     )

@@ -10,12 +10,15 @@ import numpy as np
 
 from rewardlab.audit.strategy import AuditProfile
 from rewardlab.core import Task, TextEnv, Turn
+from rewardlab.core.card import DesignChoice
 from rewardlab.core.env import CommonArgs, Unpack
+from rewardlab.core.provenance import distribution_versions
 from rewardlab.core.rubric import RubricResult
 from rewardlab.envs.slides.audit import STRATEGIES
 from rewardlab.envs.slides.inverse import ContentRecoverer, Judge, JudgeRecoverer
 from rewardlab.envs.slides.oracle import SlidesOracle
 from rewardlab.envs.slides.render import DeckRenderer
+from rewardlab.envs.slides.resources import MODEL_DISTRIBUTION
 from rewardlab.envs.slides.rewrites import DEFECT_DELTA, DEFECTS, EQUIVALENTS
 from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer, meets_thresholds
 from rewardlab.envs.slides.schema import Deck, ParseResult, Slide, parse_deck, parse_slide_json
@@ -88,13 +91,13 @@ class SlidesEnv(TextEnv):
     Every check reads one canonical text (:func:`~rewardlab.core.text.canonical_text`), the
     similarity models included. ``g = min(1, content / 0.75)`` scales the three format components.
 
-    | name              | formula                                                      | default weight | range  |
-    |-------------------|--------------------------------------------------------------|----------------|--------|
-    | `structure`       | g · mean(schema, title first, closing last, count, distinct) | 1/5            | [0, 1] |
-    | `content`         | F1(coverage, faithfulness) of grounded new evidence          | 1/5            | [0, 1] |
-    | `layout`          | g · mean(fit, fonts, words, bullets, placement)              | 1/5            | [0, 1] |
-    | `inverse_spec`    | key_points · (1 + topic + audience) / 3                      | 1/5            | [0, 1] |
-    | `brief_adherence` | g · mean(tone, audience, length, visual)                     | 1/5            | [0, 1] |
+    | name              | role     | formula                                                      | weight | range  |
+    |-------------------|----------|--------------------------------------------------------------|--------|--------|
+    | `structure`       | validity | g · mean(schema, title first, closing last, count, distinct) | 1/5    | [0, 1] |
+    | `content`         | outcome  | F1(coverage, faithfulness) of grounded new evidence          | 1/5    | [0, 1] |
+    | `layout`          | quality  | g · mean(fit, fonts, words, bullets, placement)              | 1/5    | [0, 1] |
+    | `inverse_spec`    | quality  | key_points · (1 + topic + audience) / 3                      | 1/5    | [0, 1] |
+    | `brief_adherence` | quality  | g · mean(tone, audience, length, visual)                     | 1/5    | [0, 1] |
 
     - ``content``: a bullet (one sentence) earns ``info = credit(sim(b, its source sentence)) · min(1, new / 0.4)``,
       where ``new`` is the share of its content words contained in that source sentence and absent
@@ -182,6 +185,16 @@ class SlidesEnv(TextEnv):
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    design_choice: ClassVar[DesignChoice] = DesignChoice(
+        "content",
+        "structure",
+        "grounded evidence for each key point (the three format components are scaled by it)",
+        "schema, title and closing slides, slide count: whether the deck is a valid deck",
+    )
+
+    def grader_versions(self) -> dict[str, str | None]:
+        """The similarity backend in use and the sentence model's distribution version."""
+        return {"similarity": self.similarity.name, **distribution_versions([MODEL_DISTRIBUTION])}
 
     def __init__(
         self,
@@ -205,6 +218,7 @@ class SlidesEnv(TextEnv):
                 raise ConfigError(f"save_dir {str(self.save_dir)!r} exists and is not a directory")
             self.save_dir.mkdir(parents=True, exist_ok=True)
         self.system_prompt = TOOLS_SYSTEM_PROMPT if mode == "tools" else DECK_SYSTEM_PROMPT
+        self.multi_turn = mode == "tools"  # deck mode: the first answer is the deck
         if mode == "tools" and common.get("max_turns") is None:
             common["max_turns"] = TOOLS_MAX_TURNS
         super().__init__(tasks=load_tasks(), rubric=self.scorer.rubric(), **common)
@@ -226,7 +240,11 @@ class SlidesEnv(TextEnv):
         self.artifact_path = None
         if self.mode == "deck":
             return task.prompt, {}
-        return self.brief.prompt(include_notes=False), {"tools": TOOL_SCHEMAS}
+        return self.brief.prompt(include_notes=False), {"tools": self.task_tools(task)}
+
+    def task_tools(self, task: Task) -> list[dict[str, Any]]:
+        """The deck-building tools in tools mode (the same for every task); none in deck mode."""
+        return TOOL_SCHEMAS if self.mode == "tools" else []
 
     def _act(self, action: str) -> Turn:
         if self.mode == "deck":

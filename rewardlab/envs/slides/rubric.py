@@ -226,30 +226,35 @@ class SlidesScorer:
                     self.structure,
                     "schema, title/closing slides, slide count; scaled by content",
                     formula="g · mean(schema, title first, closing last, count, distinct)",
+                    role="validity",
                 ),
                 Criterion(
                     "content",
                     self.content,
                     "grounded new evidence for each key point, on the point's slide",
                     formula="F1(coverage, faithfulness) of grounded new evidence",
+                    role="outcome",
                 ),
                 Criterion(
                     "layout",
                     self.layout,
                     "overflow, words, bullets, fonts, overlap; scaled by content",
                     formula="g · mean(fit, fonts, words, bullets, placement)",
+                    role="quality",
                 ),
                 Criterion(
                     "inverse_spec",
                     self.inverse_spec,
                     "topic, audience and key points read from slide content",
                     formula="key_points · (1 + topic + audience) / 3",
+                    role="quality",
                 ),
                 Criterion(
                     "brief_adherence",
                     self.brief_adherence,
                     "tone, audience, length, visual; scaled by content",
                     formula="g · mean(tone, audience, length, visual)",
+                    role="quality",
                 ),
             ]
         )

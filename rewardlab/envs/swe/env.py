@@ -7,11 +7,12 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from rewardlab.audit.strategy import AuditProfile
+from rewardlab.core.card import DesignChoice
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task, TaskSet
@@ -78,13 +79,13 @@ class SWEEnv(TextEnv):
     ``ok = [no tampering]``, ``F`` / ``P`` the FAIL_TO_PASS / PASS_TO_PASS tests (``#`` a count) and
     ``f = #(F passing) / #F``:
 
-    | name           | formula                                                        | default weight | range  |
-    |----------------|----------------------------------------------------------------|----------------|--------|
-    | `resolved`     | ok · [patch ≠ ∅ and every test of F and P passes]              | 1/5            | {0, 1} |
-    | `tests`        | ok · Σ_{t∈F} w_t · [t passes]                                  | 1/5            | [0, 1] |
-    | `regression`   | ok · f · #(P passing) / #P · [patch ≠ ∅]                       | 1/5            | [0, 1] |
-    | `applies`      | ok · f · valid-edit share · [patch ≠ ∅, applies, changes code] | 1/5            | [0, 1] |
-    | `localization` | ok · f · F1(edited files, gold files)                          | 1/5            | [0, 1] |
+    | name           | role     | formula                                                        | weight | range  |
+    |----------------|----------|----------------------------------------------------------------|--------|--------|
+    | `resolved`     | outcome  | ok · [patch ≠ ∅ and every test of F and P passes]              | 1/5    | {0, 1} |
+    | `tests`        | partial  | ok · Σ_{t∈F} w_t · [t passes]                                  | 1/5    | [0, 1] |
+    | `regression`   | partial  | ok · f · #(P passing) / #P · [patch ≠ ∅]                       | 1/5    | [0, 1] |
+    | `applies`      | validity | ok · f · valid-edit share · [patch ≠ ∅, applies, changes code] | 1/5    | [0, 1] |
+    | `localization` | progress | ok · f · F1(edited files, gold files)                          | 1/5    | [0, 1] |
 
     ``resolved`` is SWE-bench's definition. ``tests`` is difficulty-weighted (VeRPO) with
     ``w_t ∝ 1 − (p_t + 1)/(n_t + 2)`` from pass counts across episodes, uniform until each test
@@ -223,12 +224,23 @@ class SWEEnv(TextEnv):
         "cause, edit the code, run the tests, then submit. Reply with exactly one command per message.\n\n" + USAGE
     )
     default_max_turns = 30
+    multi_turn = True
+    design_choice: ClassVar[DesignChoice] = DesignChoice(
+        "resolved",
+        "applies",
+        "every FAIL_TO_PASS and PASS_TO_PASS test passes: SWE-bench's verdict",
+        "the patch applies, changes code and leaves the test patch applicable",
+    )
     recorded_info_keys = ("patch", "tampering", "infra_error")
     """Final-info keys :class:`~rewardlab.wrappers.RecordEpisodes` records (``patch`` feeds
     ``rewardlab swe export-predictions``)."""
     git_history = False
     """Whether the working copy is a git repository holding one commit of the base (see
     :mod:`~rewardlab.envs.swe.history`)."""
+
+    reward_packages: ClassVar[tuple[str, ...]] = ("rewardlab.sandbox",)
+    unstamped_arguments: ClassVar[frozenset[str]] = frozenset({"render_mode", "sandbox"})
+    """The sandbox is stamped by what decides a verdict (:meth:`grader_versions`), not by the object passed."""
 
     def __init__(
         self,
@@ -590,6 +602,16 @@ class SWEEnv(TextEnv):
             remove_owned_tempdir(self._tmp)
             self._tmp = None
         self.workspace = None
+
+    def grader_versions(self) -> dict[str, str | None]:
+        """The sandbox backend and isolation, and the image (Docker) or root (local: its folder's name, the
+        recipe hash the root was built from) the tests run in."""
+        root = getattr(self.sandbox, "root", None)
+        return {
+            "sandbox": self.sandbox.backend,
+            "isolation": getattr(self.sandbox, "isolation", None),
+            "image": getattr(self.sandbox, "image", None) or (Path(root).name if root else None),
+        }
 
     def close(self) -> None:
         """Remove the working copy and close the sandbox (if the env created it). Safe to call twice."""

@@ -80,13 +80,13 @@ class SWERepoEnv(SWEEnv):
     As :class:`~rewardlab.envs.swe.env.SWEEnv` (the same rubric, formulas and notation), graded on
     the project's own tests:
 
-    | name           | formula                                                        | default weight | range  |
-    |----------------|----------------------------------------------------------------|----------------|--------|
-    | `resolved`     | ok · [patch ≠ ∅ and every test of F and P passes]              | 1/5            | {0, 1} |
-    | `tests`        | ok · Σ_{t∈F} w_t · [t passes]                                  | 1/5            | [0, 1] |
-    | `regression`   | ok · f · #(P passing) / #P · [patch ≠ ∅]                       | 1/5            | [0, 1] |
-    | `applies`      | ok · f · valid-edit share · [patch ≠ ∅, applies, changes code] | 1/5            | [0, 1] |
-    | `localization` | ok · f · F1(edited files, gold files)                          | 1/5            | [0, 1] |
+    | name           | role     | formula                                                        | weight | range  |
+    |----------------|----------|----------------------------------------------------------------|--------|--------|
+    | `resolved`     | outcome  | ok · [patch ≠ ∅ and every test of F and P passes]              | 1/5    | {0, 1} |
+    | `tests`        | partial  | ok · Σ_{t∈F} w_t · [t passes]                                  | 1/5    | [0, 1] |
+    | `regression`   | partial  | ok · f · #(P passing) / #P · [patch ≠ ∅]                       | 1/5    | [0, 1] |
+    | `applies`      | validity | ok · f · valid-edit share · [patch ≠ ∅, applies, changes code] | 1/5    | [0, 1] |
+    | `localization` | progress | ok · f · F1(edited files, gold files)                          | 1/5    | [0, 1] |
 
     ## Milestones
 

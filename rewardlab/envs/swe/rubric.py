@@ -161,30 +161,35 @@ def make_rubric() -> Rubric:
                 "every FAIL_TO_PASS and PASS_TO_PASS test passes (SWE-bench)",
                 formula="ok · [patch ≠ ∅ and every test of F and P passes]",
                 range="{0, 1}",
+                role="outcome",
             ),
             Criterion(
                 "tests",
                 tests,
                 "difficulty-weighted fraction of FAIL_TO_PASS tests passing (VeRPO)",
                 formula="ok · Σ_{t∈F} w_t · [t passes]",
+                role="partial",
             ),
             Criterion(
                 "regression",
                 regression,
                 "fraction of PASS_TO_PASS tests still passing, scaled by f",
                 formula="ok · f · #(P passing) / #P · [patch ≠ ∅]",
+                role="partial",
             ),
             Criterion(
                 "applies",
                 applies,
                 "valid edits of code, and the test patch applies on top, scaled by f",
                 formula="ok · f · valid-edit share · [patch ≠ ∅, applies, changes code]",
+                role="validity",
             ),
             Criterion(
                 "localization",
                 localization,
                 "F1 of the edited files against the gold files, scaled by f",
                 formula="ok · f · F1(edited files, gold files)",
+                role="progress",
             ),
         ]
     )

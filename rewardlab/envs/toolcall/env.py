@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from rewardlab.core.card import DesignChoice
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task, TaskSet
@@ -77,14 +78,14 @@ class ToolCallEnv(TextEnv):
     (``κ = a``, the answer, when ``C* = 0``) and ``S`` = 1 when ``state`` and ``answer`` are both 1; full definitions in
     :mod:`rewardlab.envs.toolcall.rubric`:
 
-    | name         | formula                                                           | default weight | range  |
-    |--------------|-------------------------------------------------------------------|----------------|--------|
-    | `format`     | A_s / A · ½(κ + answer)                                           | 1/6            | [0, 1] |
-    | `schema`     | κ · C_r / C                                                       | 1/6            | [0, 1] |
-    | `execution`  | κ · C_r,ok / (C_v − min(R, T))                                    | 1/6            | [0, 1] |
-    | `state`      | [final db = expected] · [M = C* if read-only] · [a > 0 if C* = 0] | 1/6            | {0, 1} |
-    | `answer`     | required outputs mentioned / required, 0 if hedged or too long    | 1/6            | [0, 1] |
-    | `efficiency` | S · (½(C* + 1) / (max(C, C*) + 1) + ½A* / max(A, A*))             | 1/6            | [0, 1] |
+    | name         | role       | formula                                                           | weight | range  |
+    |--------------|------------|-------------------------------------------------------------------|--------|--------|
+    | `format`     | format     | A_s / A · ½(κ + answer)                                           | 1/6    | [0, 1] |
+    | `schema`     | progress   | κ · C_r / C                                                       | 1/6    | [0, 1] |
+    | `execution`  | progress   | κ · C_r,ok / (C_v − min(R, T))                                    | 1/6    | [0, 1] |
+    | `state`      | outcome    | [final db = expected] · [M = C* if read-only] · [a > 0 if C* = 0] | 1/6    | {0, 1} |
+    | `answer`     | outcome    | required outputs mentioned / required, 0 if hedged or too long    | 1/6    | [0, 1] |
+    | `efficiency` | efficiency | S · (½(C* + 1) / (max(C, C*) + 1) + ½A* / max(A, A*))             | 1/6    | [0, 1] |
 
     ``schema`` without calls is ``κ`` if ``C* = 0`` else 0; ``execution`` is 1 when its denominator is 0.
     ``state`` compares the whole final database with the hidden expected one (so collateral changes
@@ -155,6 +156,13 @@ class ToolCallEnv(TextEnv):
     cheap_calls: ClassVar[bool] = True
     system_prompt = FORMAT
     default_max_turns = 16
+    multi_turn = True
+    design_choice: ClassVar[DesignChoice] = DesignChoice(
+        "state",
+        "format",
+        "the final database equals the expected one: what the task asks for",
+        "actions in the documented format (scaled by task progress)",
+    )
 
     def __init__(
         self,
@@ -207,7 +215,12 @@ class ToolCallEnv(TextEnv):
         self._seen = SeenValues()
         self._sent = SeenValues()
         system_prompt = f"{self.world.description}\n\n{FORMAT}"
-        return task.prompt, {"system_prompt": system_prompt, "tools": self.world.tools(), "domain": self.world.domain}
+        tools = self.task_tools(task)
+        return task.prompt, {"system_prompt": system_prompt, "tools": tools, "domain": self.world.domain}
+
+    def task_tools(self, task: Task) -> list[dict[str, Any]]:
+        """The tools of the task's domain (every task of a domain offers the same ones)."""
+        return WORLDS[task.data["domain"]].tools()
 
     def milestone_names(self) -> tuple[str, ...]:
         return tuple(e["name"] for e in self.task.data["effects"]) if self.task else ()

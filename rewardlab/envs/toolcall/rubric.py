@@ -235,18 +235,21 @@ def make_rubric() -> Rubric:
                 format_score,
                 "actions in the documented format, scaled by task progress",
                 formula="A_s / A · ½(κ + answer)",
+                role="format",
             ),
             Criterion(
                 "schema",
                 schema_score,
                 "reference calls covered, by schema-valid calls that relate to the task",
                 formula="κ · C_r / C",
+                role="progress",
             ),
             Criterion(
                 "execution",
                 execution_score,
                 "related calls that ran without error, scaled by coverage",
                 formula="κ · C_r,ok / (C_v − min(R, T))",
+                role="progress",
             ),
             Criterion(
                 "state",
@@ -254,18 +257,21 @@ def make_rubric() -> Rubric:
                 "final database equals the expected one (reads done on read-only tasks)",
                 formula="[final db = expected] · [M = C* if read-only] · [a > 0 if C* = 0]",
                 range="{0, 1}",
+                role="outcome",
             ),
             Criterion(
                 "answer",
                 answer_score,
                 "required outputs in a short final answer that names no competitor",
                 formula="required outputs mentioned / required, 0 if hedged or too long",
+                role="outcome",
             ),
             Criterion(
                 "efficiency",
                 efficiency_score,
                 "calls and turns versus the reference solution",
                 formula="S · (½(C* + 1) / (max(C, C*) + 1) + ½A* / max(A, A*))",
+                role="efficiency",
             ),
         ]
     )

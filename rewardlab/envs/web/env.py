@@ -11,6 +11,7 @@ from rewardlab.audit.strategy import AuditProfile
 from rewardlab.browser.actions import Action, quote_arg
 from rewardlab.browser.backends import BackendName
 from rewardlab.browser.env import BrowserTextEnv
+from rewardlab.core.card import DesignChoice
 from rewardlab.core.env import CommonArgs, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task
@@ -71,12 +72,12 @@ class WebEnv(BrowserTextEnv[SiteServer]):
     the answer does not *hedge* (state two or more values, see :mod:`rewardlab.envs.web.answers`),
     else 0; the core counts the actions and valid actions (:mod:`rewardlab.core.criteria`).
 
-    | name         | formula                                                        | default weight | range  |
-    |--------------|----------------------------------------------------------------|----------------|--------|
-    | `success`    | [every site in its goal state, and the answer right, unhedged] | 1/4            | {0, 1} |
-    | `progress`   | clean · milestones reached / milestones                        | 1/4            | [0, 1] |
-    | `validity`   | progress · valid actions / actions                             | 1/4            | [0, 1] |
-    | `efficiency` | success · min(1, (oracle steps + 2) / steps)                   | 1/4            | [0, 1] |
+    | name         | role       | formula                                                        | weight | range  |
+    |--------------|------------|----------------------------------------------------------------|--------|--------|
+    | `success`    | outcome    | [every site in its goal state, and the answer right, unhedged] | 1/4    | {0, 1} |
+    | `progress`   | progress   | clean · milestones reached / milestones                        | 1/4    | [0, 1] |
+    | `validity`   | validity   | progress · valid actions / actions                             | 1/4    | [0, 1] |
+    | `efficiency` | efficiency | success · min(1, (oracle steps + 2) / steps)                   | 1/4    | [0, 1] |
 
     ``success`` needs every site's whole state equal to the task's goal state (the target records
     changed as asked, nothing else) and, for a question, the answer stating the reference without
@@ -151,6 +152,13 @@ class WebEnv(BrowserTextEnv[SiteServer]):
 
     system_prompt: ClassVar[str] = SYSTEM_PROMPT
     default_max_turns: ClassVar[int | None] = 30
+    multi_turn = True
+    design_choice: ClassVar[DesignChoice] = DesignChoice(
+        "success",
+        "validity",
+        "every site in its goal state and an unhedged answer: the task's success",
+        "progress times the share of valid actions",
+    )
     server_stopped: ClassVar[str] = "the site server stopped"
     sample_kinds: ClassVar[tuple[str, ...]] = ("click",) * 3 + ("type", "select", "scroll", "back", "goto", "answer")
     sample_texts: ClassVar[tuple[str, ...]] = ("shirt", "red", "hello", "alice", "done")

@@ -71,12 +71,14 @@ def make_rubric() -> Rubric:
                 "every site ends in the goal state and the answer does not hedge",
                 formula="[every site in its goal state, and the answer right, unhedged]",
                 range="{0, 1}",
+                role="outcome",
             ),
             Criterion(
                 "progress",
                 progress,
                 "no damage times the fraction of the task's milestones reached",
                 formula="clean · milestones reached / milestones",
+                role="progress",
             ),
             validity_criterion(
                 scaled_by=lambda outcome: progress(outcome)[0],
@@ -88,6 +90,7 @@ def make_rubric() -> Rubric:
                 efficiency,
                 "success times min(1, (oracle steps + 2) / steps)",
                 formula="success · min(1, (oracle steps + 2) / steps)",
+                role="efficiency",
             ),
         ]
     )

@@ -1,7 +1,7 @@
 """Write the shipped BPMN tasks: ``data/tasks.jsonl`` and the generated reference models.
 
 Run ``python -m rewardlab.envs.bpmn.build.generate`` after changing a spec; the output is
-deterministic (no randomness, stable ids) and ``tests/envs/test_bpmn_tasks.py`` checks that the
+deterministic (no randomness, stable ids) and ``tests/envs/bpmn/test_bpmn_tasks.py`` checks that the
 committed files match it.
 
 Two sources of tasks:
@@ -9,7 +9,7 @@ Two sources of tasks:
 - **Generated** (``gen-*``): block-structured specs below, five difficulty levels — 1: sequences;
   2: one exclusive, parallel or inclusive gateway; 3: loops, intermediate and boundary events,
   combined gateways; 4: lanes, nested gateways, event-based gateways; 5: pools and message
-  flows. Prompt and reference come from the same spec (:mod:`rewardlab.envs.bpmn.specs`).
+  flows. Prompt and reference come from the same spec (:mod:`rewardlab.envs.bpmn.build.specs`).
 - **MIWG** (``miwg-*``): the 21 reference models of the OMG BPMN Model Interchange Working Group
   test suite (CC BY 3.0, see ``data/references/miwg/LICENSE.txt``). Each prompt is a hand-written
   summary of the case followed by a walk through the reference's elements and flows
@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import json
 
-from rewardlab.envs.bpmn.model import BPMNModel, extract_model
-from rewardlab.envs.bpmn.parse import read_answer
-from rewardlab.envs.bpmn.specs import (
+from rewardlab.envs.bpmn.build.specs import (
     Activity,
     Choice,
     CollaborationSpec,
@@ -39,6 +37,8 @@ from rewardlab.envs.bpmn.specs import (
     describe,
     to_bpmn,
 )
+from rewardlab.envs.bpmn.model import BPMNModel, extract_model
+from rewardlab.envs.bpmn.parse import read_answer
 from rewardlab.envs.bpmn.tasks import DATA
 
 A = Activity

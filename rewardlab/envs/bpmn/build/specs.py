@@ -7,7 +7,7 @@ gateway) and :class:`Guarded` (an activity with an interrupting boundary event).
 :class:`CollaborationSpec` puts processes in pools linked by message flows.
 
 :func:`to_bpmn` writes the reference model (schema-valid, with a left-to-right layout) and
-:func:`describe` writes the task prompt, so the two always agree. ``build/generate.py`` holds the
+:func:`describe` writes the task prompt, so the two always agree. ``generate.py`` beside it holds the
 shipped specs.
 """
 

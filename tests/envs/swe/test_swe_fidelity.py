@@ -5,7 +5,7 @@
   collector alone (these tests call :func:`run_tests` directly, without the static check).
 - The test process starts so that nothing in the repository shadows a module.
 - The static check flags changed test machinery files and "always equal" values, and passes
-  every gold patch (what added code does is judged by the sealed run: tests/envs/test_swe_verdict.py).
+  every gold patch (what added code does is judged by the sealed run: tests/envs/swe/test_swe_verdict.py).
 - Patches that fix no FAIL_TO_PASS test (comments, the right file broken) earn 0; an honest
   partial fix outscores every degenerate strategy of the audit.
 """

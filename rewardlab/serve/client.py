@@ -8,7 +8,8 @@ protocol), as a ``gymnasium.Env``.
     observation, reward, terminated, truncated, info = env.step("...")
 
 or ``gym.make("RewardLabClient/Remote-v0", url=..., env_id=..., env_kwargs={...})``. Observations,
-rewards and ``info`` (every key, as JSON data: tuples come back as lists) are the served env's.
+rewards and ``info`` (every key, as JSON data: tuples come back as lists) are the served env's,
+decoded by :mod:`rewardlab.serve.protocol`, the module the server encodes them with.
 A session the server ended on an infrastructure fault comes back as a truncated step with
 ``info["infra_error"]`` and reward 0.0; so does a step whose connection was lost (the server
 killed or restarted, the network cut) or that got no reply within ``timeout``: the episode
@@ -28,6 +29,7 @@ import gymnasium as gym
 
 from rewardlab.core.spaces import text_space
 from rewardlab.errors import RewardLabError, require
+from rewardlab.serve.protocol import read_observation
 
 __all__ = ["RemoteEnv", "RemoteError"]
 
@@ -126,17 +128,6 @@ class RemoteEnv(gym.Env[str, str]):
             raise RemoteError(str(data.get("code", "UNKNOWN")), str(data.get("message", "")))
         return reply.get("data") or {}
 
-    @staticmethod
-    def _unpack(data: dict[str, Any]) -> tuple[str, float | None, bool, bool, dict[str, Any]]:
-        fields = dict(data.get("observation") or {})
-        text = fields.pop("text", "")
-        terminated = bool(fields.pop("terminated", False))
-        truncated = bool(fields.pop("truncated", False))
-        info = dict(fields.pop("info", None) or {})
-        present = fields.pop("info_fields", None)
-        info.update((key, value) for key, value in fields.items() if (key in present if present else value is not None))
-        return text, data.get("reward"), terminated, truncated, info
-
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start an episode on the server; ``options``: ``task_id``, ``split``."""
         super().reset(seed=seed)
@@ -146,7 +137,7 @@ class RemoteEnv(gym.Env[str, str]):
             message.update(env_id=self.env_id, env_kwargs=self.env_kwargs)
         data = self._request({"type": "reset", "data": message})
         self._fresh = False
-        text, _, _, _, info = self._unpack(data)
+        text, _, _, _, info = read_observation(data)
         self._task_id = info.get("task_id")
         if info.get("infra_error"):  # the server ended the session; the next reset opens a new one
             self._disconnect()
@@ -163,7 +154,7 @@ class RemoteEnv(gym.Env[str, str]):
             reason = f"the connection to the server was lost mid-episode: {exc}"
             info = {"task_id": self._task_id, "infra_error": reason, "usable": False, "is_success": False}
             return f"infra_error: {reason}", 0.0, False, True, info
-        text, reward, terminated, truncated, info = self._unpack(data)
+        text, reward, terminated, truncated, info = read_observation(data)
         if info.get("infra_error"):  # the server ended the session; the next reset opens a new one
             self._disconnect()
         return text, float(reward or 0.0), terminated, truncated, info

@@ -1,32 +1,20 @@
-"""Group advantages (GRPO, GDPO) against hand-computed values and invariants; the old import paths."""
+"""Group advantages (GRPO, GDPO) against hand-computed values and invariants."""
 
 import doctest
-import importlib
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rewardlab.baselines.advantages
-from rewardlab.baselines.advantages import component_group_advantages, group_advantages
+import rewardlab.core.group_stats
+from rewardlab.core.group_stats import component_group_advantages, group_advantages
 from rewardlab.errors import ConfigError
 
 
 def test_the_module_doctests_pass():
-    result = doctest.testmod(rewardlab.baselines.advantages, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(rewardlab.core.group_stats, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
-
-
-def test_the_old_import_paths_still_work():
-    from rewardlab.wrappers import component_group_advantages as exported_gdpo
-    from rewardlab.wrappers import group_advantages as exported_grpo
-
-    moved = importlib.import_module("rewardlab.wrappers.advantages")
-    assert exported_grpo is group_advantages and exported_gdpo is component_group_advantages
-    for name in moved.__all__:
-        assert getattr(moved, name) is getattr(rewardlab.baselines.advantages, name)
-    assert "rewardlab.baselines.advantages" in moved.__doc__
 
 
 def test_grpo_hand_computed_values():

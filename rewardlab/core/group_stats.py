@@ -1,4 +1,7 @@
-"""Group advantages: pure functions over a batch of episode results, usable by any trainer.
+"""Group statistics and group advantages: pure functions over a batch of episode results.
+
+The trainers (:mod:`rewardlab.baselines.grpo`) take their advantages from here and
+:class:`~rewardlab.wrappers.DynamicRubric` its within-group spreads; any other trainer can use them too.
 
 A batch holds rollouts of several tasks; ``groups[i]`` names the group of rollout ``i`` (usually
 its task id: GRPO draws G rollouts of one task with ``reset(options={"task_id": ...})``). For a

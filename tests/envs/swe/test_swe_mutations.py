@@ -62,7 +62,7 @@ if __name__ == "__main__":
     print(area(1, 2))
 '''
 
-SITE_PACKAGES = Path(__file__).resolve().parents[2] / ".venv" / "lib" / "python3.11" / "site-packages"
+SITE_PACKAGES = Path(__file__).resolve().parents[3] / ".venv" / "lib" / "python3.11" / "site-packages"
 REAL_FILES = ["tabulate/__init__.py", "jmespath/parser.py", "pyparsing/core.py"]
 
 

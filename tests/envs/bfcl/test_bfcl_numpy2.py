@@ -33,7 +33,7 @@ BACKEND_IMPORTS = {"mpmath"}
 PLAY = """
 import gymnasium as gym, rewardlab
 from rewardlab.agents import OracleAgent
-from rewardlab.envs.bfcl.loader import CATEGORIES
+from rewardlab.envs.bfcl.constants import CATEGORIES
 from rewardlab.evaluation import run_episode
 
 def play(env, task_id):

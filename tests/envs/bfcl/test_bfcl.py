@@ -18,7 +18,8 @@ import rewardlab  # noqa: E402, F401  (registers the ids)
 from rewardlab.agents import OracleAgent, RandomAgent  # noqa: E402
 from rewardlab.envs.bfcl import BFCLEnv  # noqa: E402
 from rewardlab.envs.bfcl.checker import AnswerSpec, satisfiable, standardize_string  # noqa: E402
-from rewardlab.envs.bfcl.loader import CATEGORIES, load_tasks, split_of  # noqa: E402
+from rewardlab.envs.bfcl.constants import CATEGORIES  # noqa: E402
+from rewardlab.envs.bfcl.loader import load_tasks, split_of  # noqa: E402
 from rewardlab.errors import ConfigError, MissingDependencyError  # noqa: E402
 
 TRIANGLE = "simple_python_0"  # calculate_triangle_area(base: int = 10, height: int = 5, unit: str = "units" | omitted)

@@ -18,7 +18,7 @@ from rewardlab.audit import MIN_MARGIN, AuditReport, audit_env  # noqa: E402
 from rewardlab.envs.bfcl import BFCLEnv  # noqa: E402
 from rewardlab.envs.bfcl.audit import placeholder  # noqa: E402
 from rewardlab.envs.bfcl.checker import AnswerSpec  # noqa: E402
-from rewardlab.envs.bfcl.loader import IRRELEVANCE_CATEGORIES  # noqa: E402
+from rewardlab.envs.bfcl.constants import IRRELEVANCE_CATEGORIES  # noqa: E402
 from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv  # noqa: E402
 from rewardlab.envs.bfcl.oracle import first_possible_answer  # noqa: E402
 from rewardlab.envs.bfcl.tools import openai_tools  # noqa: E402

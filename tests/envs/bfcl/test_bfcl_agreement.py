@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 pytest.importorskip("bfcl_eval", reason="bfcl-eval is not installed (pip install 'rewardlab[bfcl]')")
 
 from rewardlab.envs.bfcl.checker import AnswerSpec  # noqa: E402
-from rewardlab.envs.bfcl.loader import AST_CATEGORIES, is_simple, load_tasks  # noqa: E402
+from rewardlab.envs.bfcl.constants import AST_CATEGORIES  # noqa: E402
+from rewardlab.envs.bfcl.loader import is_simple, load_tasks  # noqa: E402
 from rewardlab.envs.bfcl.oracle import answer_value  # noqa: E402
 
 MODEL_NAME = "gorilla-openfunctions-v2"

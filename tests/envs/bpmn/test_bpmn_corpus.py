@@ -24,7 +24,7 @@ from rewardlab.envs.bpmn.semantic import profile, semantic_similarity
 from rewardlab.envs.bpmn.tasks import read_reference
 
 CORPUS = Path(
-    os.environ.get("REWARDLAB_BPMN_CORPUS", Path(__file__).resolve().parents[3] / "shared" / "corpora" / "bpmn-miwg")
+    os.environ.get("REWARDLAB_BPMN_CORPUS", Path(__file__).resolve().parents[4] / "shared" / "corpora" / "bpmn-miwg")
 )
 MODELS = CORPUS / "models"
 EXPORT = re.compile(r"^([ABC]\.\d\.\d)(?:\.\d+)?-export(?:\.\d+)?\.bpmn$")
