@@ -12,6 +12,7 @@ from typing import Any
 import gymnasium as gym
 
 from rewardlab.agents.base import Agent
+from rewardlab.core.env import unwrapped_text_env
 from rewardlab.core.info import FinalInfo
 from rewardlab.wrappers.recording import RecordEpisodes
 
@@ -33,6 +34,8 @@ class EpisodeResult:
     milestones: list[str] = field(default_factory=list)
     infra_error: str | None = None
     """Why an infrastructure fault ended the episode (its reward is no judgement of the agent), else None."""
+    reward_version: str | None = None
+    """The stamp of the reward that scored the episode (the final info's, :mod:`rewardlab.core.provenance`)."""
 
 
 def run_episode(
@@ -54,7 +57,7 @@ def run_episode(
         actions.append(action)
         observations.append(observation)
         milestones.extend(info.get("milestones", []))
-        total_reward += reward
+        total_reward += float(reward)
         steps += 1
         if terminated or truncated:
             break
@@ -71,6 +74,7 @@ def run_episode(
         observations=observations,
         milestones=milestones,
         infra_error=final.infra_error,
+        reward_version=final.reward_version,
     )
 
 
@@ -111,18 +115,20 @@ def evaluate(
     env_kwargs: dict[str, Any] | None = None,
     progress: Callable[[Iterable[int]], Iterable[int]] = iter,
     record: str | Path | None = None,
+    label: str | None = None,
 ) -> list[EpisodeResult]:
     """Run ``episodes`` episodes with seeds ``seed, seed+1, ...`` over the tasks of ``split``.
 
     Tasks are taken in order, cycling, so every task is visited before any repeats. ``record``
-    appends every episode to that JSONL file (:class:`~rewardlab.wrappers.RecordEpisodes`).
+    appends every episode to that JSONL file (:class:`~rewardlab.wrappers.RecordEpisodes`), each labelled
+    ``label`` (the agent's name, for ``rewardlab rescore``'s ranking).
     """
     env = gym.make(env_id, **(env_kwargs or {}))
     if record is not None:
-        env = RecordEpisodes(env, record, flush_interval_s=0)
+        env = RecordEpisodes(env, record, flush_interval_s=0, label=label)
     try:
         agent = make_agent(env)
-        task_ids = env.unwrapped.tasks.ids(split)
+        task_ids = unwrapped_text_env(env).tasks.ids(split)
         return [
             run_episode(env, agent, seed=seed + i, task_id=task_ids[i % len(task_ids)])
             for i in progress(range(episodes))

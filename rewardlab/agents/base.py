@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from rewardlab.core.agent import Agent
+from rewardlab.core.env import unwrapped_text_env
 
 __all__ = ["Agent", "OracleAgent", "RandomAgent"]
 
@@ -17,7 +18,7 @@ class RandomAgent:
     provides one, printable noise otherwise). Seeded, so runs repeat."""
 
     def __init__(self, env: gym.Env, seed: int | None = None):
-        self.env = env.unwrapped
+        self.env = unwrapped_text_env(env)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
@@ -36,7 +37,7 @@ class OracleAgent:
     """
 
     def __init__(self, env: gym.Env):
-        self.env = env.unwrapped
+        self.env = unwrapped_text_env(env)
         self.oracle = self.env.make_oracle()
 
     def act(self, observation: str, info: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 
 from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy
+from rewardlab.core.env import unwrapped_text_env
 from rewardlab.core.info import FinalInfo
 
 UNBOUNDED_STEP_CAP = 64
@@ -50,7 +51,7 @@ def play_episode(
 ) -> EpisodeRecord | None:
     """Play ``strat`` on ``task_id``; ``None`` when the strategy raises :class:`NotApplicable` at once."""
     episode_seed = seed_of(seed, strat.name, task_id) if episode_seed is None else episode_seed
-    base = env.unwrapped
+    base = unwrapped_text_env(env)
     try:
         observation, info = env.reset(seed=episode_seed, options={"task_id": task_id})
     except Exception as exc:  # an env that cannot reset is an infrastructure failure, not a hack

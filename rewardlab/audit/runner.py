@@ -27,7 +27,8 @@ import gymnasium as gym
 from rewardlab.audit.batteries import RewriteRow, play_rewrites, rate
 from rewardlab.audit.episode import EpisodeRecord, play_episode
 from rewardlab.audit.generic import GENERIC
-from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy
+from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy, profile_of
+from rewardlab.core.env import unwrapped_text_env
 from rewardlab.errors import ConfigError, did_you_mean
 
 BATTERIES = ("degenerate", "equivalent", "defective")
@@ -181,8 +182,8 @@ def _audit(
     min_margin: float,
     batteries: Sequence[str],
 ) -> AuditReport:
-    base = env.unwrapped
-    profile: AuditProfile = base.audit_profile()
+    base = unwrapped_text_env(env)
+    profile = profile_of(env)
     task_ids = spread(base.tasks.ids(split), episodes)
     if not task_ids:
         raise ConfigError(f"{env_id} has no {split!r} tasks to audit")
@@ -282,7 +283,7 @@ def _row(strat: Strategy, records: list[EpisodeRecord], oracle_mean: float, min_
 
 
 def _play_oracle(env: gym.Env, task_id: str, seed: int) -> tuple[EpisodeRecord, list[str]]:
-    oracle = env.unwrapped.make_oracle()
+    oracle = unwrapped_text_env(env).make_oracle()
     reset = getattr(oracle, "reset", None)
     actions: list[str] = []
 

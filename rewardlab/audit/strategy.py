@@ -114,3 +114,10 @@ def strategy(name: str, description: str = "") -> Callable[[Play], Strategy]:
         return Strategy(name=name, play=play, description=description or (play.__doc__ or "").strip())
 
     return wrap
+
+
+def profile_of(env: Any) -> AuditProfile:
+    """``env``'s own :class:`AuditProfile` (``env.audit_profile()`` of the unwrapped env), or an empty one when
+    it declares none."""
+    profile = env.unwrapped.audit_profile()
+    return profile if profile is not None else AuditProfile()

@@ -165,7 +165,7 @@ class GRPOConfig(TrainerConfig):
     """Added to group standard deviations."""
     ray_rollouts: bool = False
     """Step each of the ``tasks_per_step * group_size`` envs in its own Ray actor (``ray.init()`` first, or a
-    local Ray instance is started); generation stays in the trainer. See :mod:`rewardlab.integrations.ray`."""
+    local Ray instance is started); generation stays in the trainer. See :mod:`rewardlab.baselines.ray_envs`."""
     torch_threads: int = 0
     """Process-wide torch intra-op threads (``torch.set_num_threads``) for the run; 0 keeps torch's default
     (one per core). Where other processes share the cores, 1 avoids threads waiting on a descheduled peer."""

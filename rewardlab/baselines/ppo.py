@@ -106,7 +106,7 @@ class PPOConfig(TrainerConfig):
     """Micro-batches per minibatch."""
     ray_rollouts: bool = False
     """Step each of the ``episodes_per_step`` envs in its own Ray actor (``ray.init()`` first, or a local Ray
-    instance is started); generation stays in the trainer. See :mod:`rewardlab.integrations.ray`."""
+    instance is started); generation stays in the trainer. See :mod:`rewardlab.baselines.ray_envs`."""
 
     def __post_init__(self) -> None:
         super().__post_init__()

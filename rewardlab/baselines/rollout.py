@@ -401,7 +401,7 @@ def _run_lockstep(
 
 def call_all(envs: Sequence[Any], method: str, kwargs: Sequence[dict[str, Any]]) -> list[Any]:
     """Call ``method(**kwargs[i])`` on every env. Envs with ``<method>_async`` (remote envs, see
-    :mod:`rewardlab.integrations.ray`) get every call submitted before any result is awaited, so
+    :mod:`rewardlab.baselines.ray_envs`) get every call submitted before any result is awaited, so
     they run in parallel; local envs run in turn."""
     pending = [
         getattr(env, f"{method}_async")(**kw) if hasattr(env, f"{method}_async") else None

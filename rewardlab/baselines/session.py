@@ -98,12 +98,12 @@ def make_training_envs(
 ) -> list[Any]:
     """``count`` envs of ``env_id`` behind :class:`~rewardlab.wrappers.ChatHistory`: local
     (:func:`rewardlab.baselines.rollout.make_envs`), or with ``ray_rollouts`` each in its own Ray actor
-    (:func:`rewardlab.integrations.ray.make_remote_envs`; a local Ray instance is started unless
+    (:func:`rewardlab.baselines.ray_envs.make_remote_envs`; a local Ray instance is started unless
     ``ray.init()`` was called). Both kinds drop into :func:`~rewardlab.baselines.rollout.collect_episodes`."""
     if not ray_rollouts:
         return make_envs(env_id, count, env_kwargs)
     ray = require("ray", "dist")
-    from rewardlab.integrations.ray import make_remote_envs
+    from rewardlab.baselines.ray_envs import make_remote_envs
 
     if not ray.is_initialized():
         ray.init(include_dashboard=False)

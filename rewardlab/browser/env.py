@@ -201,7 +201,8 @@ class BrowserTextEnv(TextEnv, Generic[ServerT]):
                 return f"type({node.id}, {quote_arg(str(rng.choice(self.sample_texts)))})"
             if kind == "select" and comboboxes:
                 node = comboboxes[int(rng.integers(len(comboboxes)))]
-                return f"select({node.id}, {quote_arg(node.options[int(rng.integers(len(node.options)))])})"
+                options = node.options or ()  # non-empty: comboboxes keeps those with options
+                return f"select({node.id}, {quote_arg(options[int(rng.integers(len(options)))])})"
             return f"click({nodes[int(rng.integers(len(nodes)))].id})"
         if kind == "scroll":
             return f"scroll({rng.choice(['down', 'up'])})"

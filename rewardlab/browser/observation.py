@@ -305,8 +305,8 @@ def _interactive_node(nid: int, el: lxml_html.HtmlElement, role: str, labels: _L
     target = None
     if role == "link" and tag == "a":
         target = el.get("href")
-    elif submits:
-        target = _form_of(el).get("action") or ""
+    elif submits and (form := _form_of(el)) is not None:  # submits_form found the form
+        target = form.get("action") or ""
     return Node(nid, role, name, target=target, submits=submits, disabled=disabled)
 
 

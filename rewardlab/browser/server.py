@@ -16,6 +16,7 @@ import logging
 import socket
 import sys
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -23,6 +24,9 @@ logger = logging.getLogger(__name__)
 
 DROPPED_CONNECTION: tuple[type[BaseException], ...] = (ConnectionError, TimeoutError)
 """What a handler raises when its client went away (``ConnectionError`` covers broken pipes and resets)."""
+
+HandlerFactory = Callable[..., BaseHTTPRequestHandler]
+"""What serves one request: a handler class, or a :func:`functools.partial` of one (as :mod:`socketserver` takes)."""
 
 
 class QuietHandler(BaseHTTPRequestHandler):
@@ -40,7 +44,7 @@ class _QuietHTTPServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, handler: type[BaseHTTPRequestHandler], owner: PageServer):
+    def __init__(self, handler: HandlerFactory, owner: PageServer):
         self.owner: Any = owner  # the PageServer subclass its handlers talk to
         self.connections: set[socket.socket] = set()
         self.connections_lock = threading.Lock()
@@ -77,7 +81,7 @@ class PageServer:
         origin: ``http://127.0.0.1:<port>``.
     """
 
-    def __init__(self, handler: type[BaseHTTPRequestHandler], *, name: str):
+    def __init__(self, handler: HandlerFactory, *, name: str):
         self._httpd = _QuietHTTPServer(handler, self)
         self.port: int = self._httpd.server_address[1]
         self.origin = f"http://127.0.0.1:{self.port}"

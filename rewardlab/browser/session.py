@@ -129,7 +129,7 @@ class BrowserSession:
             option = self._match_option(node, action.text or "")
             if option is None:
                 shown = ", ".join(repr(o) for o in node.options[:20])
-                return f"[{node.id}] has no option {action.text[:80]!r}; options are {shown}"
+                return f"[{node.id}] has no option {(action.text or '')[:80]!r}; options are {shown}"
             self.backend.select_option(node, option)
         self.refresh()
         return None

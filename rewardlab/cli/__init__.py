@@ -18,6 +18,7 @@ COMMANDS: tuple[str, ...] = (
     "play",
     "eval",
     "audit",
+    "rescore",
     "crosscheck",
     "bench",
     "leaderboard",

@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import gymnasium as gym
+
+    from rewardlab.core.agent import Agent
 
 HELP = "Evaluate an agent on an env: per-component means with 95%% CIs, written as JSON."
 
@@ -32,6 +40,7 @@ def format_table(summaries: dict[str, dict]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     import json
+    from functools import partial
     from pathlib import Path
 
     from tqdm import tqdm
@@ -41,7 +50,10 @@ def run(args: argparse.Namespace) -> int:
     from rewardlab.evaluation import evaluate, summarize
 
     env_ids = rewardlab.env_ids() if args.env == ["all"] else args.env
-    makers = {"oracle": OracleAgent, "random": lambda env: RandomAgent(env, seed=args.seed)}
+    makers: dict[str, Callable[[gym.Env], Agent]] = {
+        "oracle": OracleAgent,
+        "random": lambda env: RandomAgent(env, seed=args.seed),
+    }
     summaries = {}
     for env_id in env_ids:
         results = evaluate(
@@ -50,8 +62,9 @@ def run(args: argparse.Namespace) -> int:
             episodes=args.episodes,
             seed=args.seed,
             split=args.split,
-            progress=lambda it, env_id=env_id: tqdm(it, desc=f"{args.agent} on {env_id}", unit="ep"),
+            progress=partial(tqdm, desc=f"{args.agent} on {env_id}", unit="ep"),
             record=args.record,
+            label=args.agent,
         )
         summaries[env_id] = {"agent": args.agent, "seed": args.seed, "split": args.split, **summarize(results)}
     print(format_table(summaries))

@@ -73,7 +73,7 @@ def start_screen(observation: str, info: dict[str, Any]) -> str:
 def read_action() -> str | None:
     """Read one action: lines until a line with a single '.', or EOF. None at EOF with no input."""
     print("--- your action (end with a line holding only '.', Ctrl-D to quit):", flush=True)
-    lines = []
+    lines: list[str] = []
     for line in sys.stdin:
         if line.rstrip("\n") == ".":
             return "\n".join(lines)

@@ -15,7 +15,9 @@ instead of keeping a table about envs or playing one to find out. Each fact come
 - the tool sets: ``env.task_tools(task)`` of every task (what its reset ``info["tools"]`` holds), each
   distinct list once, in task order;
 - the reward design, the components that the leaderboard's *targeted* and *gated* schemes use: the env
-  class's ``design_choice`` (:class:`DesignChoice`), checked against the rubric when the env is made.
+  class's ``design_choice`` (:class:`DesignChoice`), checked against the rubric when the env is made;
+- whether an episode can be re-scored from its record (``rewardlab rescore``): the env class's ``replay``
+  (:data:`ReplayFidelity`) and ``replay_tolerance``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rewardlab.core.rubric import Rubric
 from rewardlab.core.specs import criterion_rows
@@ -33,7 +35,20 @@ from rewardlab.errors import ConfigError, did_you_mean
 if TYPE_CHECKING:
     from rewardlab.core.env import TextEnv
 
-__all__ = ["DesignChoice", "EnvCard", "env_card"]
+__all__ = ["REPLAY_FIDELITIES", "DesignChoice", "EnvCard", "ReplayFidelity", "env_card"]
+
+ReplayFidelity = Literal["exact", "approximate"]
+"""How faithfully an episode replayed from its record (:func:`rewardlab.core.replay.replay`: the same seed, reset
+options and actions on a fresh env) reproduces the recorded rewards:
+
+- ``"exact"``: the outcome depends only on the seed, the reset options and the actions, so the replay gives the
+  recorded reward and components bit for bit;
+- ``"approximate"``: it can also depend on what the record does not hold (timing, state carried across
+  episodes), so the replay agrees within the env's ``replay_tolerance`` on the reward and on every component,
+  and a replay that does not is reported as drift.
+"""
+
+REPLAY_FIDELITIES: tuple[ReplayFidelity, ...] = ("exact", "approximate")
 
 
 @dataclass(frozen=True)
@@ -102,6 +117,10 @@ class EnvCard:
             declares none.
         reward_version: The stamp of everything that decides the env's rewards
             (:mod:`rewardlab.core.provenance`).
+        replay: Whether a replay of a recorded episode gives back its rewards exactly (:data:`ReplayFidelity`),
+            ``None`` when the env declares nothing.
+        replay_tolerance: With ``replay = "approximate"``, the largest difference of the reward and of each
+            component between a record and its replay that still counts as the same outcome; 0 otherwise.
     """
 
     env_id: str | None
@@ -118,6 +137,8 @@ class EnvCard:
     system_prompt: str
     design: DesignChoice | None
     reward_version: str
+    replay: ReplayFidelity | None = None
+    replay_tolerance: float = 0.0
 
     @property
     def component_names(self) -> tuple[str, ...]:
@@ -146,6 +167,8 @@ class EnvCard:
             "system_prompt": self.system_prompt,
             "design": None if self.design is None else asdict(self.design),
             "reward_version": self.reward_version,
+            "replay": self.replay,
+            "replay_tolerance": self.replay_tolerance,
         }
 
 
@@ -172,4 +195,6 @@ def env_card(env: TextEnv) -> EnvCard:
         system_prompt=env.system_prompt,
         design=env.design_choice,
         reward_version=env.reward_version,
+        replay=env.replay,
+        replay_tolerance=float(env.replay_tolerance),
     )

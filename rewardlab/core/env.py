@@ -33,14 +33,14 @@ import inspect
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, TypedDict, cast
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from rewardlab.core import provenance
-from rewardlab.core.card import DesignChoice, EnvCard, env_card
+from rewardlab.core.card import REPLAY_FIDELITIES, DesignChoice, EnvCard, ReplayFidelity, env_card
 from rewardlab.core.rubric import Aggregate, Rubric, RubricResult
 from rewardlab.core.spaces import DEFAULT_MAX_TEXT_LENGTH, TextSpace
 from rewardlab.core.tasks import Task, TaskSet
@@ -52,7 +52,7 @@ if sys.version_info >= (3, 11):
 else:  # gymnasium depends on typing_extensions
     from typing_extensions import Unpack
 
-__all__ = ["COMMON_ARGS", "CommonArgs", "TextEnv", "Turn", "Unpack"]
+__all__ = ["COMMON_ARGS", "CommonArgs", "TextEnv", "Turn", "Unpack", "unwrapped_text_env"]
 
 
 class CommonArgs(TypedDict, total=False):
@@ -136,7 +136,9 @@ class TextEnv(gym.Env[str, str]):
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}
-    system_prompt: ClassVar[str] = ""
+    system_prompt: str = ""
+    """The system prompt of every episode (``info["system_prompt"]``). Every env declares it on its class; one whose
+    prompt depends on its arguments sets it in ``__init__``."""
     max_observation_length: ClassVar[int] = DEFAULT_MAX_TEXT_LENGTH
     default_max_turns: ClassVar[int | None] = None
     cheap_calls: ClassVar[bool] = False
@@ -149,6 +151,18 @@ class TextEnv(gym.Env[str, str]):
     """Whether the user speaks again after the agent's reply (several user turns per episode)."""
     design_choice: ClassVar[DesignChoice | None] = None
     """The components of the leaderboard's targeted and gated reward-design schemes, with the reasons."""
+    replay: ClassVar[ReplayFidelity | None] = None
+    """Whether an episode re-scored from its record (:func:`rewardlab.core.replay.replay`: the recorded seed, reset
+    options and actions on a fresh env) gives back the recorded rewards: ``"exact"`` when the outcome depends only
+    on those, ``"approximate"`` when it can also depend on what the record does not hold (timing, state carried
+    across episodes); see :data:`~rewardlab.core.card.ReplayFidelity`. Every env declares it, with the reason,
+    in its spec sheet's *Episode end* section."""
+    replay_tolerance: ClassVar[float] = 0.0
+    """With ``replay = "approximate"``: the largest |recorded − replayed| difference of the reward and of each
+    component that still counts as the same outcome (documented with the reason by the env); 0 for exact envs."""
+    recorded_info_keys: ClassVar[tuple[str, ...]] = ()
+    """Final-info keys that :class:`~rewardlab.wrappers.RecordEpisodes` records under ``info`` besides the outcome:
+    the env's re-scoring state (SWE's ``patch``); a replay checks that it reproduces them."""
     reward_packages: ClassVar[tuple[str, ...]] = ()
     """Packages whose code computes the outcome besides :mod:`rewardlab.core` and the env class's own (and its
     bases'): part of ``reward_version`` (:meth:`reward_parts`)."""
@@ -187,6 +201,8 @@ class TextEnv(gym.Env[str, str]):
         )
         if self.design_choice is not None:
             self.design_choice.check(self.rubric)
+        if self.replay is not None and self.replay not in REPLAY_FIDELITIES:
+            raise ConfigError(f"{type(self).__name__}.replay must be one of {REPLAY_FIDELITIES}, got {self.replay!r}")
         self.reward_component_names: tuple[str, ...] = self.rubric.names
         self.reward_space = spaces.Box(0.0, 1.0, (len(self.reward_component_names),), dtype=np.float32)
         self.observation_space = TextSpace(self.max_observation_length)
@@ -223,6 +239,14 @@ class TextEnv(gym.Env[str, str]):
 
     def _act(self, action: str) -> Turn:
         raise NotImplementedError
+
+    @property
+    def current_task(self) -> Task:
+        """:attr:`task`, the task ``reset`` started, for the hooks and oracles that run inside an episode;
+        ResetNeeded before the first ``reset``."""
+        if self.task is None:
+            raise ResetNeeded("call reset() first: no task has been started")
+        return self.task
 
     def _outcome(self) -> tuple[Any, bool]:
         """The outcome to score when the step limit ends the episode: ``(outcome, usable)``."""
@@ -296,10 +320,9 @@ class TextEnv(gym.Env[str, str]):
 
     def audit_profile(self) -> Any:
         """The env's :class:`~rewardlab.audit.AuditProfile`: its own degenerate strategies for
-        ``rewardlab audit``, its finishing action and accepted successes. Default: none of its own."""
-        from rewardlab.audit.strategy import AuditProfile
-
-        return AuditProfile()
+        ``rewardlab audit``, its finishing action and accepted successes; ``None`` (the default) when it has
+        none of its own (:func:`rewardlab.audit.strategy.profile_of` reads it)."""
+        return None
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
@@ -417,3 +440,10 @@ class TextEnv(gym.Env[str, str]):
     def close(self) -> None:
         """Free processes, browsers, containers and temp dirs. Safe to call twice."""
         super().close()
+
+
+def unwrapped_text_env(env: gym.Env[Any, Any]) -> TextEnv:
+    """``env.unwrapped``, typed as the :class:`TextEnv` every RewardLab id makes, for callers that read its
+    public API (``tasks``, ``card()``, ``make_oracle()``...). A static cast, not a check: an env that only
+    duck-types that API (a test double, a proxy) passes through unchanged."""
+    return cast(TextEnv, env.unwrapped)

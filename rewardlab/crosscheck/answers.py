@@ -20,7 +20,7 @@ import gymnasium as gym
 from rewardlab.audit.batteries import rewrite_strategy
 from rewardlab.audit.episode import EpisodeRecord, oracle_seed, play_episode
 from rewardlab.audit.rewrite import Rewrite
-from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy
+from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy, profile_of
 
 Kind = Literal["oracle", "equivalent", "defective", "recorded"]
 """Where an answer comes from: the oracle, a rewrite of its answer (by battery), a recorded episode."""
@@ -134,7 +134,7 @@ def answer_set(
     """Every answer of ``kinds`` on ``task_ids``: the oracle's, then each rewrite the env's audit profile
     registers (the ones that apply), then the ``recorded`` episodes ``(file, line, record)``."""
     recorder = _Recorder(env)
-    profile: AuditProfile = env.unwrapped.audit_profile()  # type: ignore[attr-defined]
+    profile = profile_of(env)
     rewrites = [w for w in [*profile.equivalents, *profile.defects] if w.battery in kinds]
     if "oracle" in kinds or rewrites:
         for task_id in task_ids:

@@ -9,11 +9,11 @@ from typing import Any
 import gymnasium as gym
 
 from rewardlab.audit.runner import spread
+from rewardlab.core.records import read_episodes
 from rewardlab.crosscheck.answers import KINDS, Kind, answer_set
 from rewardlab.crosscheck.grader import ExternalVerdict, Grader, graders_for
 from rewardlab.crosscheck.report import CrosscheckReport, Graded, GraderReport
 from rewardlab.errors import ConfigError, RewardLabError
-from rewardlab.wrappers.recording import read_episodes
 
 
 def crosscheck_env(

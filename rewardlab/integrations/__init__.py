@@ -7,8 +7,9 @@
 - :mod:`rewardlab.integrations.skyrl`: SkyRL-Gym ``BaseTextEnv``;
 - :mod:`rewardlab.integrations.verl`: verl's agent loop (``AgentLoopBase``, registered ``"rewardlab"``);
 - :mod:`rewardlab.integrations.openrlhf`: OpenRLHF's ``AgentInstanceBase``/``AgentExecutorBase``;
-- :mod:`rewardlab.integrations.nemo_gym`: NeMo-Gym's Gymnasium resources server (``GymnasiumServer``);
-- :mod:`rewardlab.integrations.ray`: rollouts on Ray actors.
+- :mod:`rewardlab.integrations.nemo_gym`: NeMo-Gym's Gymnasium resources server (``GymnasiumServer``).
+
+Rollouts on Ray actors, which the baselines use too, are :mod:`rewardlab.baselines.ray_envs`.
 
 Each is a translation onto :mod:`rewardlab.integrations.session`, the episode-session kernel (resolve the env,
 start a task, play turns, log, flag infrastructure faults, close once); every adapter logs the keys of

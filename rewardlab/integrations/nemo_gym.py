@@ -9,11 +9,13 @@ followed by the reset observation and each later observation as user messages. T
 terminal step. :class:`RewardLabServer` plays one :class:`~rewardlab.integrations.session.EpisodeSession`
 per NeMo-Gym session:
 
-- ``reset`` starts the row's task (``task_id``, ``split``) and returns the env's first observation;
-  the env's system prompt is in the row's input (:func:`nemo_gym_rows` writes the rows).
+- ``reset`` starts the row's task (``task_id``, ``split``) and returns the env's first observation, with
+  ``task_id`` and ``reward_version`` (the stamp of the reward, :mod:`rewardlab.core.provenance`) as its
+  ``info``; the env's system prompt is in the row's input (:func:`nemo_gym_rows` writes the rows).
 - ``step`` plays the text of the response's messages (NeMo-Gym's ``extract_text``) and returns the
   env's step reward, so the rewards add up to the env's return; the last step's ``info`` is the
-  episode's :func:`~rewardlab.core.info.episode_logs` and ``task_id``.
+  episode's :func:`~rewardlab.core.info.episode_logs`, ``task_id`` and ``reward_version`` (the stamp of the
+  reward that scored it).
 - An infrastructure fault ends the session and fails the step with
   :class:`~rewardlab.errors.InfrastructureError` (HTTP 500): the agent's run fails and the rollout is
   not collected, rather than scored 0 (a server has no other way to drop one).
@@ -57,7 +59,7 @@ class RewardLabServer(GymnasiumServer):
         session = EpisodeSession(self.config.env_id, self.config.env_kwargs)
         self.session_state[session_id] = session
         await asyncio.to_thread(session.start, metadata.get("task_id"), metadata.get("split"))
-        return session.observation, {"task_id": session.task_id}
+        return session.observation, {"task_id": session.task_id, "reward_version": session.reward_version}
 
     async def step(
         self, action: Any, metadata: dict, session_id: str | None = None
@@ -67,7 +69,9 @@ class RewardLabServer(GymnasiumServer):
         if session.infra_error:
             await self.close_session(session_id)
             raise InfrastructureError(f"{self.config.env_id} task {session.task_id}: {session.infra_error}")
-        info = {"task_id": session.task_id, **session.logs} if turn.done else {}
+        info = (
+            {"task_id": session.task_id, "reward_version": session.reward_version, **session.logs} if turn.done else {}
+        )
         return turn.observation, turn.reward, turn.done and not turn.truncated, turn.truncated, info
 
     def _cleanup_session(self, session_id: str | None) -> None:
@@ -86,14 +90,15 @@ def nemo_gym_rows(
     limit: int | None = None,
 ) -> list[dict[str, Any]]:
     """NeMo-Gym dataset rows, one per task of ``split``: ``responses_create_params`` (the env's system
-    prompt, when it has one, as the input: the agent adds the reset observation), ``task_id``, ``split``
-    and, with ``agent_name``, ``agent_ref``."""
+    prompt, when it has one, as the input: the agent adds the reset observation), ``task_id``, ``split``,
+    ``reward_version`` (the env's stamp when the rows were made) and, with ``agent_name``, ``agent_ref``."""
     return [
         {
             "responses_create_params": {"input": messages[:-1]},
             "task_id": task_id,
             "split": split,
+            "reward_version": info.get("reward_version"),
             **({"agent_ref": {"type": "responses_api_agents", "name": agent_name}} if agent_name else {}),
         }
-        for task_id, messages, _ in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
+        for task_id, messages, info in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
     ]

@@ -29,6 +29,10 @@ environment feedback with action mask 0.
 - An infrastructure fault (``info["infra_error"]``) sets ``infra_error`` 1.0 (the reward is the
   env's invalid penalty, the episode never a success). OpenRLHF has no way for an agent to drop a
   sample: filter on that log.
+- Reward provenance: OpenRLHF turns every ``extra_logs`` value into a tensor and keeps nothing else per
+  sample, so the stamp of the reward (``reward_version``, :mod:`rewardlab.core.provenance`) cannot reach its
+  logs. It is in every row of :func:`openrlhf_rows` (the env's stamp when the rows were made) and, per
+  episode, in the agent's :attr:`RewardLabAgent.reward_version`.
 - The env (an :class:`~rewardlab.integrations.session.EpisodeSession`'s) is closed when the episode ends
   and, for an episode the token budget cut short, when the instance is garbage-collected.
 
@@ -60,7 +64,8 @@ import gymnasium as gym
 from rewardlab.errors import ConfigError, require
 from rewardlab.integrations.session import EpisodeSession, task_prompts
 
-agent = require("openrlhf.utils.agent", "openrlhf")
+# Any, not ModuleType: its classes are bases and annotations below
+agent: Any = require("openrlhf.utils.agent", "openrlhf")
 torch = require("torch", "openrlhf")
 
 __all__ = [
@@ -134,6 +139,11 @@ class RewardLabAgent(agent.AgentInstanceBase):
             missing_env_id="RewardLabAgent needs agent_classes(env_id) or REWARDLAB_ENV_ID",
         )
 
+    @property
+    def reward_version(self) -> str | None:
+        """The stamp of the reward of the current (or last) episode; None before the first reset."""
+        return self.session.reward_version
+
     async def reset(self, states: dict, **kwargs: Any) -> dict:
         """Make the env, start the label's task and return ``{"observation": <the rendered prompt>}``."""
         await asyncio.to_thread(self.session.close)  # a second reset: the first episode's env goes
@@ -202,8 +212,9 @@ def openrlhf_rows(
     env_id: str, split: str = "train", *, env_kwargs: Mapping[str, Any] | None = None, limit: int | None = None
 ) -> list[dict[str, Any]]:
     """OpenRLHF prompt rows, one per task of ``split``: ``prompt`` (the env's chat messages, for
-    ``--data.input_key prompt``) and ``label`` (the task id, for ``--data.label_key label``)."""
+    ``--data.input_key prompt``), ``label`` (the task id, for ``--data.label_key label``) and
+    ``reward_version`` (the env's stamp when the rows were made; OpenRLHF does not read it)."""
     return [
-        {"prompt": messages, "label": task_id}
-        for task_id, messages, _ in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
+        {"prompt": messages, "label": task_id, "reward_version": info.get("reward_version")}
+        for task_id, messages, info in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
     ]

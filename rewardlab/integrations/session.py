@@ -18,9 +18,11 @@ calls onto an :class:`EpisodeSession`, whose lifecycle is:
    empty actions until the env ends the episode (an agent that stopped answering).
 4. **Outcome**, once the env ended the episode: ``final`` (:class:`~rewardlab.core.info.FinalInfo`),
    ``logs`` (:func:`~rewardlab.core.info.episode_logs`), :meth:`EpisodeSession.rollout_logs` (the
-   fixed keys every rollout of a batch logs), ``infra_error`` and ``scored_return``: the episode's
-   return (the sum of its step rewards), or ``None`` when there is nothing to score, because the
-   episode has not ended or an infrastructure fault ended it. A fault is flagged, never scored as 0.
+   fixed keys every rollout of a batch logs), ``infra_error``, ``reward_version`` (the stamp of the reward
+   that scored the episode, :mod:`rewardlab.core.provenance`: what each adapter puts in its trainer's
+   per-rollout metadata) and ``scored_return``: the episode's return (the sum of its step rewards), or
+   ``None`` when there is nothing to score, because the episode has not ended or an infrastructure fault
+   ended it. A fault is flagged, never scored as 0.
 5. **Close** (:meth:`EpisodeSession.close`): the env is closed exactly once however often ``close``
    is called, and also when the session is garbage-collected or leaves a ``with`` block; a later
    ``start`` makes a new env.
@@ -32,6 +34,8 @@ Example:
     ...     turn = session.play("alpha")
     >>> [m["role"] for m in opening], turn.done, session.scored_return, session.logs["is_success"]
     (['system', 'user'], True, 1.0, 1.0)
+    >>> session.reward_version == EchoEnv().reward_version
+    True
 """
 
 from __future__ import annotations
@@ -197,6 +201,14 @@ class EpisodeSession:
         """Why an infrastructure fault ended the episode (drop the rollout), else None."""
         final = self.final
         return final.infra_error if final is not None else None
+
+    @property
+    def reward_version(self) -> str | None:
+        """The stamp of the reward the episode is paid by: the final info's (:attr:`FinalInfo.reward_version
+        <rewardlab.core.info.FinalInfo.reward_version>`) once the env ended the episode, else the latest info's;
+        None before a start, or for an env that reports none."""
+        final = self.final
+        return final.reward_version if final is not None else FinalInfo.from_info(self.info).reward_version
 
     @property
     def scored_return(self) -> float | None:

@@ -11,11 +11,13 @@ calls ``init(prompt)``, then ``step(text)`` until ``done``, reads ``get_metrics(
   dataset's prompt is not used: the row only selects the task.
 - ``step(text)`` is one env step. ``reward`` is the env's step reward (0 until the last step, then
   the rubric's reward), so the turn rewards add up to the in-process return; ``observations`` is
-  the next observation as a user message, ``[]`` once done; ``metadata`` has ``task_id`` and, at
-  the last step, the flat logs of :func:`rewardlab.core.info.episode_logs`
+  the next observation as a user message, ``[]`` once done; ``metadata`` has ``task_id``,
+  ``reward_version`` (the stamp of the reward that pays the episode, :mod:`rewardlab.core.provenance`) and,
+  at the last step, the flat logs of :func:`rewardlab.core.info.episode_logs`
   (``reward/<component>``, ``weight/``, ``metric/``, ``score``, ``is_success``, ``progress``).
-- ``get_metrics()`` returns those logs; SkyRL averages them per env class into its rollout
-  metrics, so every component reaches the trainer's logs.
+  ``init`` returns ``task_id``, ``env_id`` and ``reward_version`` too.
+- ``get_metrics()`` returns those logs (numbers only: the stamp is in the metadata); SkyRL averages them
+  per env class into its rollout metrics, so every component reaches the trainer's logs.
 - An infrastructure fault (``info["infra_error"]``) ends the episode with ``infra_error`` 1.0 in
   the metadata and the metrics and the reason in ``metadata["infra_error_reason"]``. SkyRL has no
   way for an env to drop a trajectory: filter on that flag (the reward is the env's invalid
@@ -55,7 +57,8 @@ from rewardlab.registration import env_ids
 
 skyrl_gym = require("skyrl_gym", "skyrl")
 omegaconf = require("omegaconf", "skyrl")
-base_text_env = require("skyrl_gym.envs.base_text_env", "skyrl")
+# Any, not ModuleType: its classes are bases and annotations below
+base_text_env: Any = require("skyrl_gym.envs.base_text_env", "skyrl")
 
 __all__ = ["GENERIC_ID", "RewardLabSkyRLEnv", "register_skyrl_envs", "skyrl_rows"]
 
@@ -106,13 +109,21 @@ class RewardLabSkyRLEnv(base_text_env.BaseTextEnv):
         """Reset on the row's task; the env's system prompt and first observation replace ``prompt``."""
         messages = self.session.start(**self._task)
         self.turns = 0
-        return messages, {"task_id": self.session.task_id, "env_id": self.env_id}
+        return messages, {
+            "task_id": self.session.task_id,
+            "env_id": self.env_id,
+            "reward_version": self.session.reward_version,
+        }
 
     def step(self, action: str) -> base_text_env.BaseTextEnvStepOutput:
         """One env step; the last one carries the episode's flat logs and closes the inner env."""
         self.turns += 1
         turn = self.session.play(action)
-        metadata: dict[str, Any] = {"task_id": self.session.task_id, **self.session.logs}
+        metadata: dict[str, Any] = {
+            "task_id": self.session.task_id,
+            "reward_version": self.session.reward_version,
+            **self.session.logs,
+        }
         if self.session.infra_error:
             metadata["infra_error_reason"] = self.session.infra_error
         if turn.done:
@@ -138,7 +149,7 @@ def register_skyrl_envs(ids: Iterable[str] | None = None) -> list[str]:
     Returns the SkyRL-Gym ids.
     """
     names = list(ids) if ids is not None else env_ids()
-    registrations = [(GENERIC_ID, {})] + [(name, {"env_id": name}) for name in names]
+    registrations: list[tuple[str, dict[str, str]]] = [(GENERIC_ID, {})] + [(name, {"env_id": name}) for name in names]
     for name, kwargs in registrations:
         if name not in skyrl_gym.registry:
             skyrl_gym.register(id=name, entry_point=f"{__name__}:RewardLabSkyRLEnv", kwargs=kwargs)
@@ -154,8 +165,8 @@ def skyrl_rows(
 ) -> list[dict[str, Any]]:
     """SkyRL dataset rows, one per task of ``split``: ``prompt`` (the env's chat prompt, for SkyRL's
     length filter and logs), ``env_class`` (``env_id``, as registered by :func:`register_skyrl_envs`),
-    ``task_id``, ``split``, ``reward_spec`` (``{"method": "rule"}``: the env scores) and, when given,
-    ``env_kwargs``.
+    ``task_id``, ``split``, ``reward_spec`` (``{"method": "rule"}``: the env scores), ``reward_version`` (the
+    env's stamp when the rows were made) and, when given, ``env_kwargs``.
     """
     return [
         {
@@ -164,7 +175,8 @@ def skyrl_rows(
             "task_id": task_id,
             "split": split,
             "reward_spec": {"method": "rule"},
+            "reward_version": info.get("reward_version"),
             **({"env_kwargs": dict(env_kwargs)} if env_kwargs else {}),
         }
-        for task_id, messages, _ in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
+        for task_id, messages, info in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)
     ]

@@ -13,6 +13,7 @@ import hashlib
 import inspect
 import json
 import operator
+import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -76,9 +77,9 @@ def _hint(schema: Any) -> Any:
     if isinstance(kind, list) and kind:
         return functools.reduce(operator.or_, (_hint({**schema, "type": k}) for k in kind))
     if kind == "array" and isinstance(schema.get("items"), Mapping):
-        return list[_hint(schema["items"])]
+        return types.GenericAlias(list, (_hint(schema["items"]),))  # list[item], built at run time
     if kind == "object" and isinstance(schema.get("additionalProperties"), Mapping):
-        return dict[str, _hint(schema["additionalProperties"])]
+        return types.GenericAlias(dict, (str, _hint(schema["additionalProperties"])))  # dict[str, value]
     return _JSON_TYPES.get(kind, Any) if isinstance(kind, str) else Any
 
 

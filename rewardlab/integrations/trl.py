@@ -39,6 +39,11 @@ an infrastructure fault gets None from every reward function (TRL leaves it out,
 scoring it 0), and ``infra_error`` and the episode logs of :func:`rewardlab.core.info.episode_logs`
 reach TRL's logs through its ``log_metric``.
 
+Reward provenance: TRL logs only numbers as metrics, so each rollout's ``reward_version`` (the stamp of the
+reward that scored it, :mod:`rewardlab.core.provenance`) goes into TRL's completions table as the column
+``reward_version``, through the ``log_extra`` callback TRL passes to reward functions; every row of
+:func:`task_dataset` also carries the stamp of the env its prompt was made from.
+
 TRL reads tools per class, once, so ``environment_class`` offers the union of the tasks' tools in
 every prompt. :func:`environment_classes` makes one class per tool set instead, for TRL's
 multi-environment mode (``environment_factory=<dict>`` and the dataset's ``environment`` column):
@@ -61,6 +66,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from rewardlab.core.chat import opening_messages
+from rewardlab.core.env import unwrapped_text_env
 from rewardlab.core.info import episode_logs, is_infra_failure
 from rewardlab.errors import ConfigError, require
 from rewardlab.integrations.session import EpisodeSession, task_prompts
@@ -102,7 +108,8 @@ def task_dataset(
     multi_turn: bool = False,
     limit: int | None = None,
 ) -> Any:
-    """A ``datasets.Dataset`` with one row per task of ``split``: ``prompt`` (chat messages) and ``task_id``.
+    """A ``datasets.Dataset`` with one row per task of ``split``: ``prompt`` (chat messages), ``task_id`` and
+    ``reward_version`` (the env's stamp, from its reset ``info``).
 
     For ``multi_turn=True`` the user message is empty: the environment's ``reset`` returns the
     observation and TRL appends it there; the ``environment`` column names the task's tool set
@@ -111,7 +118,11 @@ def task_dataset(
     datasets = require("datasets", "train")
     rows = []
     for task_id, messages, info in task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit):
-        row = {"prompt": opening_messages("", info) if multi_turn else messages, "task_id": task_id}
+        row = {
+            "prompt": opening_messages("", info) if multi_turn else messages,
+            "task_id": task_id,
+            "reward_version": info.get("reward_version"),
+        }
         if multi_turn:
             row["environment"] = toolset_key(info.get("tools") or [])
         rows.append(row)
@@ -129,7 +140,12 @@ class RewardFunctions:
     the ``mean`` aggregate without gates).
 
     Each ``(task_id, completion)`` is played once in the env and cached (the ``k + 1``
-    functions share it). TRL passes the dataset's ``task_id`` column to every function.
+    functions share it). TRL passes the dataset's ``task_id`` column to every function. ``reward`` also
+    logs the stamp of the reward (``reward_version``) of each completion to TRL's completions table
+    (``log_extra``).
+
+    Attributes:
+        reward_version: The stamp of the env's reward, read at the first episode played (None before).
     """
 
     def __init__(
@@ -144,17 +160,18 @@ class RewardFunctions:
             raise ConfigError(f"train_on must be 'reward' or 'components', got {train_on!r}")
         self.env_id = env_id
         self.session = EpisodeSession(env_id, env_kwargs)
-        self.names: tuple[str, ...] = tuple(self.session.open().unwrapped.reward_component_names)
+        self.names: tuple[str, ...] = tuple(unwrapped_text_env(self.session.open()).reward_component_names)
         self.train_on = train_on
         self.cache: OrderedDict[tuple[str, str], tuple[float, dict[str, float]]] = OrderedDict()
         self.cache_size = cache_size
+        self.reward_version: str | None = None
         self.funcs: list[Callable[..., list[float]]] = [self._make("reward")] + [self._make(n) for n in self.names]
 
     @property
     def weights(self) -> list[float]:
         if self.train_on == "reward":
             return [1.0] + [0.0] * len(self.names)
-        normalized = self.session.open().unwrapped.rubric.normalized_weights
+        normalized = unwrapped_text_env(self.session.open()).rubric.normalized_weights
         return [0.0] + [float(normalized[n]) for n in self.names]
 
     def score(self, task_id: str, text: str) -> tuple[float, dict[str, float]]:
@@ -170,6 +187,7 @@ class RewardFunctions:
                 f"{self.env_id} did not end after one action; use environment_class() for multi-turn envs"
             )
         result = (turn.reward, {n: float(turn.info["reward_components"][n]) for n in self.names})
+        self.reward_version = self.session.reward_version
         self.cache[key] = result
         if len(self.cache) > self.cache_size:
             self.cache.popitem(last=False)
@@ -178,6 +196,8 @@ class RewardFunctions:
     def _make(self, name: str) -> Callable[..., list[float]]:
         def reward_function(completions: Sequence[Any], task_id: Sequence[str], **kwargs: Any) -> list[float]:
             scores = [self.score(t, completion_text(c)) for c, t in zip(completions, task_id, strict=True)]
+            if name == "reward" and kwargs.get("log_extra") is not None:
+                kwargs["log_extra"]("reward_version", [self.reward_version] * len(scores))
             return [s[0] if name == "reward" else s[1][name] for s in scores]
 
         reward_function.__name__ = name
@@ -211,6 +231,11 @@ class RewardLabEnvironment:
     def __init__(self) -> None:
         self._session = EpisodeSession(self.env_id, self.env_kwargs)
         self._session.open()
+
+    @property
+    def reward_version(self) -> str | None:
+        """The stamp of the reward of the current episode (None before the first reset)."""
+        return self._session.reward_version
 
     def reset(self, **row: Any) -> str:
         """Start the row's task (``row["task_id"]``); the observation goes into the prompt."""
@@ -265,7 +290,7 @@ def _probe(env_id: str, env_kwargs: dict[str, Any]) -> tuple[tuple[str, ...], di
     """
     env = gym.make(env_id, **env_kwargs)
     try:
-        card = env.unwrapped.card()
+        card = unwrapped_text_env(env).card()
     finally:
         env.close()
     tool_sets: dict[str, list[Any]] = {}
@@ -377,7 +402,8 @@ def environment_reward_funcs(
     :func:`~rewardlab.core.info.episode_logs` keys (``reward/<component>``, ``score``,
     ``is_success``, ``metric/...``) and ``infra_error``, the share of rollouts with a fault
     (1.0 per faulted rollout, averaged), through the ``log_metric`` callback TRL passes to reward
-    functions (TRL 1.16 does; without it nothing is logged beyond the functions' own columns).
+    functions (TRL 1.16 does; without it nothing is logged beyond the functions' own columns), and each
+    rollout's ``reward_version`` as a column of TRL's completions table, through ``log_extra``.
     """
     names = (environment if isinstance(environment, type) else next(iter(environment.values()))).component_names
 
@@ -388,6 +414,8 @@ def environment_reward_funcs(
             infos = [env._finish(completion_text(c)) for c, env in zip(completions, environments, strict=True)]
             if name == "reward" and kwargs.get("log_metric") is not None:
                 _log_episodes(infos, kwargs["log_metric"])
+            if name == "reward" and kwargs.get("log_extra") is not None:
+                kwargs["log_extra"]("reward_version", [env.reward_version for env in environments])
             values: list[float | None] = []
             for env in environments:
                 session = env._session  # finished above; scored_return is None for a fault or an unended episode

@@ -37,6 +37,7 @@ from rewardlab.baselines.common import MetricsLogger, plot_curves, save_checkpoi
 from rewardlab.baselines.config import TrainerConfig, check_positive, check_range, config_dict
 from rewardlab.baselines.session import load_policy
 from rewardlab.baselines.trainers import OnUpdate, TrainResult
+from rewardlab.core.env import unwrapped_text_env
 from rewardlab.errors import ConfigError, require
 
 
@@ -68,7 +69,7 @@ def check_single_turn(env_id: str, env_kwargs: dict[str, Any]) -> None:
     (:attr:`~rewardlab.core.EnvCard.multi_turn`: the first action ends every episode, or the turn budget is 1)."""
     env = gym.make(env_id, **env_kwargs)
     try:
-        card = env.unwrapped.card()
+        card = unwrapped_text_env(env).card()
     finally:
         env.close()
     if not card.task_counts["train"]:
@@ -82,7 +83,7 @@ def check_single_turn(env_id: str, env_kwargs: dict[str, Any]) -> None:
 
 def _callbacks(config: TRLGRPOConfig, started: float, logger: MetricsLogger, on_update: OnUpdate | None) -> list[Any]:
     """TRL callbacks: the time budget, and one metrics row per logged step (logged, then given to ``on_update``)."""
-    transformers = require("transformers", "train")
+    transformers: Any = require("transformers", "train")  # Any, not ModuleType: its class is a base below
 
     class Budget(transformers.TrainerCallback):
         step_started = started

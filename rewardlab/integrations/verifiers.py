@@ -25,6 +25,9 @@ every other verifiers consumer. verifiers 0.4 pins ``mcp`` and ``openai`` versio
   (``reward/<component>``, ``weight/<component>``, ``metric/<name>``, ``score``, ``is_success``,
   ``progress``: the keys every RewardLab adapter logs), ``env_reward`` (``R``), ``env_steps``,
   ``infra_error`` (0 or 1) and ``closed_by_adapter`` (1 when verifiers ended the exchange first, see below).
+- Reward provenance: each rollout's ``trace.info["rewardlab"]`` (verifiers' per-rollout metadata, kept in its
+  traces) holds ``reward_version``, the stamp of the reward that scored the episode
+  (:mod:`rewardlab.core.provenance`), and each task's data the stamp of the env the taskset loaded from.
 - Infrastructure faults (``info["infra_error"]``: a sandbox or browser failure, not the agent's doing)
   are never scored: the rollout fails with :class:`InfraError` (a ``vf.EnvError``; stop condition
   ``infra_error``), its trace records metric ``infra_error = 1`` and no rewards, and the episode is not
@@ -106,12 +109,14 @@ class RewardLabConfig(vf.TasksetConfig):
 
 
 class RewardLabData(vf.TaskData):
-    """A RewardLab task: the env, split and task id, and the rubric's normalised weights when the taskset loaded."""
+    """A RewardLab task: the env, split and task id, and the rubric's normalised weights and the env's
+    ``reward_version`` when the taskset loaded."""
 
     env_id: str
     split: str
     task_id: str
     reward_weights: dict[str, float]
+    reward_version: str | None = None
 
 
 class RewardLabState(vf.State):
@@ -193,6 +198,7 @@ class RewardLabTaskset(vf.Taskset[RewardLabTask, RewardLabConfig]):
         try:
             unwrapped: Any = env.unwrapped
             weights = {name: float(w) for name, w in unwrapped.rubric.normalized_weights.items()}
+            reward_version = str(env.get_wrapper_attr("reward_version"))
             ids = list(unwrapped.tasks.ids(config.split))
         finally:
             env.close()
@@ -208,6 +214,7 @@ class RewardLabTaskset(vf.Taskset[RewardLabTask, RewardLabConfig]):
                 split=config.split,
                 task_id=task_id,
                 reward_weights=weights,
+                reward_version=reward_version,
             )
             yield RewardLabTask(data, config.task)
 
@@ -281,6 +288,7 @@ class RewardLabEnv(vf.Env[RewardLabEnvConfig]):
                 "env_steps": state.steps,
                 "closed_by_adapter": state.closed_by_adapter,
                 "infra_error": session.infra_error,
+                "reward_version": session.reward_version,
             }
             if not session.done:
                 return

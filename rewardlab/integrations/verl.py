@@ -33,8 +33,10 @@ masks (and the log-probabilities when the server returns them) and:
   :func:`rewardlab.core.info.episode_logs`). verl adds them to the training batch and its
   rollout dumps, and at validation logs each one per data source
   (``val-aux/<data_source>/reward/<component>/mean@N``);
-- ``extra_fields["rewardlab"]``: ``task_id``, the full ``episode_logs`` (with ``weight/`` and
-  ``metric/`` keys) and, on an infrastructure fault, ``infra_error_reason``.
+- ``extra_fields["rewardlab"]``: ``task_id``, ``reward_version`` (the stamp of the reward that scored the
+  episode, :mod:`rewardlab.core.provenance`; a string, so it is here and not among the numbers of
+  ``reward_extra_info``), the full ``episode_logs`` (with ``weight/`` and ``metric/`` keys) and, on an
+  infrastructure fault, ``infra_error_reason``. verl keeps it per sample in the batch's ``non_tensor_batch``.
 
 An infrastructure fault (``info["infra_error"]``) sets ``infra_error`` 1.0; with
 ``drop_infra_errors`` (the default) the whole ``response_mask`` is 0, so the rollout adds no token
@@ -71,7 +73,8 @@ import gymnasium as gym
 from rewardlab.errors import require
 from rewardlab.integrations.session import EpisodeSession, task_prompts
 
-agent_loop = require("verl.experimental.agent_loop.agent_loop", "verl")
+# Any, not ModuleType: its classes are bases and annotations below
+agent_loop: Any = require("verl.experimental.agent_loop.agent_loop", "verl")
 omegaconf = require("omegaconf", "verl")
 profiler = require("verl.utils.profiler", "verl")
 rollout_trace = require("verl.utils.rollout_trace", "verl")
@@ -185,7 +188,11 @@ class RewardLabAgentLoop(agent_loop.AgentLoopBase):
         if infra_error and self.drop_infra_errors:
             mask = [0] * len(mask)
         cut = len(token_ids) - len(mask)
-        details: dict[str, Any] = {"task_id": session.task_id, "logs": session.logs}
+        details: dict[str, Any] = {
+            "task_id": session.task_id,
+            "reward_version": session.reward_version,
+            "logs": session.logs,
+        }
         if infra_error:
             details["infra_error_reason"] = infra_error
         return agent_loop.AgentLoopOutput(
@@ -217,10 +224,17 @@ def verl_rows(
     """verl dataset rows, one per task of ``split``: ``data_source`` (``env_id``), ``prompt`` (the env's
     chat prompt, for verl's length filter), ``agent_name``, ``reward_model`` (``{"style": "rule",
     "ground_truth": ""}``: the agent loop scores) and ``extra_info`` (``index``, ``env_id``,
-    ``task_id``, ``split`` and, when given, ``env_kwargs``)."""
+    ``task_id``, ``split``, ``reward_version``, the env's stamp when the rows were made, and, when given,
+    ``env_kwargs``)."""
     rows = []
-    for index, (task_id, messages, _) in enumerate(task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)):
-        extra = {"index": index, "env_id": env_id, "task_id": task_id, "split": split}
+    for index, (task_id, messages, info) in enumerate(task_prompts(env_id, split, env_kwargs=env_kwargs, limit=limit)):
+        extra = {
+            "index": index,
+            "env_id": env_id,
+            "task_id": task_id,
+            "split": split,
+            "reward_version": info.get("reward_version"),
+        }
         rows.append(
             {
                 "data_source": env_id,

@@ -21,6 +21,8 @@ from typing import Any
 import gymnasium as gym
 
 from rewardlab.audit import GENERIC, AuditReport
+from rewardlab.audit.strategy import profile_of
+from rewardlab.core.env import unwrapped_text_env
 from rewardlab.errors import RewardLabError
 
 
@@ -28,8 +30,8 @@ def audit_episode_count(env: gym.Env, tasks: int, split: str = "test") -> int:
     """The episodes ``audit_env(..., episodes=tasks)`` plays: the oracle on the tasks and on one constant task
     of the other split, and every strategy of the battery (the generic ones the env keeps, and its own) on the
     tasks."""
-    base = env.unwrapped
-    profile = base.audit_profile()
+    base = unwrapped_text_env(env)
+    profile = profile_of(env)
     strategies = sum(s.name not in profile.skip_generic for s in GENERIC) + len(profile.strategies)
     played = min(tasks, len(base.tasks.ids(split)))
     return (strategies + 1) * played + 1

@@ -2,6 +2,11 @@
 
 The HTML page has no external assets: the tables sort on a header click through a few lines of
 inline JavaScript, and the per-component bar charts are inline SVG drawn here.
+
+There is one table per (env, ``reward_version``): results scored under different rewards are never ranked
+together. Each table's heading names its stamp; when an env has several, the Markdown and the page open with
+a warning line per such env (:func:`~rewardlab.leaderboard.results.mixed_warnings`) and its plots are
+``<env>_<stamp>.png`` instead of ``<env>.png``.
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
+
+from rewardlab.leaderboard.results import mixed_reward_versions, mixed_warnings
 
 BAR_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#eeca3b", "#b279a2", "#9d755d")
 
@@ -22,10 +29,23 @@ def _label(entry: dict) -> str:
 
 
 def _by_env(entries: Sequence[dict]) -> dict[str, list[dict]]:
-    groups: dict[str, list[dict]] = defaultdict(list)
+    """``{table title: its entries, best reward first}``, one table per (env, ``reward_version``); the title is
+    the env id, followed by the stamp when the entries have one."""
+    return {title: rows for title, _, rows in _tables(entries)}
+
+
+def _tables(entries: Sequence[dict]) -> list[tuple[str, str, list[dict]]]:
+    """``(title, file name stem, entries best first)`` per (env, ``reward_version``), in env order."""
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for entry in entries:
-        groups[entry["env"]].append(entry)
-    return {env: sorted(rows, key=lambda e: -e["reward"]["mean"]) for env, rows in sorted(groups.items())}
+        groups[(entry["env"], entry.get("reward_version") or "")].append(entry)
+    mixed = mixed_reward_versions(entries)
+    tables = []
+    for (env, version), rows in sorted(groups.items()):
+        title = f"{env} ({version})" if version else (f"{env} (no reward_version)" if env in mixed else env)
+        stem = env.replace("/", "_") + (f"_{version or 'unversioned'}" if env in mixed else "")
+        tables.append((title, stem, sorted(rows, key=lambda e: -e["reward"]["mean"])))
+    return tables
 
 
 def _fmt(value: float) -> str:
@@ -33,8 +53,9 @@ def _fmt(value: float) -> str:
 
 
 def to_markdown(entries: Sequence[dict]) -> str:
-    """One Markdown table per env: agent, reward ± CI, success, then every component's mean."""
-    blocks = []
+    """One Markdown table per (env, ``reward_version``): agent, reward ± CI, success, then every component's
+    mean; a warning line first for each env whose results have several stamps."""
+    blocks = [f"**warning**: {line}" for line in mixed_warnings(entries)]
     for env, rows in _by_env(entries).items():
         names = list(dict.fromkeys(n for e in rows for n in e["components"]))
         header = ["agent", "reward", "success rate", *names, "episodes", "comparable"]
@@ -106,6 +127,7 @@ table.board th[data-order=asc]::after { content: " ▲"; }
 table.board th[data-order=desc]::after { content: " ▼"; }
 table.board td:first-child { text-align: left; }
 tr.not-comparable { color: #999; }
+p.warning { color: #a33; font-weight: bold; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; }
 svg.chart text { font-size: 12px; }
 """
@@ -116,8 +138,9 @@ def _cell(text: str, value: object) -> str:
 
 
 def to_html(entries: Sequence[dict], *, title: str = "RewardLab leaderboard", note: str = "") -> str:
-    """A single self-contained page: per env a sortable table and one bar chart per component."""
-    sections = []
+    """A single self-contained page: per (env, ``reward_version``) a sortable table and one bar chart per
+    component; a warning line first for each env whose results have several stamps."""
+    sections = [f'<p class="warning">warning: {html.escape(line)}</p>' for line in mixed_warnings(entries)]
     for env, rows in _by_env(entries).items():
         names = list(dict.fromkeys(n for e in rows for n in e["components"]))
         headers = ["agent", "reward", "± 95% CI", "success rate", *names, "episodes"]
@@ -163,7 +186,7 @@ def to_png(entries: Sequence[dict], directory: Path) -> list[Path]:
 
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
-    for env, rows in _by_env(entries).items():
+    for env, stem, rows in _tables(entries):
         names = ["reward", *dict.fromkeys(n for e in rows for n in e["components"])]
         x = np.arange(len(names))
         width = 0.8 / max(1, len(rows))
@@ -176,7 +199,7 @@ def to_png(entries: Sequence[dict], directory: Path) -> list[Path]:
         ax.set_title(env)
         ax.legend(fontsize=7)
         fig.tight_layout()
-        path = directory / (env.replace("/", "_") + ".png")
+        path = directory / (stem + ".png")
         fig.savefig(path, dpi=100)
         plt.close(fig)
         paths.append(path)

@@ -14,8 +14,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import numpy as np
-
 from rewardlab.core.card import DesignChoice
 from rewardlab.errors import ConfigError
 from rewardlab.leaderboard.ranking import agent_means, flipped_pairs, kendall_tau_b, ranking
@@ -121,9 +119,9 @@ def design_env(
     labels = [episode.label for episode in episodes]
     agents = [episode.agent for episode in episodes]
     rows: list[SchemeRow] = []
-    reference: np.ndarray | None = None
+    reference: list[float] | None = None
     for scheme in schemes:
-        rewards = np.array([scheme.reward(e.components, e.usable) for e in episodes])
+        rewards = [float(scheme.reward(e.components, e.usable)) for e in episodes]
         if reference is None:
             reference = rewards
         means = agent_means(agents, rewards)
@@ -134,7 +132,7 @@ def design_env(
                 preset=scheme.preset,
                 weights=dict(scheme.rubric.normalized_weights),
                 gates=dict(scheme.rubric.gate_thresholds),
-                rewards=[float(r) for r in rewards],
+                rewards=list(rewards),
                 tau=kendall_tau_b(reference, rewards),
                 flips=[(labels[i], labels[j]) for i, j in flipped_pairs(reference, rewards)],
                 agent_means=means,

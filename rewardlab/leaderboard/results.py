@@ -4,18 +4,22 @@ A run's ``results.json``::
 
     {"run": "...", "created": "ISO time", "commit": "...", "versions": {...},
      "entries": [{"agent": "oracle", "model": null, "env": "RewardLab/BPMN-v2", "split": "test",
-                  "episodes": 5, "seeds": [0, ...], "task_ids": [...],
+                  "reward_version": "rv-...", "episodes": 5, "seeds": [0, ...], "task_ids": [...],
                   "reward": {"mean", "ci95"}, "score": {...}, "success_rate": 1.0,
                   "components": {"validity": {"mean", "ci95"}, ...},
                   "per_episode": [{"task_id", "seed", "reward", "score", "is_success", "usable",
-                                   "infra_error", "components": {...}, "seconds"}, ...]}]}
+                                   "infra_error", "reward_version", "components": {...}, "seconds"}, ...]}]}
 
 ``per_episode`` keeps every episode's reward components, so that the episodes can be rescored under
 another weighting later (:mod:`rewardlab.leaderboard.rescoring`). ``usable`` and ``infra_error`` come
 from the episode's final ``info`` (``True`` and ``None`` when it was not kept, the convention of
 :class:`~rewardlab.wrappers.ReweightRubric`); ``seconds`` is the episode's wall time, ``None`` when not measured.
 
-Two entries of one env are *comparable* when they ran the same seeds on the same tasks.
+``reward_version`` is the stamp of the reward that scored the episodes (:mod:`rewardlab.core.provenance`; the
+final ``info``'s): an entry's is its episodes' (``None`` in files written before stamps existed). Two entries
+of one env are *comparable* when they ran the same seeds on the same tasks; they belong in one table only when
+they also share a ``reward_version`` (:func:`mixed_reward_versions`): the board draws one table per
+(env, ``reward_version``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from rewardlab.errors import ConfigError
 from rewardlab.evaluation import EpisodeResult, mean_ci95, summarize
 
 VERSIONED_PACKAGES = ("rewardlab", "gymnasium", "numpy", "torch", "transformers", "lxml", "playwright")
@@ -59,7 +64,8 @@ def episode_record(
     result: EpisodeResult, final_info: Mapping[str, Any] | None = None, seconds: float | None = None
 ) -> dict[str, Any]:
     """One episode of ``per_episode``: its outcome, components, the usability and infrastructure fault of its
-    final ``info`` (``info.get("usable", True)``, ``info.get("infra_error")``) and its wall time."""
+    final ``info`` (``info.get("usable", True)``, ``info.get("infra_error")``), the stamp of its reward
+    (``result.reward_version``, else the final info's) and its wall time."""
     info = final_info or {}
     return {
         "task_id": result.task_id,
@@ -69,9 +75,25 @@ def episode_record(
         "is_success": result.is_success,
         "usable": bool(info.get("usable", True)),
         "infra_error": info.get("infra_error") or None,
+        "reward_version": result.reward_version or info.get("reward_version"),
         "components": dict(result.components),
         "seconds": seconds,
     }
+
+
+def entry_reward_version(env_id: str, agent: str, results: Sequence[EpisodeResult]) -> str | None:
+    """The stamp the episodes of one entry share (None when none has one).
+
+    Raises:
+        ConfigError: when they were scored under different stamps (the env's rewards changed mid-run).
+    """
+    stamps = sorted({r.reward_version for r in results if r.reward_version})
+    if len(stamps) > 1:
+        raise ConfigError(
+            f"{agent} on {env_id}: the episodes were scored under different reward versions {stamps}; "
+            "an entry averages episodes of one reward: run them again under one configuration"
+        )
+    return stamps[0] if stamps else None
 
 
 def make_entry(
@@ -82,8 +104,9 @@ def make_entry(
     results: Sequence[EpisodeResult],
     per_episode: Sequence[dict[str, Any]] | None = None,
 ) -> dict:
-    """One leaderboard row: per-component mean and 95% CI, success rate, seeds and tasks, and every episode
-    (``per_episode``: these records, by default :func:`episode_record` of each result)."""
+    """One leaderboard row: per-component mean and 95% CI, success rate, seeds and tasks, the stamp of the
+    reward (:func:`entry_reward_version`) and every episode (``per_episode``: these records, by default
+    :func:`episode_record` of each result)."""
     summary = summarize(list(results))
     score_mean, score_ci = mean_ci95(r.score for r in results)
     return {
@@ -91,6 +114,7 @@ def make_entry(
         "model": model,
         "env": env_id,
         "split": split,
+        "reward_version": entry_reward_version(env_id, agent, results),
         "episodes": summary["episodes"],
         "seeds": [r.seed for r in results],
         "task_ids": [r.task_id for r in results],
@@ -136,13 +160,42 @@ def comparability_key(entry: dict) -> tuple:
     return (entry["split"], tuple(entry["seeds"]), tuple(entry["task_ids"]))
 
 
+def mixed_reward_versions(entries: Iterable[Mapping[str, Any]]) -> dict[str, list[str | None]]:
+    """``{env: its reward versions}`` for every env whose entries were scored under more than one
+    ``reward_version`` (``None``: an entry without one), in first-seen order: the envs whose table would mix
+    rewards that are not the same.
+
+    Example:
+        >>> mixed_reward_versions([{"env": "A", "reward_version": "rv-1"}, {"env": "A", "reward_version": "rv-2"},
+        ...                        {"env": "B", "reward_version": "rv-1"}])
+        {'A': ['rv-1', 'rv-2']}
+    """
+    versions: dict[str, list[str | None]] = {}
+    for entry in entries:
+        seen = versions.setdefault(entry["env"], [])
+        if entry.get("reward_version") not in seen:
+            seen.append(entry.get("reward_version"))
+    return {env: stamps for env, stamps in versions.items() if len(stamps) > 1}
+
+
+def mixed_warnings(entries: Iterable[Mapping[str, Any]]) -> list[str]:
+    """One line per env whose entries have several ``reward_version`` stamps (:func:`mixed_reward_versions`),
+    saying that they are listed apart."""
+    return [
+        f"{env}: results under {len(stamps)} reward versions ({', '.join(str(s) for s in stamps)}) "
+        "are not comparable and are listed in separate tables"
+        for env, stamps in mixed_reward_versions(entries).items()
+    ]
+
+
 def merge_runs(runs: Sequence[dict[str, Any]]) -> list[dict]:
     """All entries of several runs, each tagged with its run and a ``comparable`` flag.
 
     Per env, the reference protocol is the one of the first run that has the env; entries run
     with other seeds or tasks are marked ``comparable = False``.
     """
-    merged, reference = [], {}
+    merged: list[dict[str, Any]] = []
+    reference: dict[str, tuple] = {}
     for run in runs:
         for entry in run["entries"]:
             key = comparability_key(entry)

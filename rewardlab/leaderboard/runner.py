@@ -10,6 +10,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from rewardlab.agents.base import Agent, OracleAgent, RandomAgent
+from rewardlab.core.env import unwrapped_text_env
 from rewardlab.errors import ConfigError, MissingDependencyError
 from rewardlab.evaluation import EpisodeResult, run_episode
 from rewardlab.leaderboard.results import episode_record, make_entry
@@ -81,7 +82,7 @@ def play_episodes(
         if on_env is not None:
             on_env(env_id, env)
         agent = make_agent(env)
-        task_ids = env.unwrapped.tasks.ids(split)
+        task_ids = unwrapped_text_env(env).tasks.ids(split)
         results, records = [], []
         for i in progress(range(episodes)):
             start = time.perf_counter()
@@ -91,6 +92,47 @@ def play_episodes(
         return results, records
     finally:
         env.close()
+
+
+def model_name(agent: str, model: str | None) -> str | None:
+    """The ``model`` field of an entry: the language model's name for the ``model`` agent, else ``None``."""
+    return (model or "SmolLM2-135M-Instruct") if agent == "model" else None
+
+
+def play_entry(
+    env_id: str,
+    agent: str,
+    make_agent: Callable[[gym.Env], Agent],
+    *,
+    episodes: int,
+    seed: int = 0,
+    split: str = "test",
+    model: str | None = None,
+    model_budget: ModelBudget | None = None,
+    progress: bool = True,
+    on_env: Callable[[str, gym.Env], None] | None = None,
+) -> dict:
+    """One leaderboard entry: ``agent`` (made by ``make_agent``, see :func:`agent_factory`) on ``episodes``
+    episodes of ``env_id``. With a ``model_budget`` every env is made with its ``max_turns`` and the entry
+    records the caps (they change the protocol). Raises
+    :class:`~rewardlab.errors.MissingDependencyError` when the env's optional dependency is missing."""
+    from tqdm import tqdm
+
+    bar = (lambda it: tqdm(it, desc=f"  {env_id}", unit="ep", leave=True)) if progress else iter
+    results, records = play_episodes(
+        env_id,
+        make_agent,
+        episodes=episodes,
+        seed=seed,
+        split=split,
+        env_kwargs={"max_turns": model_budget.max_turns} if model_budget else None,
+        progress=bar,
+        on_env=on_env,
+    )
+    entry = make_entry(env_id, agent, model_name(agent, model), split, results, records)
+    if model_budget:
+        entry["budget"] = {"max_turns": model_budget.max_turns, "max_new_tokens": model_budget.max_new_tokens}
+    return entry
 
 
 def run_suite(
@@ -106,41 +148,34 @@ def run_suite(
     progress: bool = True,
     on_env: Callable[[str, gym.Env], None] | None = None,
 ) -> list[dict]:
-    """Evaluate every agent on every env; envs whose optional dependency is missing are skipped
-    with a message. ``model_budget`` caps the language model's episodes, turns and tokens (the
+    """Evaluate every agent on every env (:func:`play_entry`); envs whose optional dependency is missing are
+    skipped with a message. ``model_budget`` caps the language model's episodes, turns and tokens (the
     entries record the cap, as it changes the protocol). Each entry keeps every episode
     (``per_episode``, see :mod:`rewardlab.leaderboard.results`). ``on_env(env_id, env)`` is called
     with each env made, once per agent, before its episodes."""
-    from tqdm import tqdm
-
     entries = []
     for agent_name in agents:
-        log(f"== agent {agent_name}" + (f" ({model or 'SmolLM2-135M-Instruct'})" if agent_name == "model" else ""))
+        log(f"== agent {agent_name}" + (f" ({model_name(agent_name, model)})" if agent_name == "model" else ""))
         budget = model_budget if agent_name == "model" and model_budget else None
         make_agent = agent_factory(
             agent_name, seed=seed, model=model, **({"max_new_tokens": budget.max_new_tokens} if budget else {})
         )
-        agent_episodes = budget.episodes if budget else episodes
-        env_kwargs = {"max_turns": budget.max_turns} if budget else None
         for env_id in env_ids:
-            bar = (lambda it, env_id=env_id: tqdm(it, desc=f"  {env_id}", unit="ep", leave=True)) if progress else iter
             try:
-                results, records = play_episodes(
+                entry = play_entry(
                     env_id,
+                    agent_name,
                     make_agent,
-                    episodes=agent_episodes,
+                    episodes=budget.episodes if budget else episodes,
                     seed=seed,
                     split=split,
-                    env_kwargs=env_kwargs,
-                    progress=bar,
+                    model=model,
+                    model_budget=budget,
+                    progress=progress,
                     on_env=on_env,
                 )
             except MissingDependencyError as exc:
                 log(f"  skipped {env_id}: {exc}")
                 continue
-            model_id = (model or "SmolLM2-135M-Instruct") if agent_name == "model" else None
-            entry = make_entry(env_id, agent_name, model_id, split, results, records)
-            if budget:
-                entry["budget"] = {"max_turns": budget.max_turns, "max_new_tokens": budget.max_new_tokens}
             entries.append(entry)
     return entries

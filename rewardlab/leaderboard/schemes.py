@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import gymnasium as gym
 
 from rewardlab.core.card import DesignChoice
+from rewardlab.core.env import unwrapped_text_env
 from rewardlab.core.rubric import Rubric
 from rewardlab.errors import ConfigError
 from rewardlab.wrappers import ReweightRubric
@@ -39,7 +40,7 @@ REFERENCE = "equal"
 def design_choice(env: gym.Env) -> DesignChoice:
     """The :class:`~rewardlab.core.DesignChoice` that ``env`` (a RewardLab env, wrapped or not) declares in its
     card; ConfigError for an env that declares none."""
-    base = env.unwrapped
+    base = unwrapped_text_env(env)
     design = base.card().design
     if design is None:
         raise ConfigError(

@@ -37,6 +37,7 @@ verifier's are ``{"verdict": 0 or 1}``), with ``score`` and ``is_success``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import gymnasium as gym
@@ -64,6 +65,11 @@ class GenerateVerifyRefine(AECEnv):
     """See the module docstring for the full spec."""
 
     metadata = {"name": "generate_verify_refine_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    # set by reset: the scorer's generator state and options at the episode's start, and whether the scorer
+    # still stands in that start (the first answer is scored without replaying it)
+    _start_state: Mapping[str, Any]
+    _reset_options: dict[str, Any] | None
+    _scorer_fresh: bool
 
     def __init__(
         self,
@@ -116,7 +122,7 @@ class GenerateVerifyRefine(AECEnv):
         if seed is not None:
             self.scorer.np_random, _ = seeding.np_random(seed)
         self._start_state = self.scorer.np_random.bit_generator.state
-        select = {k: options[k] for k in ("task_id", "split") if k in options} if options else None
+        select: dict[str, Any] = {k: options[k] for k in ("task_id", "split") if k in options} if options else {}
         self._reset_options = select or None
         prompt, info = self.scorer.reset(options=self._reset_options)
         self._scorer_fresh = True
@@ -166,6 +172,7 @@ class GenerateVerifyRefine(AECEnv):
             self._finish(*self._score(text))
 
     def _finish(self, final_reward: float, final: dict[str, Any]) -> None:
+        assert self.generator_result is not None, "the generator's step comes before the refiner's"
         generated_reward, generated = self.generator_result
         verdict = self.infos["verifier"].get("verdict")
         verdict_right = float(verdict is not None and verdict == bool(generated["is_success"]))

@@ -117,7 +117,7 @@ class ToolDialogue(AECEnv):
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = options or {}
-        select = {k: options[k] for k in ("task_id", "split") if k in options}
+        select: dict[str, Any] = {k: options[k] for k in ("task_id", "split") if k in options}
         goal, info = self.tool_env.reset(seed=seed, options=select or None)
         self.goal = goal
         self.agents = list(self.possible_agents)

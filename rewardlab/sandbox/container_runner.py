@@ -117,8 +117,11 @@ def unpack(archive):
                 os.makedirs(path, exist_ok=True)
                 continue
             os.makedirs(os.path.dirname(path), exist_ok=True)
+            source = tar.extractfile(member)
+            if source is None:  # no contents: not a regular file (the check above keeps only those)
+                continue
             with open(path, "wb") as handle:
-                handle.write(tar.extractfile(member).read())
+                handle.write(source.read())
 
 
 def in_nobody_child(work):
@@ -161,7 +164,7 @@ def finish(outputs, limit):
     kill_all()
 
     def work():
-        found = {}
+        found: dict[str, str | None] = {}
         for name in outputs:
             path = os.path.join(WORKSPACE, name)
             try:
@@ -227,11 +230,13 @@ def run(header, archive):
         start_new_session=True,
         close_fds=True,
     )
-    buffers = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    stdout, stderr = proc.stdout, proc.stderr
+    assert stdout is not None and stderr is not None
+    buffers = {stdout: bytearray(), stderr: bytearray()}
     dropped = 0
     selector = selectors.DefaultSelector()
-    for pipe in buffers:
-        selector.register(pipe, selectors.EVENT_READ)
+    for pipe, buffer in buffers.items():
+        selector.register(pipe, selectors.EVENT_READ, buffer)
     selector.register(REQUESTS, selectors.EVENT_READ)  # the owner sends nothing during a run but its end
     deadline = time.monotonic() + float(header["timeout"])
     timed_out = False
@@ -245,11 +250,11 @@ def run(header, archive):
         for key, _ in selector.select(min(deadline - now, 0.05)):
             if key.fileobj == REQUESTS:
                 owner_gone()
-            chunk = os.read(key.fileobj.fileno(), 1 << 16)
+            chunk = os.read(key.fd, 1 << 16)
             if not chunk:
                 selector.unregister(key.fileobj)
                 continue
-            buffer = buffers[key.fileobj]
+            buffer = key.data
             room = max(0, limit - len(buffer))
             buffer += chunk[:room]
             dropped += len(chunk) - min(room, len(chunk))
@@ -265,8 +270,8 @@ def run(header, archive):
     return {
         "exit_code": None if timed_out else proc.returncode,
         "timed_out": timed_out,
-        "stdout": base64.b64encode(bytes(buffers[proc.stdout])).decode(),
-        "stderr": base64.b64encode(bytes(buffers[proc.stderr])).decode(),
+        "stdout": base64.b64encode(bytes(buffers[stdout])).decode(),
+        "stderr": base64.b64encode(bytes(buffers[stderr])).decode(),
         "dropped": dropped,
         "outputs": outputs,
         "oom_kills": oom_kills(),

@@ -311,6 +311,8 @@ class DockerSandbox:
         outputs: list[str],
     ) -> SandboxResult:
         self._warm_container(limits)
+        channel = self._channel
+        assert channel is not None, "_warm_container opens the channel with the container"
         header = {
             "argv": argv,
             "env": environment,
@@ -325,7 +327,7 @@ class DockerSandbox:
             "output_bytes": limits.output_bytes,
         }
         start = time.perf_counter()
-        reply = self._channel.call(json.dumps(header).encode(), archive, deadline=start + timeout + REPLY_GRACE)
+        reply = channel.call(json.dumps(header).encode(), archive, deadline=start + timeout + REPLY_GRACE)
         duration = time.perf_counter() - start
         if reply is None:  # the runner did not answer in time, or died with its container
             oom = self._container_oom_killed()

@@ -410,6 +410,7 @@ def _pump(proc: subprocess.Popen, stdout: OutputBuffer, stderr: OutputBuffer, *,
     Once the command itself has exited, pipes still held open by leftover processes are read
     for a short grace period only.
     """
+    assert proc.stdout is not None and proc.stderr is not None, "the command runs with stdout=PIPE, stderr=PIPE"
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ, stdout)
     selector.register(proc.stderr, selectors.EVENT_READ, stderr)
@@ -423,7 +424,7 @@ def _pump(proc: subprocess.Popen, stdout: OutputBuffer, stderr: OutputBuffer, *,
             if now >= end:
                 break
             for key, _ in selector.select(timeout=min(0.05, end - now)):
-                chunk = os.read(key.fileobj.fileno(), 65536)
+                chunk = os.read(key.fd, 65536)
                 if chunk:
                     key.data.feed(chunk)
                 else:

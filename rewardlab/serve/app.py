@@ -79,7 +79,7 @@ class Server:
             return
         session = Session(self.config.env_ids)
         self.sessions[session.id] = session
-        close_code = CLOSE_NORMAL
+        close_code: int | None = CLOSE_NORMAL
         try:
             close_code = await self._serve(websocket, session)
         finally:
@@ -97,9 +97,9 @@ class Server:
                 async with _timeout(self.config.idle_timeout):
                     event = await websocket.receive()
             except TimeoutError:
-                message = f"idle for {self.config.idle_timeout:g} s: session closed"
+                notice = f"idle for {self.config.idle_timeout:g} s: session closed"
                 return (
-                    CLOSE_NORMAL if await self._send(websocket, error_frame(ErrorCode.SESSION_ERROR, message)) else None
+                    CLOSE_NORMAL if await self._send(websocket, error_frame(ErrorCode.SESSION_ERROR, notice)) else None
                 )
             if event["type"] == "websocket.disconnect":
                 return None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
+from rewardlab.core.env import unwrapped_text_env
 from rewardlab.core.info import INFO_SCHEMAS
 from rewardlab.serve.protocol import OBSERVATION_FIELDS
 
@@ -64,6 +65,7 @@ def schemas() -> dict[str, Any]:
                 "env_id": {"type": ["string", "null"]},
                 "task_id": {"type": ["string", "null"]},
                 "in_episode": {"type": "boolean"},
+                "reward_version": {"type": ["string", "null"], "description": "The stamp of the episode's reward."},
             },
         },
     }
@@ -73,7 +75,7 @@ def describe_env(env_id: str) -> dict[str, Any]:
     """One env's metadata: its :class:`~rewardlab.core.EnvCard` as data (the env is made and closed)."""
     env = gym.make(env_id)
     try:
-        return env.unwrapped.card().to_dict(tool_sets=False)
+        return unwrapped_text_env(env).card().to_dict(tool_sets=False)
     finally:
         env.close()
 

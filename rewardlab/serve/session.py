@@ -67,6 +67,8 @@ class Session:
         self.env_kwargs: dict[str, Any] = {}
         self.episode_id: str | None = None
         self.task_id: str | None = None
+        self.reward_version: str | None = None
+        """The stamp of the reward of the current episode (its reset ``info``'s), None before the first reset."""
         self.step_count = 0
         self.in_episode = False
         self.ended = False
@@ -145,6 +147,7 @@ class Session:
             return self._infra_failure(f"reset: {describe(exc)}")
         self.episode_id = data.get("episode_id") or uuid.uuid4().hex
         self.task_id = info.get("task_id")
+        self.reward_version = info.get("reward_version")
         self.step_count = 0
         self.in_episode = True
         return observation_frame(observation, 0.0, False, False, info)
@@ -164,7 +167,8 @@ class Session:
         return observation_frame(observation, float(reward), bool(terminated), bool(truncated), info)
 
     def state(self) -> dict[str, Any]:
-        """The ``state`` reply: episode id, step count, env id, task id and whether an episode runs."""
+        """The ``state`` reply: episode id, step count, env id, task id, whether an episode runs and the stamp
+        of its reward (``reward_version``)."""
         return {
             "type": "state",
             "data": {
@@ -173,6 +177,7 @@ class Session:
                 "env_id": self.env_id,
                 "task_id": self.task_id,
                 "in_episode": self.in_episode,
+                "reward_version": self.reward_version,
             },
         }
 

@@ -12,16 +12,20 @@ and the paired differences against a baseline configuration.
   trainer of :mod:`rewardlab.baselines.trainers`.
 - :mod:`rewardlab.study.stats`: t intervals over seeds and paired bootstrap intervals.
 - :mod:`rewardlab.study.report`: summary.json, summary.md, summary.html and plots.
+- :mod:`rewardlab.study.rescore`: ``mode = "rescore"``, many reward compositions compared on recorded episodes
+  of several agents or checkpoints, at no generation cost: which keep the ranking, which reward defects.
 
 The spec reference and an example are in ``docs/studies.md``. Importing this package does not import torch.
 """
 
 from rewardlab.study.layout import Run, plan
 from rewardlab.study.report import summarize, write_report
+from rewardlab.study.rescore import run_rescore_study
 from rewardlab.study.runner import StudyResult, run_one, run_study, status, validate
-from rewardlab.study.spec import StudySpec, load_spec, parse_spec
+from rewardlab.study.spec import RescoreStudySpec, StudySpec, load_spec, parse_spec
 
 __all__ = [
+    "RescoreStudySpec",
     "Run",
     "StudyResult",
     "StudySpec",
@@ -29,6 +33,7 @@ __all__ = [
     "parse_spec",
     "plan",
     "run_one",
+    "run_rescore_study",
     "run_study",
     "status",
     "summarize",

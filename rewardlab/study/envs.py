@@ -13,7 +13,7 @@ Each wrapper is present only when its key is; the outcome replacers go innermost
 :mod:`rewardlab.wrappers` requires. Callables are given as ``"module:attribute"``: the ``scorer`` of
 ``[config.process]`` (a :class:`~rewardlab.wrappers.StepScorer`) and the ``potential`` of
 ``[config.shaping]``. The id is registered with a string entry point and JSON kwargs, so
-:mod:`rewardlab.integrations.ray` registers it again inside its actors (``ray_rollouts``).
+:mod:`rewardlab.baselines.ray_envs` registers it again inside its actors (``ray_rollouts``).
 """
 
 from __future__ import annotations

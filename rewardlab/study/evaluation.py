@@ -9,9 +9,10 @@ numbers compare. The first ``num_tasks`` tasks of ``split`` (all by default) are
 One record per episode (``eval.jsonl``): ``task_id``, ``sample``, ``reward`` (the episode's return
 under the reference env), ``is_success``, ``components`` (every component of the reference rubric),
 ``logs`` (:func:`rewardlab.core.info.episode_logs` of the final info: ``reward/<c>``,
-``weight/<c>``, ``metric/<m>``, ``score`` ...), ``output`` (the episode's actions joined by newlines)
-and ``infra_error``. An episode that an infrastructure fault ended is kept in the file but dropped
-from every mean (``dropped`` counts them): it is never scored as a 0.
+``weight/<c>``, ``metric/<m>``, ``score`` ...), ``output`` (the episode's actions joined by newlines),
+``infra_error`` and ``reward_version`` (the stamp of the reference reward that scored it, from the final
+info). An episode that an infrastructure fault ended is kept in the file but dropped from every mean
+(``dropped`` counts them): it is never scored as a 0.
 
 :func:`summarize_records` gives the run's means. With ``samples = k > 1`` it adds the output
 variability across samples (the BPMN reward study's measure), over the tasks ``T`` with at least two
@@ -109,6 +110,7 @@ def _record(info: dict[str, Any], episode: Any, task_id: str, sample: int, names
         "logs": logs,
         "output": "\n".join(episode.actions),
         "infra_error": is_infra_failure(info),
+        "reward_version": info.get("reward_version"),
     }
 
 

@@ -7,8 +7,8 @@ The study's output folder (``[study] output``, default ``results/<name>``)::
                                      for every component, losses, KL, timings (the trainer's own files)
         training_curve.png           the trainer's plot of the reward and every component
         eval.jsonl                   one record per held-out episode (rewardlab.study.evaluation)
-        done.json                    written last, atomically: the run's settings, fingerprint and metrics;
-                                     a run with one is finished (what resuming reads)
+        done.json                    written last, atomically: the run's settings, fingerprint, reward versions
+                                     and metrics; a run with one is finished (what resuming reads)
     summary.json, summary.md, summary.html, plots/   the report (rewardlab.study.report)
 """
 
@@ -63,6 +63,14 @@ def read_done(run: Run) -> dict[str, Any] | None:
         return json.loads(run.done_file.read_text())
     except (OSError, json.JSONDecodeError):
         return None
+
+
+def recorded_reward_versions(done: dict[str, Any]) -> dict[str, str | None]:
+    """``{"train": ..., "eval": ...}``: the ``reward_version`` of the env a run trained on and of the reference
+    env it was evaluated on, as its ``done.json`` records them (None in a run written before stamps existed)."""
+    versions = done.get("reward_version")
+    versions = versions if isinstance(versions, dict) else {}
+    return {"train": versions.get("train"), "eval": versions.get("eval")}
 
 
 def json_ready(value: Any) -> Any:

@@ -1,7 +1,13 @@
 """The report of a study: per configuration, the held-out metrics over seeds and the paired differences
 against the baseline, as JSON, Markdown, HTML and PNG.
 
-Read from every finished run's ``done.json`` (unfinished runs are listed as missing). Per configuration
+Read from every finished run's ``done.json`` (unfinished runs are listed as missing). The runs must have been
+scored under one reward: one ``reward_version`` of the reference env for all of them, and one of the training
+env per configuration (what ``done.json`` records, :mod:`rewardlab.study.runner`). Otherwise :func:`summarize`
+raises a ConfigError naming the stamps and the runs, unless ``allow_mixed``: then the runs under the study's
+stamps (the most common reference stamp, and per configuration the most common training stamp among its runs
+under it) are summarised as usual, and every other group of runs is listed apart as a configuration
+``<config> [train <stamp>, eval <stamp>]``, with no paired difference. Per configuration
 and metric (``reward``, ``success``, each ``component/<c>`` of the reference rubric, and with several
 samples per task ``variability/reward_std`` and ``variability/distinct_fraction``): the mean over seeds
 and its 95% t interval (:func:`rewardlab.study.stats.t_interval`). Per other configuration: the paired
@@ -20,12 +26,14 @@ Files in the study's output folder::
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rewardlab.errors import ConfigError
 from rewardlab.leaderboard.render import to_html, to_png
-from rewardlab.study.layout import plan, read_done, write_json
+from rewardlab.study.layout import plan, read_done, recorded_reward_versions, write_json
 from rewardlab.study.spec import StudySpec
 from rewardlab.study.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, paired_bootstrap, t_interval
 
@@ -40,9 +48,56 @@ def _value(done: dict[str, Any], metric: str) -> float:
     return math.nan if value is None else float(value)
 
 
-def summarize(spec: StudySpec) -> dict[str, Any]:
-    """The report as a dict (what ``summary.json`` holds)."""
-    finished: dict[str, dict[int, dict[str, Any]]] = {c.name: {} for c in spec.configs}
+ByConfig = dict[str, dict[int, dict[str, Any]]]
+"""``{configuration: {seed: done.json}}``."""
+
+
+def split_by_reward_version(
+    finished: ByConfig, *, allow_mixed: bool = False
+) -> tuple[ByConfig, ByConfig, dict[str, Any]]:
+    """``(runs under the study's stamps, runs listed apart by label, the stamps)`` (the module docstring).
+
+    Raises:
+        ConfigError: when some runs were scored under other reward versions and ``allow_mixed`` is False.
+    """
+    stamps = {(c, s): recorded_reward_versions(d) for c, by_seed in finished.items() for s, d in by_seed.items()}
+    evaluations = Counter(v["eval"] for v in stamps.values())
+    reference = evaluations.most_common(1)[0][0] if evaluations else None
+    main: ByConfig = {config: {} for config in finished}
+    apart: ByConfig = {}
+    training: dict[str, str | None] = {}
+    for config, by_seed in finished.items():
+        trains = Counter(stamps[config, s]["train"] for s in by_seed if stamps[config, s]["eval"] == reference)
+        training[config] = trains.most_common(1)[0][0] if trains else None
+        for seed, done in by_seed.items():
+            train, evaluation = stamps[config, seed]["train"], stamps[config, seed]["eval"]
+            if (train, evaluation) == (training[config], reference):
+                main[config][seed] = done
+            else:
+                apart.setdefault(f"{config} [train {train}, eval {evaluation}]", {})[seed] = done
+    if apart and not allow_mixed:
+        usual = "; ".join(
+            f"{config}: seeds {sorted(by_seed)} (train {training[config]}, eval {reference})"
+            for config, by_seed in main.items()
+            if by_seed
+        )
+        other = "; ".join(f"{label}: seeds {sorted(by_seed)}" for label, by_seed in apart.items())
+        raise ConfigError(
+            f"the finished runs were scored under different reward versions, and their numbers do not compare: "
+            f"{usual}; but {other}. Use a new output folder (--output) for runs under the current reward, or "
+            "pass --allow-mixed to report these runs apart"
+        )
+    versions = {
+        "eval": reference,
+        "train": training,
+        "apart": {label: recorded_reward_versions(next(iter(by_seed.values()))) for label, by_seed in apart.items()},
+    }
+    return main, apart, versions
+
+
+def summarize(spec: StudySpec, *, allow_mixed: bool = False) -> dict[str, Any]:
+    """The report as a dict (what ``summary.json`` holds); ``allow_mixed``: see the module docstring."""
+    finished: ByConfig = {c.name: {} for c in spec.configs}
     missing = []
     for run in plan(spec):
         done = read_done(run)
@@ -50,6 +105,8 @@ def summarize(spec: StudySpec) -> dict[str, Any]:
             finished[run.config][run.seed] = done
         else:
             missing.append(run.label)
+    finished, apart, reward_versions = split_by_reward_version(finished, allow_mixed=allow_mixed)
+    finished |= apart
     metrics = _metric_names([d for by_seed in finished.values() for d in by_seed.values()])
     configs = {}
     for name, by_seed in finished.items():
@@ -69,7 +126,7 @@ def summarize(spec: StudySpec) -> dict[str, Any]:
     base = finished[spec.baseline]
     paired = {}
     for name, by_seed in finished.items():
-        if name == spec.baseline:
+        if name == spec.baseline or name in apart:
             continue
         seeds = sorted(set(by_seed) & set(base))
         paired[name] = {
@@ -96,6 +153,7 @@ def summarize(spec: StudySpec) -> dict[str, Any]:
         },
         "seeds": list(spec.seeds),
         "baseline": spec.baseline,
+        "reward_versions": reward_versions,
         "metrics": metrics,
         "configs": configs,
         "paired": paired,
@@ -214,6 +272,13 @@ def to_markdown(summary: dict[str, Any]) -> str:
     lines += _table(header, rows)
     if summary["missing"]:
         lines += ["", f"Missing runs (not finished): {', '.join(summary['missing'])}."]
+    versions = summary.get("reward_versions") or {}
+    if versions.get("apart"):
+        lines += [
+            "",
+            f"Listed apart (--allow-mixed): {', '.join(versions['apart'])}: runs scored under other reward versions "
+            f"than the study's (eval {versions['eval']}); they have no paired difference and do not compare.",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -241,11 +306,11 @@ def board_entries(summary: dict[str, Any]) -> list[dict[str, Any]]:
     return entries
 
 
-def write_report(spec: StudySpec) -> dict[str, Any]:
+def write_report(spec: StudySpec, *, allow_mixed: bool = False) -> dict[str, Any]:
     """Write summary.json, summary.md, summary.html and plots/ into the study's output; return the summary."""
     directory = Path(spec.output)
     directory.mkdir(parents=True, exist_ok=True)
-    summary = summarize(spec)
+    summary = summarize(spec, allow_mixed=allow_mixed)
     write_json(directory / "summary.json", summary)
     (directory / "summary.md").write_text(to_markdown(summary))
     note = "; ".join(

@@ -12,6 +12,13 @@ run without one (killed, or failed) is redone from scratch: its folder is delete
 partly trained model cannot be continued. A ``done.json`` with another fingerprint was made with
 other settings: the study stops with a ConfigError rather than mixing results (use another output).
 
+Reward provenance: every run records in ``done.json`` the ``reward_version`` of the env it trained on and of
+the reference env it was evaluated on (``{"train": ..., "eval": ...}``, :mod:`rewardlab.core.provenance`), and
+each ``eval.jsonl`` record its episode's. A finished run whose stamps differ from those of the envs the code
+and data make now (:func:`current_reward_versions`) was scored under another reward: the study refuses to
+resume next to it (ConfigError naming both stamps and the runs) unless ``allow_mixed``, which keeps it as it is
+and has the report list it apart (:func:`rewardlab.study.report.summarize`).
+
 On Ray (``runner="ray"``) every run is one task (``ray.remote`` with ``cpus_per_run`` CPUs and
 ``gpus_per_run`` GPUs), so as many runs go at once as the cluster has room for; the spec and the
 files are the same either way. Runs must see the output folder (one node, or a shared filesystem).
@@ -29,11 +36,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import gymnasium as gym
+
 from rewardlab.baselines.config import TrainerConfig, config_dict
 from rewardlab.baselines.trainers import trainer
 from rewardlab.errors import ConfigError, require
 from rewardlab.study.envs import check_training_env, training_env_id
-from rewardlab.study.layout import Run, json_ready, plan, read_done, run_of, write_json
+from rewardlab.study.layout import (
+    Run,
+    json_ready,
+    plan,
+    read_done,
+    recorded_reward_versions,
+    run_of,
+    write_json,
+)
 from rewardlab.study.report import write_report
 from rewardlab.study.spec import StudySpec
 
@@ -85,6 +102,47 @@ def validate(spec: StudySpec) -> None:
             raise ConfigError(f"[[config]] {config.name!r}: trainer: {exc}") from exc
 
 
+def current_reward_versions(spec: StudySpec, configs: list[str] | None = None) -> dict[str, dict[str, str]]:
+    """Per configuration (default: all), ``{"train": ..., "eval": ...}``: the ``reward_version`` of its training
+    env and of the reference env, made now as a run makes them."""
+    from rewardlab.study.evaluation import reference_env
+
+    reference = reference_env(spec)
+    try:
+        evaluation = str(reference.get_wrapper_attr("reward_version"))
+    finally:
+        reference.close()
+    versions = {}
+    for name in configs if configs is not None else [c.name for c in spec.configs]:
+        env = gym.make(training_env_id(spec, spec.config(name)))
+        try:
+            versions[name] = {"train": str(env.get_wrapper_attr("reward_version")), "eval": evaluation}
+        finally:
+            env.close()
+    return versions
+
+
+def check_reward_versions(spec: StudySpec, runs: list[Run], current: dict[str, dict[str, str]]) -> None:
+    """ConfigError when a finished run of ``runs`` recorded other reward versions than ``current``."""
+    changed = []
+    for run in runs:
+        done = read_done(run)
+        recorded = recorded_reward_versions(done) if done is not None else None
+        if recorded is not None and recorded != current[run.config]:
+            now = current[run.config]
+            changed.append(
+                f"{run.label} (train {recorded['train']}, eval {recorded['eval']}; "
+                f"now train {now['train']}, eval {now['eval']})"
+            )
+    if changed:
+        raise ConfigError(
+            f"{spec.output} holds finished runs scored under other reward versions than the envs the code and "
+            f"data make now: {'; '.join(changed)}. Their results do not compare with new runs: use another output "
+            "folder (--output), delete those runs to redo them, or pass --allow-mixed to keep them and have the "
+            "report list them apart"
+        )
+
+
 def run_one(spec: StudySpec, config: str, seed: int) -> dict[str, Any]:
     """Train and evaluate one run from scratch; returns what it wrote to ``done.json``."""
     import rewardlab  # noqa: F401  (registers the env ids, e.g. in a Ray worker)
@@ -107,10 +165,15 @@ def run_one(spec: StudySpec, config: str, seed: int) -> dict[str, Any]:
     )
     with run.eval_file.open("w") as f:
         f.writelines(json.dumps(json_ready(r)) + "\n" for r in records)
+    versions = current_reward_versions(spec, [config])[config]
+    evaluated = {str(r["reward_version"]) for r in records if r.get("reward_version")}
+    if len(evaluated) == 1:  # the stamp of the reference env the episodes were scored in
+        versions["eval"] = evaluated.pop()
     done = {
         "config": config,
         "seed": seed,
         "fingerprint": spec.run_fingerprint(config, seed),
+        "reward_version": versions,
         "train_env": settings.env_id,
         "trainer": config_dict(settings),
         "updates": len(result.history),
@@ -132,8 +195,10 @@ def run_study(
     gpus_per_run: float = 0,
     ray_address: str | None = None,
     log: Callable[[str], None] = print,
+    allow_mixed: bool = False,
 ) -> StudyResult:
-    """Run every unfinished run of ``spec`` (see the module docstring), then write the report."""
+    """Run every unfinished run of ``spec`` (see the module docstring), then write the report. ``allow_mixed``
+    keeps finished runs scored under other reward versions, reported apart, instead of refusing them."""
     spec = dataclasses.replace(spec, output=str(Path(spec.output).resolve()))
     validate(spec)
     runs = plan(spec)
@@ -143,6 +208,10 @@ def run_study(
         raise ConfigError(
             f"{spec.output} holds runs finished with other settings ({', '.join(stale)}): "
             "use another output folder (--output) or delete those runs"
+        )
+    if not allow_mixed:
+        check_reward_versions(
+            spec, [run for run, state in states.items() if state == "done"], current_reward_versions(spec)
         )
     result = StudyResult(skipped=[run for run, state in states.items() if state == "done"])
     todo = [run for run, state in states.items() if state != "done"]
@@ -159,7 +228,7 @@ def run_study(
         result.ran = _run_on_ray(spec, todo, cpus_per_run, gpus_per_run, ray_address, log)
     else:
         raise ConfigError(f"runner must be 'local' or 'ray', got {runner!r}")
-    result.report = write_report(spec)
+    result.report = write_report(spec, allow_mixed=allow_mixed)
     return result
 
 

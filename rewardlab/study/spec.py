@@ -2,7 +2,8 @@
 
 Sections (the reference with every key is ``docs/studies.md``)::
 
-    [study]     name, output (default results/<name>), seeds (default [0, 1, 2]), baseline
+    [study]     name, mode ("train", the default, or "rescore": :mod:`rewardlab.study.rescore`), output (default
+                results/<name>), seeds (default [0, 1, 2]), baseline
     [env]       id, kwargs (for gym.make; the reference rubric is the env made with these alone)
     [[config]]  name, then any of: preset (+ target_weight, gate_threshold, aggregate), reward_weights,
                 gates, aggregate, invalid_penalty, [config.dynamic], [config.milestones],
@@ -11,6 +12,9 @@ Sections (the reference with every key is ``docs/studies.md``)::
                 and/or minutes, any field of the kind's config (GRPOConfig, PPOConfig, TRLGRPOConfig)
     [eval]      split, num_tasks, temperature (0: greedy), samples, max_new_tokens, max_episode_tokens,
                 batch_size
+
+With ``mode = "rescore"`` the spec has ``[study]`` (name, mode, output) and ``[rescore]`` instead
+(:class:`RescoreStudySpec`, :func:`parse_rescore_spec`; the study itself is :mod:`rewardlab.study.rescore`).
 
 An unknown key anywhere raises :class:`~rewardlab.errors.ConfigError` naming the key, its section and
 the closest allowed key. Checks that need the env (a preset's component, a wrapper's arguments) run
@@ -23,6 +27,7 @@ import dataclasses
 import hashlib
 import json
 import re
+import sys
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -175,17 +180,19 @@ class StudySpec:
 
 def _toml_module() -> Any:
     """``tomllib`` (Python 3.11+), or its backport ``tomli`` on Python 3.10."""
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+
+        return tomllib
+    else:  # pragma: no cover - Python 3.10
         try:
-            import tomli as tomllib
+            import tomli
         except ModuleNotFoundError as exc:
             raise MissingDependencyError("reading a study spec on Python 3.10 needs tomli: pip install tomli") from exc
-    return tomllib
+        return tomli
 
 
-def load_spec(path: str | Path, *, output: str | None = None) -> StudySpec:
+def load_spec(path: str | Path, *, output: str | None = None) -> StudySpec | RescoreStudySpec:
     """Read and check a study spec; ``output`` replaces ``[study].output``."""
     toml = _toml_module()
     try:
@@ -277,9 +284,10 @@ def _check_trainer_fields(section: str, table: Mapping[str, Any], kind: str) -> 
         _check_type(f"{section} {key}", value, fields[key])
 
 
-def _parse_study(data: Mapping[str, Any]) -> dict[str, Any]:
+def _parse_study(data: Mapping[str, Any], mode: str = "train") -> dict[str, Any]:
     study = _table("[study]", data.get("study"))
-    _check_keys("[study]", study, ("name", "output", "seeds", "baseline"))
+    study.pop("mode", None)
+    _check_keys("[study]", study, ("name", "output", "seeds", "baseline") if mode == "train" else ("name", "output"))
     name = study.get("name")
     if not isinstance(name, str) or not NAME.match(name):
         raise ConfigError(f"[study] name must be a name of letters, digits, '_', '.' or '-', got {name!r}")
@@ -293,6 +301,8 @@ def _parse_study(data: Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigError(f"[study] seeds must be a non-empty list of distinct ints >= 0, got {seeds!r}")
     output = study.get("output", f"results/{name}")
     _check_type("[study] output", output, str)
+    if mode != "train":
+        return {"name": name, "output": output}
     if "baseline" not in study:
         raise ConfigError("[study] needs baseline = '<config name>': the configuration the others are compared to")
     return {"name": name, "output": output, "seeds": tuple(seeds), "baseline": study["baseline"]}
@@ -404,8 +414,19 @@ def _parse_eval(data: Mapping[str, Any]) -> EvalSettings:
     return settings
 
 
-def parse_spec(data: Mapping[str, Any]) -> StudySpec:
-    """Check a spec read from TOML and build the :class:`StudySpec` (ConfigError on any problem)."""
+def study_mode(data: Mapping[str, Any]) -> str:
+    """``[study] mode``: ``"train"`` (the default) or ``"rescore"``."""
+    mode = _table("[study]", data.get("study")).get("mode", "train")
+    if mode not in MODES:
+        raise ConfigError(f"[study] mode must be one of {list(MODES)}, got {mode!r}" + did_you_mean(str(mode), MODES))
+    return str(mode)
+
+
+def parse_spec(data: Mapping[str, Any]) -> StudySpec | RescoreStudySpec:
+    """Check a spec read from TOML and build the :class:`StudySpec`, or with ``mode = "rescore"`` the
+    :class:`~rewardlab.study.rescore.RescoreStudySpec` (ConfigError on any problem)."""
+    if study_mode(data) == "rescore":
+        return parse_rescore_spec(_parse_study(data, "rescore"), data)
     _check_keys("the study spec", data, ("study", "env", "config", "trainer", "eval"))
     study = _parse_study(data)
     env = _parse_env(data)
@@ -424,3 +445,129 @@ def parse_spec(data: Mapping[str, Any]) -> StudySpec:
             + did_you_mean(study["baseline"], names)
         )
     return StudySpec(**study, env=env, configs=configs, trainer=trainer, eval=_parse_eval(data))
+
+
+# ---------------------------------------------------------------------------- the rescore mode
+
+MODES: tuple[str, ...] = ("train", "rescore")
+"""``[study] mode``: ``train`` (the default: every configuration trained with every seed) or ``rescore``."""
+
+COMPOSITION_KEYS: dict[str, Any] = {
+    "name": str,
+    "preset": str,
+    "weights": dict,
+    "aggregate": str,
+    "target_weight": float,
+    "gate_threshold": float,
+}
+GRID_KEYS: tuple[str, ...] = ("levels", "aggregates", "components")
+RESCORE_KEYS: tuple[str, ...] = (
+    "episodes",
+    "compositions",
+    "grid",
+    "honest",
+    "defective",
+    "group_by",
+    "allow_mixed",
+)
+
+
+@dataclass(frozen=True)
+class GridSettings:
+    """``[rescore.grid]``: every weighting of ``components`` (default: all of the env's) with each weight in
+    ``levels``, under each of ``aggregates`` (:func:`rewardlab.rescore.weight_grid`)."""
+
+    levels: tuple[float, ...]
+    aggregates: tuple[str, ...] = ("mean",)
+    components: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RescoreStudySpec:
+    """A ``mode = "rescore"`` study (:mod:`rewardlab.study.rescore`): ``[study]`` name and output, then ``[rescore]``.
+
+    Attributes:
+        episodes: RecordEpisodes JSONL files, paths or globs relative to the working directory.
+        compositions: Preset names (``"equal"``, ``"targeted:<c>"``, ``"recorded"``...) or tables ``{name, preset
+            or weights, aggregate, target_weight, gate_threshold}``; the first is the reference.
+        grid: ``[rescore.grid]``, the weightings added after ``compositions``.
+        honest, defective: Labels of honest episodes and of episodes with a known defect (both or neither).
+        group_by: The record key that names an agent or checkpoint.
+        allow_mixed: Accept records of several reward versions, each reported apart.
+    """
+
+    name: str
+    output: str
+    episodes: tuple[str, ...]
+    compositions: tuple[Any, ...]
+    grid: GridSettings | None = None
+    honest: tuple[str, ...] = ()
+    defective: tuple[str, ...] = ()
+    group_by: str = "label"
+    allow_mixed: bool = False
+    mode: str = field(default="rescore", init=False)
+
+
+def parse_rescore_spec(study: Mapping[str, Any], data: Mapping[str, Any]) -> RescoreStudySpec:
+    """The rescore spec from TOML: ``study`` is ``[study]`` already checked (name, output), ``data`` the whole
+    file; ConfigError naming the key for anything wrong."""
+    _check_keys("the study spec", data, ("study", "rescore"))
+    table = _table("[rescore]", data.get("rescore"))
+    _check_keys("[rescore]", table, RESCORE_KEYS)
+    episodes = table.get("episodes")
+    if not (isinstance(episodes, list) and episodes and all(isinstance(e, str) and e for e in episodes)):
+        raise ConfigError(f"[rescore] episodes must be a non-empty list of paths or globs, got {episodes!r}")
+    compositions = table.get("compositions", [])
+    if not isinstance(compositions, list):
+        raise ConfigError(f"[rescore] compositions must be a list, got {compositions!r}")
+    for index, entry in enumerate(compositions):
+        if isinstance(entry, str):
+            continue
+        where = f"[rescore] compositions #{index + 1}"
+        entry = _table(where, entry)
+        _check_keys(where, entry, list(COMPOSITION_KEYS))
+        for key, value in entry.items():
+            _check_type(f"{where} {key}", value, COMPOSITION_KEYS[key])
+        if not entry.get("name"):
+            raise ConfigError(f"{where} needs a name")
+        if ("preset" in entry) == ("weights" in entry):
+            raise ConfigError(f"{where} ({entry['name']!r}) needs a preset or weights, one of them")
+    grid = None
+    if "grid" in table:
+        raw = _table("[rescore.grid]", table["grid"])
+        _check_keys("[rescore.grid]", raw, GRID_KEYS)
+        levels = raw.get("levels")
+        _check_type("[rescore.grid] levels", levels, list)
+        components = raw.get("components")
+        if components is not None:
+            _check_type("[rescore.grid] components", components, list)
+        grid = GridSettings(
+            levels=tuple(levels or ()),
+            aggregates=tuple(raw.get("aggregates", ["mean"])),
+            components=None if components is None else tuple(components),
+        )
+    if not compositions and grid is None:
+        raise ConfigError("[rescore] needs compositions = [...] or a [rescore.grid], or both")
+    labels = {}
+    for key in ("honest", "defective"):
+        value = table.get(key, [])
+        if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            raise ConfigError(f"[rescore] {key} must be a list of labels, got {value!r}")
+        labels[key] = tuple(value)
+    if bool(labels["honest"]) != bool(labels["defective"]):
+        raise ConfigError("[rescore] honest and defective go together: the defects are judged against the honest mean")
+    group_by = table.get("group_by", "label")
+    _check_type("[rescore] group_by", group_by, str)
+    allow_mixed = table.get("allow_mixed", False)
+    _check_type("[rescore] allow_mixed", allow_mixed, bool)
+    return RescoreStudySpec(
+        name=study["name"],
+        output=study["output"],
+        episodes=tuple(episodes),
+        compositions=tuple(compositions),
+        grid=grid,
+        honest=labels["honest"],
+        defective=labels["defective"],
+        group_by=group_by,
+        allow_mixed=allow_mixed,
+    )

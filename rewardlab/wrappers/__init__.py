@@ -24,14 +24,20 @@ wrapper                       what it does                                      
 
 Wrappers that replace the outcome reward (ReweightRubric, DynamicRubric) go innermost, right
 on the env; VectorReward goes outermost. The rest stack in any order.
+
+Every wrapper that changes the reward (all but ChatHistory, RecordEpisodes and HackingMonitor) has a
+``reward_version`` of its own, derived from the one below it and its settings, and writes it into
+``info["reward_version"]`` at every reset and step (:mod:`rewardlab.wrappers.stamp`); the others pass the
+stamp below through. So ``info["reward_version"]`` is always the stamp of the reward the step paid.
 """
 
+from rewardlab.core.records import read_episodes
 from rewardlab.wrappers.chat import ChatHistory
 from rewardlab.wrappers.dynamic import DynamicRubric, discrimination_weights
 from rewardlab.wrappers.hacking import HackingMonitor, repetition_rate
 from rewardlab.wrappers.milestones import MilestoneReward
 from rewardlab.wrappers.process import ProcessReward, StepScorer
-from rewardlab.wrappers.recording import RecordEpisodes, read_episodes
+from rewardlab.wrappers.recording import RecordEpisodes
 from rewardlab.wrappers.reweight import PRESETS, ReweightRubric
 from rewardlab.wrappers.shaping import PotentialShaping, progress_potential
 from rewardlab.wrappers.vector import BatchVectorReward, VectorReward

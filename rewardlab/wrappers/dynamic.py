@@ -12,6 +12,7 @@ import numpy as np
 from rewardlab.core.group_stats import component_matrix, group_centred_std, group_index
 from rewardlab.errors import ConfigError
 from rewardlab.wrappers.reweight import component_names, env_rubric, refuse_second_outcome_wrapper, replace_outcome
+from rewardlab.wrappers.stamp import RewardStamp
 
 
 def check_floor(floor: float, n_components: int) -> None:
@@ -65,7 +66,7 @@ def weights_from_variances(names: Sequence[str], variances: Sequence[float], flo
     return {name: floor + share * v / total for name, v in zip(names, variances, strict=True)}
 
 
-class DynamicRubric(gym.Wrapper[str, str, str, str]):
+class DynamicRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
     """Reweight the outcome reward by each component's current within-task discrimination.
 
     The wrapper keeps the components of the last ``window`` finished episodes, grouped by
@@ -81,6 +82,9 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
     weights over a whole GRPO batch, call :func:`discrimination_weights` on the batch instead.
     It cannot be stacked with :class:`~rewardlab.wrappers.ReweightRubric` (both replace the outcome reward).
     ``info["dynamic_rubric"] = {"reward": R_new, "env_reward": R_env, "weights": w}`` on the final step.
+    ``info["reward_version"]`` at every reset and step is this wrapper's stamp (:mod:`rewardlab.wrappers.stamp`:
+    the env's, with ``floor``, ``window`` and the rule, the code of :func:`weights_from_variances`): the same
+    across episodes, although the weights move, since the rule that moves them is what it pays by.
 
     Args:
         env: A RewardLab env.
@@ -106,6 +110,7 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
     """
 
     replaces_outcome = True
+    stamp_modules = ("rewardlab.wrappers.reweight",)
 
     def __init__(self, env: gym.Env[str, str], *, floor: float = 0.05, window: int = 64):
         super().__init__(env)
@@ -125,6 +130,9 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
         self._task_stats: dict[Hashable, list] = {}  # task id -> [episodes, sums, sums of squares]
         self._variance_totals = [0.0] * len(names)  # Σ over tasks with >= 2 episodes of their variances
         self._groups = 0
+        self.stamp_reward(
+            {"floor": self.floor, "window": window, "rule": weights_from_variances, "aggregate": "mean", "gates": {}}
+        )
 
     def outcome_reward(self, components: Mapping[str, float]) -> tuple[float, str | None]:
         """``(R_new, None)`` under the current weights: :meth:`rubric.combine <rewardlab.core.Rubric.combine>`."""
@@ -162,9 +170,14 @@ class DynamicRubric(gym.Wrapper[str, str, str, str]):
             return weights_from_variances(self.names, [0.0] * len(self.names), self.floor)
         return weights_from_variances(self.names, [t / self._groups for t in self._variance_totals], self.floor)
 
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        observation, info = self.env.reset(seed=seed, options=options)
+        return observation, self.stamped(info)
+
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, env_step_reward, terminated, truncated, info = self.env.step(action)
         reward = float(env_step_reward)
+        self.stamped(info)
         components = info.get("reward_components")
         if components is not None:
             weights = self.weights

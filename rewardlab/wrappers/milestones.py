@@ -9,9 +9,10 @@ from typing import Any
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError
+from rewardlab.wrappers.stamp import RewardStamp
 
 
-class MilestoneReward(gym.Wrapper[str, str, str, str]):
+class MilestoneReward(RewardStamp, gym.Wrapper[str, str, str, str]):
     """Pay process credit for each milestone the first time it is reached, up to a budget.
 
     With ``m_t`` the milestones first reached at step ``t`` (``info["milestones"]``, each paid
@@ -30,7 +31,9 @@ class MilestoneReward(gym.Wrapper[str, str, str, str]):
     So an episode's process credit is in ``[0, budget]`` and, gated, is 0 for failed outcomes:
     an agent cannot farm it without solving the task.
     ``info["milestone_reward"] = {"credit": paid this step, "earned": earned_t, "paid": paid so far}``,
-    plus ``"gate_passed"`` on the final step of a gated episode.
+    plus ``"gate_passed"`` on the final step of a gated episode. ``info["reward_version"]`` at every reset
+    and step is this wrapper's stamp (:mod:`rewardlab.wrappers.stamp`: the env's, with the credits, budget
+    and gate).
 
     Args:
         env: A RewardLab env (it reports ``info["milestones"]``).
@@ -78,6 +81,7 @@ class MilestoneReward(gym.Wrapper[str, str, str, str]):
         self.paid_milestones: set[str] = set()
         self.earned = 0.0
         self.paid = 0.0
+        self.stamp_reward({"per_milestone": self.per_milestone, "budget": self.budget, "gate": self.gate})
 
     def credit_of(self, milestone: str) -> float:
         """The credit of one milestone."""
@@ -94,7 +98,8 @@ class MilestoneReward(gym.Wrapper[str, str, str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         self.paid_milestones = set()
         self.earned = self.paid = 0.0
-        return self.env.reset(seed=seed, options=options)
+        observation, info = self.env.reset(seed=seed, options=options)
+        return observation, self.stamped(info)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
@@ -114,4 +119,5 @@ class MilestoneReward(gym.Wrapper[str, str, str, str]):
             credit = 0.0
         self.paid += credit
         info["milestone_reward"] = {"credit": credit, "earned": self.earned, "paid": self.paid, **record}
+        self.stamped(info)
         return observation, float(reward) + credit, terminated, truncated, info

@@ -10,6 +10,7 @@ import gymnasium as gym
 
 from rewardlab.core.chat import Conversation, Message
 from rewardlab.errors import ConfigError
+from rewardlab.wrappers.stamp import RewardStamp
 
 Normalize = Literal["none", "range", "running"]
 NORMALIZE_MODES: tuple[str, ...] = ("none", "range", "running")
@@ -27,7 +28,7 @@ class StepScorer(Protocol):
     def __call__(self, history: Sequence[dict[str, str]], action: str, observation: str) -> float: ...
 
 
-class ProcessReward(gym.Wrapper[str, str, str, str]):
+class ProcessReward(RewardStamp, gym.Wrapper[str, str, str, str]):
     """Add a step scorer's judgement of every step, on the scale of the outcome reward.
 
     With ``s_t = scorer(history, action, observation)``, the normalised score ``ŝ_t`` is::
@@ -47,6 +48,11 @@ class ProcessReward(gym.Wrapper[str, str, str, str]):
     credit, however many steps the episode takes. ``"running"`` suits unbounded scorers such
     as PRM logits; its statistics persist across episodes (public ``count``, ``mean``, ``m2``).
     ``info["process_reward"] = {"score": s_t, "normalized": ŝ_t, "bonus": weight·ŝ_t/T}``.
+    ``info["reward_version"]`` at every reset and step is this wrapper's stamp (:mod:`rewardlab.wrappers.stamp`:
+    the env's, with the scorer, ``weight``, ``normalize``, ``score_range`` and ``horizon``). A scorer that is a
+    function counts by its code and closure values; one that is another object (a model behind ``__call__``)
+    by its class only, and by its fields when it is a dataclass: name what the model is (its checkpoint) in
+    such a scorer's dataclass fields so that two models never share a stamp.
 
     Args:
         env: Any text env.
@@ -104,6 +110,15 @@ class ProcessReward(gym.Wrapper[str, str, str, str]):
         self.horizon = horizon
         self.conversation = Conversation()
         self.count, self.mean, self.m2 = 0, 0.0, 0.0
+        self.stamp_reward(
+            {
+                "scorer": scorer,
+                "weight": self.weight,
+                "normalize": normalize,
+                "score_range": self.score_range,
+                "horizon": horizon,
+            }
+        )
 
     @property
     def history(self) -> list[Message]:
@@ -126,7 +141,7 @@ class ProcessReward(gym.Wrapper[str, str, str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         observation, info = self.env.reset(seed=seed, options=options)
         self.conversation.start(observation, info)
-        return observation, info
+        return observation, self.stamped(info)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
@@ -139,4 +154,5 @@ class ProcessReward(gym.Wrapper[str, str, str, str]):
         self.conversation.act(text)
         self.conversation.observe(observation)
         info["process_reward"] = {"score": score, "normalized": normalized, "bonus": bonus}
+        self.stamped(info)
         return observation, float(reward) + bonus, terminated, truncated, info

@@ -8,7 +8,7 @@ import os
 import tempfile
 import time
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, SupportsFloat
 
@@ -38,7 +38,7 @@ def append_line(path: Path, line: str, *, atomic: bool = True, durable: bool = F
     (or use ``atomic=False``) for long runs at high episode rates.
 
     ``atomic=False``: one ``O_APPEND`` write, O(line). A writer killed inside that write can
-    leave a partial last line; the next append cuts it off first, and :func:`read_episodes`
+    leave a partial last line; the next append cuts it off first, and :func:`~rewardlab.core.records.read_episodes`
     skips it meanwhile.
 
     An exclusive ``flock`` on ``<path>.lock`` serialises writers (the sub-envs of a vector env
@@ -137,24 +137,17 @@ class _RecordBuffer:
         self.wait_s = max(self.interval_s, min(100 * (self.last_flush - start), 60.0)) if self.interval_s else 0.0
 
 
-def read_episodes(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The episodes recorded in ``path``, one dict per line (a partial last line is skipped)."""
-    with open(path, encoding="utf-8") as file:
-        for line in file:
-            if line.endswith("\n") and line.strip():
-                yield json.loads(line)
-
-
 class RecordEpisodes(gym.Wrapper[str, str, str, str]):
     """Append one JSON line per finished episode to ``path``.
 
     Each line holds: ``env_id`` and ``env_kwargs`` (the ``gym.make`` id and arguments of the env, ``None``
     when it was not made by ``gym.make``), ``label`` (this wrapper's, e.g. the agent or checkpoint; ``None``
     when not given), ``reward_version`` (the final step's: the stamp of the reward that scored the episode),
-    ``task_id``, ``seed`` (of the reset; ``None`` when not given), ``options`` (of the reset), ``actions``, ``observations`` (the reset observation first, so
-    one more than actions), ``rewards`` (per step, as this wrapper receives them), ``return``
-    (their sum), ``components``, ``weights``, ``metrics``, ``score``, ``is_success``,
-    ``milestones`` (per step, the names newly reached), ``terminated`` and ``truncated``.
+    ``task_id``, ``seed`` (of the reset; ``None`` when not given), ``options`` (of the reset), ``actions``,
+    ``observations`` (the reset observation first, so one more than actions), ``rewards`` (per step, as this
+    wrapper receives them), ``return`` (their sum), ``components``, ``weights``, ``metrics``, ``score``,
+    ``is_success``, ``usable``, ``infra_error``, ``milestones`` (per step, the names newly reached),
+    ``terminated`` and ``truncated``.
     Vector rewards (under :class:`~rewardlab.wrappers.VectorReward`) give lists, and a per-component ``return``.
     ``info`` holds the final step's values of ``info_keys`` (default: the env's
     ``recorded_info_keys``, e.g. SWE's ``patch``), for keys the final info has.
@@ -169,7 +162,7 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
     A crash (not a clean exit) loses the episodes of the last interval, never part of a line.
     ``flush_interval_s=0`` writes every episode as it ends. ``atomic=False`` appends in place
     instead of replacing the file (a kill inside that write can leave a partial last line,
-    which the next write cuts off and :func:`read_episodes` skips). An episode that is reset
+    which the next write cuts off and :func:`~rewardlab.core.records.read_episodes` skips). An episode that is reset
     before it ends is not recorded.
 
     Args:
@@ -189,6 +182,7 @@ class RecordEpisodes(gym.Wrapper[str, str, str, str]):
 
     Example:
         >>> import tempfile, pathlib
+        >>> from rewardlab.core.records import read_episodes
         >>> from rewardlab.envs.echo import EchoEnv
         >>> path = pathlib.Path(tempfile.mkdtemp()) / "episodes.jsonl"
         >>> env = RecordEpisodes(EchoEnv(), path)

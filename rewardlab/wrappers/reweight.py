@@ -8,8 +8,10 @@ from typing import Any
 
 import gymnasium as gym
 
+from rewardlab.core import provenance
 from rewardlab.core.rubric import AGGREGATES, Aggregate, Rubric, normalize_gates
 from rewardlab.errors import ConfigError, did_you_mean
+from rewardlab.wrappers.stamp import RewardStamp
 
 PRESETS: tuple[str, ...] = ("equal", "targeted:<component>", "geometric", "min", "gated", "gated:<component>")
 
@@ -72,7 +74,7 @@ def replace_outcome(
     return reward - env_reward + new, new, env_reward, gate_failed
 
 
-class ReweightRubric(gym.Wrapper[str, str, str, str]):
+class ReweightRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
     """Recompute the outcome reward from ``info["reward_components"]`` with other weights or another aggregate.
 
     On the final step, with the env's components ``c_k`` and this wrapper's normalised weights
@@ -102,7 +104,8 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
 
     ``info["reweight"]`` on the final step: ``{"reward": R_new, "env_reward": R_env,
     "weights": w, "aggregate": method, "gate_failed": name or None}``, where ``R_env`` is the
-    env's outcome reward.
+    env's outcome reward. ``info["reward_version"]`` at every reset and step is this wrapper's stamp
+    (:mod:`rewardlab.wrappers.stamp`: the env's, with :attr:`rubric` and ``invalid_penalty``).
 
     Args:
         env: A RewardLab env (it has ``reward_component_names``).
@@ -171,6 +174,7 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
             weights=raw, aggregate=self.aggregate, gates=gates, invalid_penalty=self.invalid_penalty
         )
         self.weights: dict[str, float] = self.rubric.normalized_weights
+        self.stamp_reward({"rubric": provenance.rubric_identity(self.rubric), "invalid_penalty": self.invalid_penalty})
 
     def _resolve(
         self, scheme: str | Mapping[str, float], names: Sequence[str], target_weight: float, gate_threshold: float
@@ -215,9 +219,14 @@ class ReweightRubric(gym.Wrapper[str, str, str, str]):
         <rewardlab.core.Rubric.combine>`."""
         return self.rubric.combine(components)
 
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        observation, info = self.env.reset(seed=seed, options=options)
+        return observation, self.stamped(info)
+
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, env_step_reward, terminated, truncated, info = self.env.step(action)
         reward = float(env_step_reward)
+        self.stamped(info)
         components = info.get("reward_components")
         if components is not None:
             reward, new, env_reward, gate_failed = replace_outcome(

@@ -9,6 +9,7 @@ from typing import Any
 import gymnasium as gym
 
 from rewardlab.errors import ConfigError
+from rewardlab.wrappers.stamp import RewardStamp
 
 Potential = Callable[[str, Mapping[str, Any]], float]
 """``potential(observation, info) -> float``: the value Φ of the state the env just reached."""
@@ -19,7 +20,7 @@ def progress_potential(observation: str, info: Mapping[str, Any]) -> float:
     return float(info.get("progress", 0.0))
 
 
-class PotentialShaping(gym.Wrapper[str, str, str, str]):
+class PotentialShaping(RewardStamp, gym.Wrapper[str, str, str, str]):
     """Potential-based shaping (Ng, Harada & Russell, 1999): dense credit that keeps the optimal policy.
 
     Each step adds ``F = γ·Φ(s') − Φ(s)`` to the reward::
@@ -36,7 +37,9 @@ class PotentialShaping(gym.Wrapper[str, str, str, str]):
 
     which is the original return exactly when ``Φ(s_0) = 0``, as ``info["progress"]`` is at
     reset. ``info["shaping"] = {"bonus": scale·F, "potential": Φ(s')}`` on every step
-    (``potential`` is the value before it is zeroed at the end).
+    (``potential`` is the value before it is zeroed at the end). ``info["reward_version"]`` at every reset
+    and step is this wrapper's stamp (:mod:`rewardlab.wrappers.stamp`: the env's, with ``gamma``, ``scale``
+    and the code of the potential).
 
     Args:
         env: Any env whose info carries what the potential reads (every RewardLab env has ``progress``).
@@ -75,6 +78,7 @@ class PotentialShaping(gym.Wrapper[str, str, str, str]):
         self.potential: Potential = potential or progress_potential
         self.scale = float(scale)
         self.last_potential = 0.0
+        self.stamp_reward({"gamma": self.gamma, "scale": self.scale, "potential": self.potential})
 
     def _phi(self, observation: str, info: Mapping[str, Any]) -> float:
         value = float(self.potential(observation, info))
@@ -85,7 +89,7 @@ class PotentialShaping(gym.Wrapper[str, str, str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         observation, info = self.env.reset(seed=seed, options=options)
         self.last_potential = self._phi(observation, info)
-        return observation, info
+        return observation, self.stamped(info)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
@@ -94,4 +98,5 @@ class PotentialShaping(gym.Wrapper[str, str, str, str]):
         bonus = self.scale * (self.gamma * next_value - self.last_potential)
         self.last_potential = next_value
         info["shaping"] = {"bonus": bonus, "potential": potential}
+        self.stamped(info)
         return observation, float(reward) + bonus, terminated, truncated, info

@@ -9,11 +9,13 @@ import numpy as np
 from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv, VectorWrapper
 from gymnasium.vector.utils import batch_space
 
+from rewardlab.core.provenance import stamp
 from rewardlab.errors import ConfigError
 from rewardlab.wrappers.reweight import component_names
+from rewardlab.wrappers.stamp import RewardStamp
 
 
-class VectorReward(gym.Wrapper[str, str, str, str]):
+class VectorReward(RewardStamp, gym.Wrapper[str, str, str, str]):
     """Return the reward components as a vector, in ``reward_component_names`` order.
 
     ``reward_t`` is a ``float32`` array of ``reward_space.shape == (K,)``::
@@ -27,6 +29,8 @@ class VectorReward(gym.Wrapper[str, str, str, str]):
     For ``gym.make_vec`` use :class:`BatchVectorReward` on the vector env instead: Gymnasium's
     vector envs keep one float per sub-env (SyncVectorEnv writes into a float buffer and both
     fill in ``0.0`` on autoreset steps), so a per-env vector reward cannot pass through them.
+    ``info["reward_version"]`` at every reset and step is this wrapper's stamp (:mod:`rewardlab.wrappers.stamp`:
+    the env's, with the vector's components), since a vector reward is not the scalar one.
 
     Attributes:
         reward_space: ``Box(0, 1, (K,))``. reward_component_names: the order of the vector.
@@ -48,6 +52,11 @@ class VectorReward(gym.Wrapper[str, str, str, str]):
         self.reward_component_names = component_names(env)
         self.reward_space = env.get_wrapper_attr("reward_space")
         self._zeros = np.zeros(len(self.reward_component_names), dtype=np.float32)
+        self.stamp_reward({"vector": self.reward_component_names})
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        observation, info = self.env.reset(seed=seed, options=options)
+        return observation, self.stamped(info)
 
     def step(self, action: str) -> tuple[str, np.ndarray, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
@@ -57,15 +66,18 @@ class VectorReward(gym.Wrapper[str, str, str, str]):
         else:
             vector = np.array([components[name] for name in self.reward_component_names], dtype=np.float32)
         info["scalar_reward"] = reward
+        self.stamped(info)
         return observation, vector, terminated, truncated, info
 
 
-class BatchVectorReward(VectorWrapper):
+class BatchVectorReward(RewardStamp, VectorWrapper):
     """:class:`VectorReward` for a vector env: rewards of shape ``(num_envs, K)``.
 
     Row ``i`` is sub-env ``i``'s components on its final step (``infos["reward_components"]``
     with its ``_reward_components`` mask) and zeros otherwise, autoreset steps included. The
-    scalar rewards are kept in ``infos["scalar_reward"]``.
+    scalar rewards are kept in ``infos["scalar_reward"]``. ``infos["reward_version"]`` (every sub-env's entry,
+    at every reset and step) is this wrapper's stamp: that of :class:`VectorReward` over the sub-envs' stamp
+    (over the list of their stamps when they differ).
 
     Example:
         >>> import gymnasium as gym
@@ -88,6 +100,27 @@ class BatchVectorReward(VectorWrapper):
         self.reward_component_names = tuple(names[0])
         self.single_reward_space = env.get_attr("reward_space")[0]
         self.reward_space = batch_space(self.single_reward_space, env.num_envs)
+        self.stamp_reward({"vector": self.reward_component_names})
+
+    def inner_reward_version(self) -> str:
+        """The sub-envs' ``reward_version`` when they share one, else the stamp of the list of theirs."""
+        versions = [str(version) for version in self.env.get_attr("reward_version")]
+        return versions[0] if len(set(versions)) == 1 else stamp({"sub_envs": versions})
+
+    def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        observations, infos = self.env.reset(seed=seed, options=options)
+        return observations, self._stamp_infos(infos)
+
+    def _stamp_infos(self, infos: dict[str, Any]) -> dict[str, Any]:
+        """``infos`` with this wrapper's stamp as every sub-env's ``reward_version`` (and its ``_`` mask)."""
+        if "reward_version" in infos:
+            mask = infos.get("_reward_version", np.ones(self.num_envs, dtype=bool))
+            versions = [str(v) for v, present in zip(infos["reward_version"], mask, strict=True) if present]
+            if versions and len(set(versions)) == 1:
+                self.stamped({"reward_version": versions[0]})
+        infos["reward_version"] = np.full(self.num_envs, self._stamp, dtype=object)
+        infos["_reward_version"] = np.ones(self.num_envs, dtype=bool)
+        return infos
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         observations, rewards, terminations, truncations, infos = self.env.step(actions)
@@ -97,4 +130,4 @@ class BatchVectorReward(VectorWrapper):
             for j, name in enumerate(self.reward_component_names):
                 matrix[mask, j] = np.asarray(infos["reward_components"][name], dtype=np.float32)[mask]
         infos["scalar_reward"] = rewards
-        return observations, matrix, terminations, truncations, infos
+        return observations, matrix, terminations, truncations, self._stamp_infos(infos)

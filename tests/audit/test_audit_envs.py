@@ -16,35 +16,30 @@ from rewardlab.audit import audit_env
 from rewardlab.browser.backends.browser import find_chromium
 from rewardlab.errors import MissingDependencyError
 
-EPISODES: dict[str, int | None] = {
+SPREAD: dict[str, int] = {
     "RewardLab/BFCL-v1": 60,
-    "RewardLab/BFCLMultiTurn-v1": None,
-    "RewardLab/BPMN-v2": None,
     "RewardLab/MiniWoB-v1": 6,
     "RewardLab/SWE-v2": 3,
     "RewardLab/SWERepo-v1": 4,
-    "RewardLab/Slides-v2": None,
-    "RewardLab/SlidesAgent-v2": None,
-    "RewardLab/ToolCall-v3": None,
-    "RewardLab/Web-v2": None,
 }
-"""Test tasks audited per env (``None``: the whole test split)."""
+"""Test tasks audited, for the envs whose episodes are too dear to audit the whole test split (every other
+registered env is audited on all of it: a new env needs no entry)."""
 
 BROWSER_ENVS = {"RewardLab/MiniWoB-v1", "RewardLab/Web-v2"}
 CHROMIUM = find_chromium()
 
 
-def test_every_registered_env_is_audited():
-    assert set(EPISODES) == set(rewardlab.env_ids())
+def test_the_spread_names_registered_envs():
+    assert set(SPREAD) <= set(rewardlab.env_ids())
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("env_id", sorted(EPISODES))
+@pytest.mark.parametrize("env_id", rewardlab.env_ids())
 def test_no_degenerate_strategy_is_flagged(env_id):
     if env_id in BROWSER_ENVS and (CHROMIUM is None or not os.path.exists(CHROMIUM)):
         pytest.skip("no Chromium binary found: apt-get install chromium")
     try:
-        report = audit_env(env_id, split="test", episodes=EPISODES[env_id], seed=0)
+        report = audit_env(env_id, split="test", episodes=SPREAD.get(env_id), seed=0)
     except MissingDependencyError as exc:
         pytest.skip(f"{env_id}: {exc}")
     assert not report.flagged, report.format_table()

@@ -24,6 +24,7 @@ def test_reset_info_and_task_selection(echo_env):
         "milestones": [],
         "progress": 0.0,
         "action_error": None,
+        "reward_version": echo_env.unwrapped.reward_version,
     }
     _, info = echo_env.reset(seed=1, options={"split": "test"})
     assert info["split"] == "test"

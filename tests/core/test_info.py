@@ -41,6 +41,7 @@ contract_infos = st.fixed_dictionaries(
         "progress": unit,
         "action_error": st.none() | st.text(min_size=1, max_size=8),
         "infra_error": st.none() | st.text(min_size=1, max_size=8),
+        "reward_version": st.none() | st.from_regex(r"rv-[0-9a-f]{12}", fullmatch=True),
     }
 )
 

@@ -101,7 +101,9 @@ def test_oracle_episodes_through_the_server_match_in_process_play(adapter, env_i
         assert prompt == opening_messages(*env.reset(options={"task_id": row["task_id"]}))
         assert [r["reward"] for r in replies] == pytest.approx(rewards)
         assert [r["terminated"] or r["truncated"] for r in replies] == [False] * (len(actions) - 1) + [True]
-        assert replies[-1]["info"] == {"task_id": row["task_id"], **episode_logs(info)}
+        stamp = info["reward_version"]
+        assert replies[-1]["info"] == {"task_id": row["task_id"], "reward_version": stamp, **episode_logs(info)}
+        assert row["reward_version"] == stamp  # the rows carry the stamp of the env they were made from
         assert replies[-1]["info"]["is_success"] == 1.0 and all(r["info"] == {} for r in replies[:-1])
         assert server.session_state == {}  # the terminal step closed the session
     assert rows[0]["agent_ref"] == {"type": "responses_api_agents", "name": "rewardlab_agent"}

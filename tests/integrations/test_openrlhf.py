@@ -86,7 +86,9 @@ def test_oracle_reset_and_step_match_in_process_play(env_id, kwargs):
     actions, observations, rewards, info = in_process(env_id, task_id, kwargs)
     Agent, _ = agent_classes(env_id, kwargs, tokenizer=tokenizer)
     assert issubclass(Agent, AgentInstanceBase)
-    start, results = asyncio.run(drive(Agent(), task_id, actions))
+    agent = Agent()
+    start, results = asyncio.run(drive(agent, task_id, actions))
+    assert agent.reward_version == info["reward_version"]  # the stamp that scored the episode
     assert start["observation"].endswith("<|im_start|>assistant\n") and "<|im_start|>system" in start["observation"]
     assert [r["rewards"].item() for r in results] == pytest.approx(rewards)
     assert [r["done"] for r in results] == [False] * (len(actions) - 1) + [True]
@@ -212,7 +214,10 @@ def test_the_module_and_the_example_load_as_an_agent_file_configured_by_environm
 
 def test_rows_carry_the_task_as_label():
     rows = openrlhf_rows(BFCL, "test", env_kwargs=BFCL_KWARGS, limit=2)
-    assert [set(r) for r in rows] == [{"prompt", "label"}] * 2 and rows[0]["prompt"][0]["role"] == "system"
+    assert [set(r) for r in rows] == [{"prompt", "label", "reward_version"}] * 2
+    assert rows[0]["prompt"][0]["role"] == "system"
+    stamp = gym.make(BFCL, **BFCL_KWARGS).unwrapped.reward_version
+    assert [r["reward_version"] for r in rows] == [stamp, stamp]
     assert environment_feedback(tiny_tokenizer(), "obs") == "\n<|im_start|>user\nobs<|im_end|>\n<|im_start|>assistant\n"
 
 

@@ -113,6 +113,19 @@ def test_an_infra_fault_is_flagged_never_scored():
         assert not session.final.is_success
 
 
+def test_the_reward_version_is_the_final_infos_that_of_the_outermost_reward_wrapper():
+    from rewardlab.wrappers import ChatHistory, MilestoneReward
+
+    session = EpisodeSession(env_factory=lambda: ChatHistory(MilestoneReward(EchoEnv(), per_milestone=0.2)))
+    assert session.reward_version is None  # nothing started
+    session.start("t0")
+    stamp = MilestoneReward(EchoEnv(), per_milestone=0.2).reward_version
+    assert session.reward_version == stamp != EchoEnv().reward_version
+    session.play("alpha")
+    assert session.final.reward_version == session.reward_version == stamp
+    session.close()
+
+
 def test_finish_plays_the_last_action_then_empty_ones_until_the_env_ends():
     with EpisodeSession(env_factory=EchoEnv) as session:
         session.start("t0")

@@ -88,12 +88,15 @@ def test_an_oracle_episode_through_skyrl_gym_matches_in_process_play(env_class, 
     assert isinstance(env, RewardLabSkyRLEnv)
     messages, meta = env.init([{"role": "user", "content": "ignored: the row only selects the task"}])
     assert [m["role"] for m in messages] == ["system", "user"] and meta["task_id"] == task_id
+    assert meta["reward_version"] == info["reward_version"]
     rewards, outputs = play_in_skyrl(env, actions)
     assert sum(rewards) == pytest.approx(total) and len(rewards) == len(actions)
     assert all([m["role"] for m in out["observations"]] == ["user"] for out in outputs[:-1])
     last = outputs[-1]
     assert last["done"] and last["observations"] == []
-    assert {k: v for k, v in last["metadata"].items() if k != "task_id"} == episode_logs(info) == env.get_metrics()
+    logs = {k: v for k, v in last["metadata"].items() if k not in ("task_id", "reward_version")}
+    assert logs == episode_logs(info) == env.get_metrics()
+    assert all(out["metadata"]["reward_version"] == info["reward_version"] for out in outputs)  # the stamp that paid
     for name, value in info["reward_components"].items():
         assert last["metadata"][f"reward/{name}"] == value
     assert env.get_metrics()["is_success"] == 1.0
@@ -166,6 +169,7 @@ def test_rows_select_their_task_and_carry_the_same_prompt():
     env = skyrl_gym.make(rows[1]["env_class"], env_config=DictConfig({}), extras=rows[1])
     messages, meta = env.init(rows[1]["prompt"])
     assert messages == rows[1]["prompt"] and meta["task_id"] == rows[1]["task_id"]
+    assert rows[1]["reward_version"] == meta["reward_version"] == gym.make(BFCL, **BFCL_KWARGS).unwrapped.reward_version
     env.close()
 
 

@@ -479,6 +479,33 @@ def test_an_infra_fault_is_unscored_and_logged_as_infra_error():
     assert metrics["reward/exact"] == 1.0  # the faulted rollout's components are not averaged in
 
 
+def test_each_rollouts_reward_version_reaches_trls_completions_table():
+    """TRL logs only numbers as metrics: the stamp goes to the completions table through ``log_extra``, once per
+    batch (by ``reward``), and into every dataset row."""
+    env_id = register_echo()
+    stamp = EchoEnv().reward_version
+    assert set(task_dataset(env_id, multi_turn=True)["reward_version"]) == {stamp}
+    Env = environment_class(env_id)
+    environments = [Env(), Env()]
+    for env in environments:
+        env.reset(task_id="t0")
+    extra = []
+    completions = [[{"role": "assistant", "content": "alpha"}], [{"role": "assistant", "content": "alp"}]]
+    for f in environment_reward_funcs(Env):
+        f(completions=completions, environments=environments, log_extra=lambda *column: extra.append(column))
+    assert extra == [("reward_version", [stamp, stamp])]
+
+    rows = task_dataset(BFCL, env_kwargs=BFCL_KWARGS, limit=2)
+    rewards = RewardFunctions(BFCL, env_kwargs=BFCL_KWARGS)
+    bfcl_stamp = gym.make(BFCL, **BFCL_KWARGS).unwrapped.reward_version
+    assert rows["reward_version"] == [bfcl_stamp, bfcl_stamp] and bfcl_stamp != stamp
+    extra.clear()
+    for f in rewards.funcs:
+        f(completions=["x", "y"], task_id=rows["task_id"], log_extra=lambda *column: extra.append(column))
+    assert extra == [("reward_version", [bfcl_stamp, bfcl_stamp])] and rewards.reward_version == bfcl_stamp
+    rewards.close()
+
+
 def run_example(name: str, model_dir, output_dir, *extra: str) -> list[dict]:
     """Two training steps of ``examples/<name>`` on the tiny model; the log rows that carry a reward."""
     main = runpy.run_path(str(EXAMPLES / name), run_name="example")["main"]

@@ -186,6 +186,7 @@ def assert_scored_as_in_process(trace, episode: Played, weights: dict[str, float
     expected_metrics = {**episode_logs(episode.info), "env_reward": episode.reward, "infra_error": 0.0}
     assert {k: trace.metrics[k] for k in expected_metrics} == expected_metrics
     assert trace.metrics["env_steps"] == len(episode.actions)
+    assert trace.info["rewardlab"]["reward_version"] == episode.info["reward_version"]  # the stamp that scored it
 
 
 @pytest.mark.slow
@@ -310,6 +311,7 @@ def test_the_taskset_is_the_splits_task_ids_with_one_reward_per_component():
     rewards = tasks[0].hooks("reward")
     assert [fn.__name__ for fn in rewards] == [*reference.reward_component_names, adapter.ADJUSTMENT]
     assert [fn._vf_weight for fn in rewards] == [*reference.rubric.normalized_weights.values(), 1.0]
+    assert {task.data.reward_version for task in tasks} == {reference.reward_version}
     assert env.config.agent.harness.id == "null" and env.config.agent.runtime.type == "subprocess"
 
 

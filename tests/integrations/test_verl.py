@@ -200,6 +200,8 @@ def test_oracle_episodes_through_verls_worker_match_in_process_play(config, tmp_
             assert output.non_tensor_batch[f"reward/{name}"][i] == pytest.approx(value)
         assert output.non_tensor_batch["finished"][i] == 1.0 and output.non_tensor_batch["infra_error"][i] == 0.0
         assert output.non_tensor_batch["rewardlab"][i]["logs"]["is_success"] == 1.0
+        assert output.non_tensor_batch["rewardlab"][i]["reward_version"] == info["reward_version"]
+    assert {row["extra_info"]["reward_version"] for row in rows} == {gym.make(TOOLCALL).unwrapped.reward_version}
 
 
 def play_direct(config, server, extra_info, **kwargs) -> AgentLoopOutput:

@@ -1,9 +1,11 @@
+import dataclasses
 import json
 
 import pytest
 
 from rewardlab.browser.backends.browser import find_chromium
 from rewardlab.cli import main
+from rewardlab.errors import ConfigError
 from rewardlab.evaluation import EpisodeResult
 from rewardlab.leaderboard import (
     load_run,
@@ -98,6 +100,82 @@ def test_leaderboard_command_merges(tmp_path, capsys):
     assert "random [two]" in capsys.readouterr().out
 
 
+def stamped(stamp, *results):
+    return [dataclasses.replace(r, reward_version=stamp) for r in results]
+
+
+def test_an_entry_and_its_episodes_record_the_reward_version():
+    good = stamped("rv-aaaaaaaaaaaa", episode("t1", 0, 0.9, {"answer": 0.8}), episode("t2", 1, 0.7, {"answer": 0.4}))
+    entry = make_entry("RewardLab/A-v0", "oracle", None, "test", good)
+    assert entry["reward_version"] == "rv-aaaaaaaaaaaa"
+    assert [e["reward_version"] for e in entry["per_episode"]] == ["rv-aaaaaaaaaaaa"] * 2
+    assert make_entry("RewardLab/A-v0", "oracle", None, "test", [episode("t1", 0, 0.9, {})])["reward_version"] is None
+    mixed = good[:1] + stamped("rv-bbbbbbbbbbbb", episode("t2", 1, 0.7, {"answer": 0.4}))
+    with pytest.raises(ConfigError, match="rv-aaaaaaaaaaaa.*rv-bbbbbbbbbbbb"):
+        make_entry("RewardLab/A-v0", "oracle", None, "test", mixed)
+
+
+def test_an_evaluated_episode_carries_the_stamp_of_its_final_info():
+    from rewardlab.agents import OracleAgent
+    from rewardlab.envs.echo import EchoEnv
+    from rewardlab.evaluation import run_episode
+
+    env = EchoEnv()
+    assert run_episode(env, OracleAgent(env), seed=0, task_id="t0").reward_version == env.reward_version
+
+
+def stamped_run(name, env_stamps):
+    """A hand-made results file: per ``(env, stamp)`` an oracle and a random entry (``stamp`` None: an old file)."""
+    entries = []
+    for env, stamp in env_stamps:
+        for agent, reward in (("oracle", 0.9), ("random", 0.2)):
+            entry = make_entry(env, agent, None, "test", [episode("t1", 0, reward, {"answer": reward})])
+            entries.append({**entry, "reward_version": stamp})
+    return make_run(name, entries)
+
+
+def test_the_leaderboard_groups_by_stamp_and_warns_when_an_env_would_mix_them(tmp_path, capsys):
+    old, new = "rv-aaaaaaaaaaaa", "rv-bbbbbbbbbbbb"
+    write_run(stamped_run("before", [("RewardLab/A-v0", old), ("RewardLab/B-v0", old)]), tmp_path / "before")
+    write_run(stamped_run("after", [("RewardLab/A-v0", new), ("RewardLab/B-v0", old)]), tmp_path / "after")
+    board = tmp_path / "board"
+    assert main(["leaderboard", str(tmp_path / "before"), str(tmp_path / "after"), "--output", str(board)]) == 0
+    out, err = capsys.readouterr()
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "RewardLab/A-v0" in warnings[0] and old in warnings[0] and new in warnings[0]
+    markdown = (board / "leaderboard.md").read_text()
+    assert markdown in out
+    assert markdown.startswith("**warning**: RewardLab/A-v0") and "RewardLab/B-v0:" not in markdown
+    sections = {block.split("\n")[0]: block for block in markdown.split("### ")[1:]}
+    assert set(sections) == {f"RewardLab/A-v0 ({old})", f"RewardLab/A-v0 ({new})", f"RewardLab/B-v0 ({old})"}
+    assert sections[f"RewardLab/A-v0 ({old})"].count("[before]") == 2  # each stamp's table holds only its runs
+    assert (
+        sections[f"RewardLab/A-v0 ({new})"].count("[after]") == 2
+        and "[before]" not in sections[f"RewardLab/A-v0 ({new})"]
+    )
+    assert (
+        sections[f"RewardLab/B-v0 ({old})"].count("[before]")
+        == sections[f"RewardLab/B-v0 ({old})"].count("[after]")
+        == 2
+    )
+    assert "warning: RewardLab/A-v0" in (board / "leaderboard.html").read_text()
+    pngs = sorted(p.name for p in (board / "plots").iterdir())
+    assert pngs == [f"RewardLab_A-v0_{old}.png", f"RewardLab_A-v0_{new}.png", "RewardLab_B-v0.png"]
+
+
+def test_one_stamp_per_env_gives_no_warning_and_old_files_without_one_are_told_apart(tmp_path, capsys):
+    write_run(stamped_run("one", [("RewardLab/A-v0", "rv-aaaaaaaaaaaa")]), tmp_path / "one")
+    write_run(stamped_run("two", [("RewardLab/A-v0", "rv-aaaaaaaaaaaa")]), tmp_path / "two")
+    write_run(stamped_run("old", [("RewardLab/A-v0", None)]), tmp_path / "old")
+    assert main(["leaderboard", str(tmp_path / "one"), str(tmp_path / "two"), "--output", str(tmp_path / "b1")]) == 0
+    out, err = capsys.readouterr()
+    assert "warning" not in err and "warning" not in out
+    assert main(["leaderboard", str(tmp_path / "one"), str(tmp_path / "old"), "--output", str(tmp_path / "b2")]) == 0
+    out, err = capsys.readouterr()
+    assert "warning: RewardLab/A-v0" in err and "None" in err
+    assert "### RewardLab/A-v0 (no reward_version)" in out and "### RewardLab/A-v0 (rv-aaaaaaaaaaaa)" in out
+
+
 @pytest.mark.browser
 def test_html_page_in_real_chromium(tmp_path):
     chromium_path = find_chromium()
@@ -135,7 +213,7 @@ def test_html_page_in_real_chromium(tmp_path):
 def test_demo_without_model_covers_every_env(tmp_path, capsys):
     import rewardlab
 
-    assert main(["demo", "--no-model", "--episodes", "1", "--results-dir", str(tmp_path)]) == 0
+    assert main(["demo", "--no-model", "--episodes", "1", "--audit-seconds", "5", "--results-dir", str(tmp_path)]) == 0
     run = load_run(tmp_path / "demo")
     envs = {(e["agent"], e["env"]) for e in run["entries"]}
     assert envs == {(agent, env_id) for agent in ("random", "oracle") for env_id in rewardlab.env_ids()}

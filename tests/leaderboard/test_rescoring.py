@@ -105,7 +105,9 @@ def test_an_infrastructure_fault_is_recorded_and_dropped_not_scored():
 
 def test_episode_record_reads_the_final_info():
     result = EpisodeResult("t1", 4, 0.0, 0.5, False, {"format": 0.5}, steps=2)
-    record = episode_record(result, {"usable": False, "infra_error": "sandbox died"}, 1.5)
+    record = episode_record(
+        result, {"usable": False, "infra_error": "sandbox died", "reward_version": "rv-0123456789ab"}, 1.5
+    )
     assert record == {
         "task_id": "t1",
         "seed": 4,
@@ -114,6 +116,7 @@ def test_episode_record_reads_the_final_info():
         "is_success": False,
         "usable": False,
         "infra_error": "sandbox died",
+        "reward_version": "rv-0123456789ab",
         "components": {"format": 0.5},
         "seconds": 1.5,
     }

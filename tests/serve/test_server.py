@@ -71,6 +71,8 @@ def test_an_episode_reports_every_contract_field(ws):
     assert data["observation"]["is_success"] is True
     state = request(ws, {"type": "state"})
     assert state["type"] == "state" and state["data"]["step_count"] == 1 and state["data"]["task_id"] == "t0"
+    assert state["data"]["reward_version"] == data["observation"]["reward_version"]
+    assert state["data"]["reward_version"].startswith("rv-")
 
 
 @pytest.mark.parametrize(

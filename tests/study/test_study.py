@@ -27,8 +27,9 @@ from rewardlab.errors import ConfigError
 from rewardlab.study import load_spec, parse_spec, run_study, status, validate
 from rewardlab.study.envs import WRAPPERS, training_env_id
 from rewardlab.study.evaluation import reference_env, summarize_records
-from rewardlab.study.layout import plan
-from rewardlab.study.runner import trainer_config
+from rewardlab.study.layout import plan, write_json
+from rewardlab.study.report import summarize
+from rewardlab.study.runner import current_reward_versions, trainer_config
 from rewardlab.study.spec import WRAPPER_KEYS, EvalSettings
 from rewardlab.study.stats import paired_bootstrap, t_interval
 from rewardlab.wrappers import MilestoneReward, PotentialShaping, ProcessReward, ReweightRubric
@@ -224,6 +225,78 @@ def test_finished_runs_made_with_other_settings_stop_the_study(study, tmp_path):
     assert {status(spec, run) for run in plan(spec)} == {"stale"}
     with pytest.raises(ConfigError, match="finished with other settings"):
         run_study(spec, log=lambda line: None)
+
+
+# ------------------------------------------------------------------------------ reward provenance
+def test_every_run_records_the_reward_versions_it_trained_and_was_evaluated_under(study):
+    path, output, _ = study
+    current = current_reward_versions(load_spec(path))
+    assert current["equal"]["eval"] == current["count_only"]["eval"]  # one reference env
+    assert current["equal"]["train"] != current["count_only"]["train"]  # other weights, another reward
+    for config in ("equal", "count_only"):
+        for seed in (0, 1):
+            directory = output / "runs" / config / f"seed{seed}"
+            assert json.loads((directory / "done.json").read_text())["reward_version"] == current[config]
+            records = [json.loads(line) for line in (directory / "eval.jsonl").read_text().splitlines()]
+            assert {r["reward_version"] for r in records} == {current[config]["eval"]}
+    summary = json.loads((output / "summary.json").read_text())
+    assert summary["reward_versions"]["eval"] == current["equal"]["eval"]
+    assert summary["reward_versions"]["train"] == {c: current[c]["train"] for c in current}
+    assert summary["reward_versions"]["apart"] == {}
+
+
+def restamp(output: Path, config: str, seed: int, **versions: str) -> None:
+    """Rewrite a finished run's recorded reward versions, as if its reward had been another."""
+    done_file = output / "runs" / config / f"seed{seed}" / "done.json"
+    done = json.loads(done_file.read_text())
+    done["reward_version"] = {**done["reward_version"], **versions}
+    write_json(done_file, done)
+
+
+OTHER = "rv-000000000000"
+
+
+def test_a_finished_run_under_another_reward_version_is_not_resumed_unless_mixing_is_allowed(study, tmp_path, capsys):
+    path, output, _ = study
+    copy_dir = tmp_path / "out"
+    shutil.copytree(output, copy_dir)
+    restamp(copy_dir, "count_only", 1, train=OTHER)
+    spec = load_spec(path, output=str(copy_dir))
+    current = current_reward_versions(spec)["count_only"]["train"]
+    with pytest.raises(ConfigError, match="other reward versions") as refused:
+        run_study(spec, log=lambda line: None)
+    assert all(part in str(refused.value) for part in ("count_only/seed1", OTHER, current, "--output", "--allow-mixed"))
+    capsys.readouterr()
+    assert main(["study", str(path), "--output", str(copy_dir)]) == 2
+    assert "count_only/seed1" in capsys.readouterr().out
+
+    result = run_study(spec, log=lambda line: None, allow_mixed=True)
+    assert result.ran == [] and len(result.skipped) == 4  # kept as it is, not redone
+    apart = f"count_only [train {OTHER}, eval {current_reward_versions(spec)['equal']['eval']}]"
+    summary = json.loads((copy_dir / "summary.json").read_text())
+    assert summary["configs"]["count_only"]["seeds"] == [0] and summary["configs"][apart]["seeds"] == [1]
+    assert list(summary["paired"]) == ["count_only"] and summary["reward_versions"]["apart"][apart]["train"] == OTHER
+    assert f"Listed apart (--allow-mixed): {apart}" in (copy_dir / "summary.md").read_text()
+    assert main(["study", str(path), "--output", str(copy_dir), "--allow-mixed"]) == 0
+
+
+def test_the_report_refuses_to_summarise_runs_scored_under_different_reward_versions(study, tmp_path):
+    path, output, _ = study
+    copy_dir = tmp_path / "out"
+    shutil.copytree(output, copy_dir)
+    restamp(copy_dir, "equal", 0, eval=OTHER)
+    spec = load_spec(path, output=str(copy_dir))
+    reference = current_reward_versions(spec)["equal"]["eval"]
+    with pytest.raises(ConfigError, match="different reward versions") as refused:
+        summarize(spec)
+    message = str(refused.value)
+    assert OTHER in message and reference in message and "seeds [0]" in message and "--allow-mixed" in message
+    summary = summarize(spec, allow_mixed=True)
+    assert summary["reward_versions"]["eval"] == reference
+    (apart,) = summary["reward_versions"]["apart"]
+    assert apart.startswith("equal [train ") and apart.endswith(f"eval {OTHER}]")
+    assert summary["configs"]["equal"]["seeds"] == [1] and summary["configs"][apart]["seeds"] == [0]
+    assert summary["paired"]["count_only"]["seeds"] == [1]  # paired only with the baseline's runs under its stamp
 
 
 def test_dry_run_prints_the_runs_and_their_state(study, capsys):

@@ -6,7 +6,7 @@ share (history, scrolling, the navigation policy, checks of ids and roles).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from rewardlab.browser.observation import Node, PageState
 from rewardlab.errors import InfrastructureError
@@ -54,6 +54,18 @@ class Backend(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class ScriptedBackend(Backend, Protocol):
+    """A :class:`Backend` that runs JavaScript in its page: the browser backend (MiniWoB starts its episodes
+    and reads each page's own reward through it). ``isinstance`` tells one apart from the HTTP backend."""
+
+    extra: Any
+    """The value of the ``extra_js`` expression at the last :meth:`snapshot`; ``None`` without one."""
+
+    def evaluate(self, script: str, arg: Any = None) -> Any:
+        """Run ``script`` in the page with ``arg`` and return its (JSON-like) result."""
+
+
 def make_backend(
     backend: BackendName,
     *,
@@ -73,4 +85,4 @@ def make_backend(
     return BrowserBackend(chromium=chromium, executable_path=executable_path, timeout=timeout, **browser_options)
 
 
-__all__ = ["BACKENDS", "Backend", "BackendName", "InfrastructureError", "make_backend"]
+__all__ = ["BACKENDS", "Backend", "BackendName", "InfrastructureError", "ScriptedBackend", "make_backend"]

@@ -24,7 +24,7 @@ Containment: a context-wide route aborts every request that does not go to the e
 such navigations before they reach the browser.
 
 Faults: when Chromium dies (killed, crashed) or the page or context is closed or crashes, every
-call raises :class:`~rewardlab.browser.backends.InfrastructureError` instead of Playwright's
+call raises :class:`~rewardlab.errors.InfrastructureError` instead of Playwright's
 error (a Playwright error with the browser and page still alive is re-raised unchanged), and
 :meth:`BrowserBackend.restart` relaunches Chromium when it is gone, a shared one included (in
 place: the other envs sharing it reopen their own contexts on it at their next reset).
@@ -44,9 +44,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rewardlab.browser.backends import InfrastructureError
 from rewardlab.browser.observation import Node, PageState, walk_js
-from rewardlab.errors import MissingDependencyError, require
+from rewardlab.errors import InfrastructureError, MissingDependencyError, require
 from rewardlab.leases import owned_tempdir, remove_owned_tempdir
 
 PROFILE_PREFIX = "playwright_chromiumdev_profile-"

@@ -59,6 +59,8 @@ class HttpBackend:
         if self._conn is not None:
             self._conn.close()
         parts = urlsplit(self.origin)
+        if parts.hostname is None:
+            raise ValueError(f"origin {self.origin!r} names no host; expected one like 'http://127.0.0.1:8000'")
         self._conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout)
 
     def alive(self) -> bool:
@@ -90,8 +92,11 @@ class HttpBackend:
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         for attempt in (0, 1):
             try:
-                self._conn.request(method, target, body=body, headers=headers)
-                response = self._conn.getresponse()
+                conn = self._conn
+                if conn is None:
+                    raise RuntimeError("the http backend is not open: open(origin) comes first")
+                conn.request(method, target, body=body, headers=headers)
+                response = conn.getresponse()
                 break
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
                 self._reconnect()  # the server closed an idle keep-alive connection

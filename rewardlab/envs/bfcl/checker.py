@@ -209,7 +209,7 @@ class ParamSpec:
     def check(self, value: Any) -> str | None:
         """``None`` when ``value`` passes, else ``"type_error"`` or ``"value_error"``."""
         if type(value) is self.scalar:  # the common case, decided without the general rules below
-            if self.scalar is str:
+            if type(value) is str:  # self.scalar is str
                 return None if standardize_string(value) in self.strings else "value_error"
             return None if value in self.value_set else "value_error"
         expected = self.expected

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from rewardlab.core.card import DesignChoice
+from rewardlab.core.card import DesignChoice, ReplayFidelity
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.tasks import Task
 from rewardlab.core.toolcalls import parse_tool_calls
@@ -95,6 +95,9 @@ class BFCLEnv(TextEnv):
 
     After one step (the answer is scored). Non-text actions end the episode scored as malformed.
 
+    Replay: exact. The answer alone decides the reward (no state, no clock), so a record's seed and
+    action re-score the episode bit for bit (:mod:`rewardlab.core.replay`).
+
     ## Arguments
 
     - ``categories``: BFCL categories to load (default: all ten above).
@@ -132,7 +135,7 @@ class BFCLEnv(TextEnv):
     """
 
     cheap_calls: ClassVar[bool] = True
-    system_prompt: ClassVar[str] = (
+    system_prompt: str = (
         "You are an expert in composing function calls. You are given a request and a set of "
         "functions. To call functions, reply with only JSON: one call as "
         '{"name": "<function>", "arguments": {"<parameter>": <value>}}, or a JSON list of such '
@@ -141,6 +144,7 @@ class BFCLEnv(TextEnv):
         "without calling any function."
     )
     multi_turn = False
+    replay: ClassVar[ReplayFidelity] = "exact"
     design_choice: ClassVar[DesignChoice] = DesignChoice(
         "values",
         "format",
@@ -161,7 +165,6 @@ class BFCLEnv(TextEnv):
         self.underscore_names = underscore_names
         super().__init__(tasks=load_tasks(self.categories), rubric=bfcl_rubric(), **common)
         self._specs: dict[str, AnswerSpec] = {}
-        self._spec: AnswerSpec | None = None
         self._function_names: frozenset[str] = frozenset()
 
     def answer_spec(self, task: Task) -> AnswerSpec:
@@ -176,12 +179,17 @@ class BFCLEnv(TextEnv):
             self._specs[task.id] = spec
         return spec
 
+    @property
+    def episode_spec(self) -> AnswerSpec:
+        """:meth:`answer_spec` of the running episode's task; ResetNeeded before the first ``reset``."""
+        return self.answer_spec(self.current_task)
+
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
-        self._spec = self.answer_spec(task)
+        self.answer_spec(task)  # compiled at reset, not at the first step
         functions = self._functions(task)
         prompt = render_prompt(task.data["messages"], functions) if self.underscore_names else task.prompt
-        self._function_names = frozenset(f.get("name") for f in functions)
+        self._function_names = frozenset(f["name"] for f in functions)
         return prompt, {"tools": openai_tools(functions), "category": task.data["category"]}
 
     def _functions(self, task: Task) -> list[dict[str, Any]]:
@@ -198,10 +206,12 @@ class BFCLEnv(TextEnv):
         return self.score_answer(action)
 
     def _reject(self, error: str) -> Turn:
-        return self._finish(BFCLOutcome(False, error, False, 0, self._spec.check(()), self._spec), error)
+        spec = self.episode_spec
+        return self._finish(BFCLOutcome(False, error, False, 0, spec.check(()), spec), error)
 
     def _outcome(self) -> tuple[Any, bool]:  # single-shot: every step ends the episode
-        return BFCLOutcome(False, "no answer", False, 0, self._spec.check(()), self._spec), True
+        spec = self.episode_spec
+        return BFCLOutcome(False, "no answer", False, 0, spec.check(()), spec), True
 
     def _is_success(self, outcome: BFCLOutcome, result: Any) -> bool:
         """BFCL's verdict (for irrelevance tasks: no call was read)."""
@@ -213,13 +223,14 @@ class BFCLEnv(TextEnv):
         parsed = parse_tool_calls(action, PARSE_LIMITS)
         calls = [(call.name, call.arguments) for call in parsed.calls]
         unknown = [name for name, _ in calls if name not in self._function_names]
+        spec = self.episode_spec
         outcome = BFCLOutcome(
             strict=parsed.strict,
             parse_error=parsed.error,
             lenient=bool(parsed.calls) and not parsed.strict,
             unknown_calls=len(unknown),
-            verdict=self._spec.check(calls),
-            spec=self._spec,
+            verdict=spec.check(calls),
+            spec=spec,
         )
         if parsed.error is not None:
             error = parsed.error
@@ -254,7 +265,7 @@ class BFCLEnv(TextEnv):
         calls = []
         for _ in range(int(rng.integers(1, 3))):
             if not functions or rng.random() < 0.1:
-                function = {"name": "made_up_function"}
+                function: dict[str, Any] = {"name": "made_up_function"}
             else:
                 function = functions[int(rng.integers(len(functions)))]
             name = function.get("name", "")

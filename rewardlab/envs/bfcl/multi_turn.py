@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from rewardlab.core.card import DesignChoice
+from rewardlab.core.card import DesignChoice, ReplayFidelity
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.tasks import Task
 from rewardlab.core.text import canonical_text
@@ -23,6 +23,7 @@ from rewardlab.envs.bfcl.oracle import MultiTurnOracle
 from rewardlab.envs.bfcl.rubric import MultiTurnOutcome, TurnCalls, TurnCheck, multi_turn_rubric
 from rewardlab.envs.bfcl.tools import openai_tools
 from rewardlab.envs.bfcl.worlds import ERROR_PREFIX, APIWorld, same_state
+from rewardlab.errors import ResetNeeded
 
 if TYPE_CHECKING:
     from rewardlab.audit.strategy import AuditProfile
@@ -104,6 +105,9 @@ class BFCLMultiTurnEnv(TextEnv):
     episode too (BFCL's "force-terminated": the entry fails). ``max_turns`` (default 200 steps)
     truncates; the turns not played count as failed.
 
+    Replay: exact. The simulated backends start from the task's initial state and change only through
+    the calls, so a record's seed and actions re-score the episode bit for bit (:mod:`rewardlab.core.replay`).
+
     ## Arguments
 
     No arguments of its own; the common ones (:class:`~rewardlab.core.CommonArgs`). Needs
@@ -138,7 +142,7 @@ class BFCLMultiTurnEnv(TextEnv):
     """
 
     cheap_calls: ClassVar[bool] = True
-    system_prompt: ClassVar[str] = (
+    system_prompt: str = (
         "You are an assistant that fulfils each user request by calling functions. To call, reply "
         'with only JSON: {"name": "<function>", "arguments": {...}}, or a JSON list of such calls, '
         "run in order. You will see their results. When the request is done (or cannot be done), "
@@ -147,6 +151,7 @@ class BFCLMultiTurnEnv(TextEnv):
     default_max_turns: ClassVar[int | None] = 200
     multi_turn = True
     user_turns = True
+    replay: ClassVar[ReplayFidelity] = "exact"
     design_choice: ClassVar[DesignChoice] = DesignChoice(
         "turns",
         "format",
@@ -177,6 +182,20 @@ class BFCLMultiTurnEnv(TextEnv):
         self._changed_no_call_turns = 0
         self._state_at_turn_start: dict[str, dict[str, Any]] | None = None
 
+    @property
+    def current_world(self) -> APIWorld:
+        """:attr:`world`, the agent's APIs in the running episode; ResetNeeded before the first ``reset``."""
+        if self.world is None:
+            raise ResetNeeded("call reset() first: no episode has built its APIs")
+        return self.world
+
+    @property
+    def current_reference(self) -> APIWorld:
+        """:attr:`reference` in the running episode; ResetNeeded before the first ``reset``."""
+        if self.reference is None:
+            raise ResetNeeded("call reset() first: no episode has built its APIs")
+        return self.reference
+
     # ------------------------------------------------------------------ hooks
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         data = task.data
@@ -192,7 +211,7 @@ class BFCLMultiTurnEnv(TextEnv):
 
     def _begin_turn(self) -> None:
         """Snapshot the agent's public state, to tell at the turn's end whether the agent changed it."""
-        self._state_at_turn_start = self.world.snapshot()
+        self._state_at_turn_start = self.current_world.snapshot()
 
     def _act(self, action: str) -> Turn:
         self._turn_steps += 1
@@ -212,7 +231,7 @@ class BFCLMultiTurnEnv(TextEnv):
         results = []
         errors = []
         for call in parsed.calls:
-            result = self.world.execute(call.name, call.arguments)
+            result = self.current_world.execute(call.name, call.arguments)
             self._calls += 1
             self.turn_calls += 1
             self._results[result] += 1
@@ -235,21 +254,22 @@ class BFCLMultiTurnEnv(TextEnv):
 
     def _end_turn(self) -> Turn:
         """Check the turn that just ended as BFCL does, then show the next request (or finish)."""
-        reference_calls = self.task.data["ground_truth"][self.turn_index]
+        reference_calls = self.current_task.data["ground_truth"][self.turn_index]
         milestones = []
         expected_results: Counter[tuple[str, str]] = Counter()
         start = self._state_at_turn_start
-        agent_changed = start is None or not same_state(self.world.state(), start)
+        world, reference = self.current_world, self.current_reference
+        agent_changed = start is None or not same_state(world.state(), start)
         if reference_calls:
-            before = self.reference.snapshot()
+            before = reference.snapshot()
             for source in reference_calls:
-                name, arguments = self.reference.keyword_call(source)
-                expected_results[name, self.reference.execute(name, arguments)] += 1
+                name, arguments = reference.keyword_call(source)
+                expected_results[name, reference.execute(name, arguments)] += 1
             check = TurnCheck(
                 called=self.turn_calls > 0,
-                state=not self.world.state_differences(self.reference),
+                state=not world.state_differences(reference),
                 response=not (Counter(result for _, result in expected_results.elements()) - self._results),
-                changed=before is None or not same_state(self.reference.state(), before),
+                changed=before is None or not same_state(reference.state(), before),
                 agent_changed=agent_changed,
                 named_response=not (expected_results - self._named_results),
             )
@@ -264,7 +284,7 @@ class BFCLMultiTurnEnv(TextEnv):
         self.turn_calls = 0
         self._turn_steps = 0
         self._turn_results = Counter()
-        turns = self.task.data["turns"]
+        turns = self.current_task.data["turns"]
         if self.turn_index < len(turns):
             self._begin_turn()
             request = "\n\n".join(str(m.get("content", "")) for m in turns[self.turn_index])
@@ -277,7 +297,7 @@ class BFCLMultiTurnEnv(TextEnv):
 
     def _build_outcome(self, *, complete: bool) -> MultiTurnOutcome:
         """The outcome so far; the turn in progress and the turns not played earn no call credit."""
-        ground_truth = self.task.data["ground_truth"]
+        ground_truth = self.current_task.data["ground_truth"]
         played = len(self._turn_calls)
         rest = [TurnCalls(len(calls), 0, 0) for calls in ground_truth[played:]]
         if rest:

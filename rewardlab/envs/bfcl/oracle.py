@@ -77,7 +77,7 @@ class BFCLOracle:
         self.env = env
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        return oracle_action(self.env.answer_spec(self.env.task))
+        return oracle_action(self.env.answer_spec(self.env.current_task))
 
     def reset(self) -> None:
         """Stateless: nothing to reset."""
@@ -96,10 +96,10 @@ class MultiTurnOracle:
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
         env = self.env
-        ground_truth = env.task.data["ground_truth"]
+        ground_truth = env.current_task.data["ground_truth"]
         sources = ground_truth[env.turn_index] if env.turn_index < len(ground_truth) else []
         if env.turn_calls < len(sources):
-            name, arguments = env.world.keyword_call(sources[env.turn_calls])
+            name, arguments = env.current_world.keyword_call(sources[env.turn_calls])
             return json.dumps({"name": name, "arguments": arguments})
         return "Done."
 

@@ -57,7 +57,10 @@ def _package_imports(path: Path) -> list[str]:
     names = [
         node.module
         for node in tree.body
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith(PACKAGE + ".")
+        if isinstance(node, ast.ImportFrom)
+        and node.level == 0
+        and node.module is not None
+        and node.module.startswith(PACKAGE + ".")
     ]
     return [name for name in names if _module_file(name).is_file()]
 

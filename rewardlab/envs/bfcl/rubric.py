@@ -26,6 +26,7 @@ makes extra and missing calls cost in every component. ``is_success`` is BFCL's 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rewardlab.core.rubric import Criterion, CriterionResult, Rubric
@@ -68,7 +69,7 @@ def _share(outcome: BFCLOutcome, ok: float) -> float:
     return 1.0 if size == 0 else ok / size
 
 
-def values_score(outcome: BFCLOutcome) -> CriterionResult:
+def values_score(outcome: BFCLOutcome) -> tuple[float, Mapping[str, float]]:
     paired = outcome.paired()
     exact = sum(1 for pair, _ in paired if not pair)
     return _share(outcome, sum(share for _, share in paired)), {"exact_calls": _share(outcome, exact)}

@@ -47,8 +47,13 @@ def _too_costly(name: str, arguments: Mapping[str, Any]) -> str | None:
     """
     if name == "power":
         base, exponent = arguments.get("base"), arguments.get("exponent")
-        exact = type(base) is int and type(exponent) is int and exponent > 0 and abs(base) > 1
-        if exact and exponent * abs(base).bit_length() > MAX_EXACT_POWER_BITS:
+        if (
+            type(base) is int  # an exact integer power: not a bool, not a float
+            and type(exponent) is int
+            and exponent > 0
+            and abs(base) > 1
+            and exponent * abs(base).bit_length() > MAX_EXACT_POWER_BITS
+        ):
             return f"power result too large (over {MAX_EXACT_POWER_BITS:,} bits)"
     if name == "square_root":
         precision = arguments.get("precision")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from rewardlab.core.card import DesignChoice
+from rewardlab.core.card import DesignChoice, ReplayFidelity
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task
@@ -99,6 +99,9 @@ class BPMNEnv(TextEnv):
     scored). With ``max_turns`` below ``max_attempts`` the episode is truncated and the last answer
     is scored.
 
+    Replay: exact. The answers alone decide the reward (no state, no clock), so a record's seed and
+    actions re-score the episode bit for bit (:mod:`rewardlab.core.replay`).
+
     ## Arguments
 
     - ``max_attempts`` (int, default 3): answers allowed; 1 makes the env single-shot.
@@ -155,11 +158,12 @@ class BPMNEnv(TextEnv):
       defect beyond its own) that ``is_success`` also requires; node matching breaks ties by structure.
     """
 
-    system_prompt: ClassVar[str] = (
+    system_prompt: str = (
         "You are an expert business process modeller. Answer with a single BPMN 2.0 XML document "
         "(a <definitions> element in the namespace http://www.omg.org/spec/BPMN/20100524/MODEL) and "
         "nothing else. If the validator reports errors, answer with the corrected document."
     )
+    replay: ClassVar[ReplayFidelity] = "exact"
     design_choice: ClassVar[DesignChoice] = DesignChoice(
         "semantic",
         "validity",
@@ -198,7 +202,7 @@ class BPMNEnv(TextEnv):
 
     def _attempt(self, answer: str, rejected: str | None) -> Turn:
         """Score one answer; every step is an attempt, so attempt ``k`` is step ``k`` (``elapsed_steps``)."""
-        outcome = BPMNOutcome(answer, reference_xml(self.task), strict_format=self.strict_format)
+        outcome = BPMNOutcome(answer, reference_xml(self.current_task), strict_format=self.strict_format)
         self.last_outcome = outcome
         parsed = outcome.parsed
         reached = [
@@ -214,6 +218,7 @@ class BPMNEnv(TextEnv):
         if outcome.usable:
             observation = "The model is valid BPMN 2.0 and has been submitted for scoring."
             return Turn(observation, done=True, outcome=outcome, action_error=error, milestones=reached, info=info)
+        assert error is not None, "BPMNOutcome.error names what makes an answer unusable"
         if attempt >= self.max_attempts:
             observation = f"Attempt {attempt} of {self.max_attempts} is not valid BPMN: {error}. No attempts left."
             return Turn(observation, done=True, outcome=outcome, action_error=error, milestones=reached, info=info)
@@ -229,8 +234,9 @@ class BPMNEnv(TextEnv):
         return "\n".join(lines)
 
     def _outcome(self) -> tuple[BPMNOutcome, bool]:
-        outcome = self.last_outcome or BPMNOutcome("", reference_xml(self.task), strict_format=self.strict_format)
-        return outcome, True
+        if self.last_outcome is not None:
+            return self.last_outcome, True
+        return BPMNOutcome("", reference_xml(self.current_task), strict_format=self.strict_format), True
 
     def _is_success(self, outcome: BPMNOutcome, result: RubricResult) -> bool:
         return is_success(outcome, result)

@@ -148,7 +148,7 @@ class BPMNModel:
     """``bpmnElement`` of every BPMNShape."""
     edges: set[str] = field(default_factory=set)
     """``bpmnElement`` of every BPMNEdge."""
-    bounds: list[tuple[str, tuple[float, ...]]] = field(default_factory=list)
+    bounds: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
     """(flow node id, (x, y, width, height)) of the shapes of flow nodes."""
     oversized: bool = False
     """More than :data:`MAX_FLOW_NODES` flow nodes or :data:`MAX_FLOWS` flows: the extra ones were not read."""

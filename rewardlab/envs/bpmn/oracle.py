@@ -33,7 +33,7 @@ class BPMNOracle:
         self.env = env
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        return bare_answer(reference_xml(self.env.task))
+        return bare_answer(reference_xml(self.env.current_task))
 
     def reset(self) -> None:
         """Stateless."""

@@ -179,7 +179,7 @@ def rule_counts(model: BPMNModel) -> dict[str, tuple[int, int]]:
     )
     forking = [s for s in pairs.splits if nodes[s].kind in ("parallelGateway", "inclusiveGateway")]
     rules["parallel_split_synchronised"] = _count(
-        sum(pairs.split_join[s] is None or nodes[pairs.split_join[s]].kind == nodes[s].kind for s in forking),
+        sum((join := pairs.split_join[s]) is None or nodes[join].kind == nodes[s].kind for s in forking),
         len(forking),
     )
 

@@ -29,9 +29,15 @@ To start ``MyTask`` from it:
    (:func:`~rewardlab.core.specs.component_summary`).
 6. ``oracle.py``: an agent that reaches ``is_success`` on every task from the privileged data.
 7. Register it: ``"RewardLab/MyTask-v0": {"entry_point": "rewardlab.envs.mytask.env:MyTaskEnv"}``
-   in :data:`rewardlab.registration.ENV_SPECS`; the registry tests then cover it.
+   in :data:`rewardlab.registration.ENV_SPECS`, and add its row to the README's Environments table
+   (``tests/test_specs.py`` checks the row against the rubric): the only two lines outside the package.
+   The tests that cover every registered env (registry, conformance, wrappers, serve, card, audit) then
+   cover it.
 8. ``rewardlab.testing.check_text_env(gym.make("RewardLab/MyTask-v0"))`` runs the conformance
-   suite, and ``rewardlab audit RewardLab/MyTask-v0`` plays degenerate strategies against it.
+   suite, and ``rewardlab audit RewardLab/MyTask-v0`` plays degenerate strategies against it. The audit
+   test asks more than the generic battery gives: an ``audit_profile`` with strategies of the env's own
+   (at least 12 strategy rows in all), and at least one equivalent and one defective rewrite (its
+   ``rewrites.py``; see any shipped env's).
 """
 
 from rewardlab.envs.echo.env import EchoEnv

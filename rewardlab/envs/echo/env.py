@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rewardlab.core.card import DesignChoice
+from rewardlab.core.card import DesignChoice, ReplayFidelity
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.tasks import Task
 from rewardlab.envs.echo.oracle import EchoOracle
@@ -61,6 +61,9 @@ class EchoEnv(TextEnv):
     Terminates on the final answer. Drafts never end the episode; with ``max_turns`` set, the step
     that reaches it truncates the episode and scores the last draft (an empty answer if none).
 
+    Replay: exact. The actions alone decide the reward, so a record's seed and actions re-score the
+    episode bit for bit (:mod:`rewardlab.core.replay`).
+
     ## Arguments
 
     No arguments of its own; the common ones (:class:`~rewardlab.core.CommonArgs`: ``reward_weights``,
@@ -93,8 +96,9 @@ class EchoEnv(TextEnv):
     """
 
     cheap_calls: ClassVar[bool] = True
-    system_prompt: ClassVar[str] = "Repeat the target."
+    system_prompt: str = "Repeat the target."
     multi_turn = True  # drafts before the answer
+    replay: ClassVar[ReplayFidelity] = "exact"
     design_choice: ClassVar[DesignChoice] = DesignChoice(
         "exact",
         "length",

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from rewardlab.browser.actions import Action
+from rewardlab.browser.backends import ScriptedBackend
 from rewardlab.browser.env import BrowserTextEnv
 from rewardlab.browser.observation import Node, render_page
-from rewardlab.core.card import DesignChoice
+from rewardlab.core.card import DesignChoice, ReplayFidelity
 from rewardlab.core.env import CommonArgs, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task
@@ -20,7 +21,7 @@ from rewardlab.envs.miniwob.problem import BoxTally, minimum_actions, tally_boxe
 from rewardlab.envs.miniwob.rubric import MiniWoBOutcome, is_success, make_rubric
 from rewardlab.envs.miniwob.server import StaticServer
 from rewardlab.envs.miniwob.tasks import load_tasks
-from rewardlab.errors import require
+from rewardlab.errors import MissingDependencyError, require
 
 if TYPE_CHECKING:
     from rewardlab.audit.strategy import AuditProfile
@@ -55,6 +56,11 @@ START_JS = """(seed) => {
 def miniwob_html_dir() -> Path:
     """The ``html/`` folder shipped inside the ``miniwob`` package."""
     package = require("miniwob", "web")
+    if package.__file__ is None:  # a namespace package: no html/ folder of its own
+        raise MissingDependencyError(
+            f"the installed miniwob package has no __init__.py (found at {list(package.__path__)}), so no html/ "
+            "folder; reinstall it with `pip install 'rewardlab[web]'`"
+        )
     return Path(package.__file__).parent / "html"
 
 
@@ -115,6 +121,12 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
     never an exception; the next ``reset`` rebuilds what died (as in Web-v2: Chromium relaunched, a
     shared one in place; :class:`~rewardlab.browser.backends.InfrastructureError` if that fails).
 
+    Replay: exact. The page draws its problem from ``Math.seedrandom`` of the task's seed and the element ids
+    come from the env's seed; its episode timer is disabled and the env reads the page's raw reward, not the
+    time-scaled one, so no clock reaches the reward: a record's seed and actions re-score the episode bit for
+    bit (:mod:`rewardlab.core.replay`; all 46 oracle and random test episodes replayed equal, also with the
+    two cores saturated).
+
     ## Arguments
 
     ``observation_budget`` (default 6000), ``page_timeout`` (default 10 s), ``chromium`` (a shared
@@ -152,9 +164,10 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
     - v1: success within the minimum of actions; efficiency replaces validity; checkbox credit: Youden's J; random ids.
     """
 
-    system_prompt: ClassVar[str] = SYSTEM_PROMPT
+    system_prompt: str = SYSTEM_PROMPT
     default_max_turns: ClassVar[int | None] = 20
     multi_turn = True
+    replay: ClassVar[ReplayFidelity] = "exact"
     design_choice: ClassVar[DesignChoice] = DesignChoice(
         "success",
         "page_reward",
@@ -207,12 +220,20 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
         if self.session is not session:
             self._loaded_page = None  # the new context holds no page yet
 
+    @property
+    def scripted_backend(self) -> ScriptedBackend:
+        """:attr:`backend`, which is always the browser backend here: MiniWoB runs JavaScript in its pages."""
+        backend = self.backend
+        if not isinstance(backend, ScriptedBackend):
+            raise TypeError(f"MiniWoB needs a backend that runs JavaScript, got {type(backend).__name__}")
+        return backend
+
     def _begin(self, task: Task) -> tuple[str, dict[str, Any]]:
         page = task.data["page"]
         if self._loaded_page != page:
             self.session.start(f"/miniwob/{page}.html")
             self._loaded_page = page
-        self.utterance = self.backend.evaluate(START_JS, task.data["seed"])
+        self.utterance = self.scripted_backend.evaluate(START_JS, task.data["seed"])
         self.session.refresh()
         self.session.offset = 0
         self.page_done, self.raw_reward = False, 0.0
@@ -258,10 +279,10 @@ class MiniWoBEnv(BrowserTextEnv[StaticServer]):
 
     def _page_turn(self, error: str | None) -> Turn:
         """The page's own end of the episode (``WOB_DONE_GLOBAL`` set, its raw reward read), else the page."""
-        reward = self.backend.extra
+        reward = self.scripted_backend.extra
         if reward is not None and reward[0]:
             self.page_done, self.raw_reward = True, float(reward[1])
-            self.boxes = tally_boxes(self.task.data["page"], self.utterance, self.session.state.nodes)
+            self.boxes = tally_boxes(self.current_task.data["page"], self.utterance, self.session.state.nodes)
             return Turn(observation="The page ended the episode.", done=True, action_error=error)
         return super()._page_turn(error)
 

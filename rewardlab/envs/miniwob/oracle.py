@@ -176,7 +176,7 @@ class MiniWoBOracle:
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if "utterance" in info:
             self.step = 0
-        solver = SOLVERS[self.env.task.data["page"]]
+        solver = SOLVERS[self.env.current_task.data["page"]]
         action = solver(self.env.utterance, _Listing(observation), self.step)
         self.step += 1
         return action if action is not None else 'answer("")'

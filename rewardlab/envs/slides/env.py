@@ -10,7 +10,7 @@ import numpy as np
 
 from rewardlab.audit.strategy import AuditProfile
 from rewardlab.core import Task, TextEnv, Turn
-from rewardlab.core.card import DesignChoice
+from rewardlab.core.card import DesignChoice, ReplayFidelity
 from rewardlab.core.env import CommonArgs, Unpack
 from rewardlab.core.provenance import distribution_versions
 from rewardlab.core.rubric import RubricResult
@@ -25,7 +25,7 @@ from rewardlab.envs.slides.schema import Deck, ParseResult, Slide, parse_deck, p
 from rewardlab.envs.slides.similarity import Backend, make_similarity
 from rewardlab.envs.slides.tasks import Brief, load_tasks
 from rewardlab.envs.slides.tools import TOOL_NAMES, TOOL_SCHEMAS, ToolCall, parse_tool_call
-from rewardlab.errors import ConfigError, did_you_mean
+from rewardlab.errors import ConfigError, ResetNeeded, did_you_mean
 
 Mode = Literal["deck", "tools"]
 MODES: tuple[str, ...] = ("deck", "tools")
@@ -136,6 +136,10 @@ class SlidesEnv(TextEnv):
     the verdict on it. The final ``info`` carries ``deck_errors`` and, with ``save_dir``,
     ``artifact_path`` (the kept .pptx).
 
+    Replay: exact. The deck (the action, or what the tool calls build) is scored with static embeddings
+    and lexical measures, no sampling and no clock, so a record's seed and actions re-score the episode
+    bit for bit (:mod:`rewardlab.core.replay`).
+
     ## Arguments
 
     - ``mode``: ``"deck"`` (default) or ``"tools"``.
@@ -184,7 +188,8 @@ class SlidesEnv(TextEnv):
       is a geometric mean over key points.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}
+    replay: ClassVar[ReplayFidelity] = "exact"
     design_choice: ClassVar[DesignChoice] = DesignChoice(
         "content",
         "structure",
@@ -232,6 +237,13 @@ class SlidesEnv(TextEnv):
         self._last_deck: Deck | None = None
         self._last_pptx: bytes | None = None
 
+    @property
+    def current_brief(self) -> Brief:
+        """:attr:`brief`, the brief of the running episode; ResetNeeded before the first ``reset``."""
+        if self.brief is None:
+            raise ResetNeeded("call reset() first: no brief has been drawn")
+        return self.brief
+
     # ------------------------------------------------------------------ episode
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         self.brief = Brief.from_task(task)
@@ -240,7 +252,7 @@ class SlidesEnv(TextEnv):
         self.artifact_path = None
         if self.mode == "deck":
             return task.prompt, {}
-        return self.brief.prompt(include_notes=False), {"tools": self.task_tools(task)}
+        return self.current_brief.prompt(include_notes=False), {"tools": self.task_tools(task)}
 
     def task_tools(self, task: Task) -> list[dict[str, Any]]:
         """The deck-building tools in tools mode (the same for every task); none in deck mode."""
@@ -284,14 +296,14 @@ class SlidesEnv(TextEnv):
             turn.milestones = [*self._milestones(), "finished"]
             return turn
         if call.name == "read_notes":
-            titles = {title.lower(): (title, text) for title, text in self.brief.sections}
+            sections = {title.lower(): (title, text) for title, text in self.current_brief.sections}
             section = args.get("section")
-            if not isinstance(section, str) or section.strip().lower() not in titles:
-                names = [t for t, _ in self.brief.sections]
+            if not isinstance(section, str) or section.strip().lower() not in sections:
+                names = [t for t, _ in self.current_brief.sections]
                 return self._tool_error(
                     f"read_notes needs section, one of {names}" + did_you_mean(str(section)[:80], names)
                 )
-            title, text = titles[section.strip().lower()]
+            title, text = sections[section.strip().lower()]
             self.sections_read.add(title)
             return Turn(observation=f"## {title}\n{text}", milestones=self._milestones())
         if call.name == "write_outline":
@@ -332,11 +344,11 @@ class SlidesEnv(TextEnv):
 
     def _milestones(self) -> list[str]:
         reached = []
-        if len(self.sections_read) == len(self.brief.sections):
+        if len(self.sections_read) == len(self.current_brief.sections):
             reached.append("notes_read")
         if self.outline:
             reached.append("outlined")
-        if len(self.slides) >= self.brief.min_slides:
+        if len(self.slides) >= self.current_brief.min_slides:
             reached.append("drafted")
         return reached
 
@@ -348,7 +360,7 @@ class SlidesEnv(TextEnv):
     # ------------------------------------------------------------------ scoring
     def _conclude(self, parse: ParseResult) -> Turn:
         """Render the deck, keep the .pptx if asked, and return the final turn."""
-        outcome = SlidesOutcome(self.brief, parse)
+        outcome = SlidesOutcome(self.current_brief, parse)
         errors = list(parse.errors)
         if parse.removed_characters:
             errors.append(f"removed {parse.removed_characters} characters XML cannot hold")
@@ -379,7 +391,8 @@ class SlidesEnv(TextEnv):
         prs = self._renderer.render(deck, notes=self.save_dir is not None)
         self._last_deck, self._last_pptx = deck, None
         if self.save_dir is not None:
-            self.artifact_path = self._renderer.save(prs, self.save_dir / f"{self.task.id}-{self.episode:05d}.pptx")
+            path = self.save_dir / f"{self.current_task.id}-{self.episode:05d}.pptx"
+            self.artifact_path = self._renderer.save(prs, path)
         return prs
 
     @property
@@ -441,7 +454,7 @@ class SlidesEnv(TextEnv):
         name = str(rng.choice(TOOL_NAMES))
         arguments: dict[str, Any] = {}
         if name == "read_notes":
-            arguments = {"section": str(rng.choice([t for t, _ in self.brief.sections] + ["Summary"]))}
+            arguments = {"section": str(rng.choice([t for t, _ in self.current_brief.sections] + ["Summary"]))}
         elif name == "write_outline":
             arguments = {"titles": [sentence(3) for _ in range(int(rng.integers(1, 10)))]}
         elif name in ("write_slide", "delete_slide"):

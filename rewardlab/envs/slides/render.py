@@ -24,7 +24,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 from rewardlab.envs.slides.fonts import FONT_NAME, text_height_pt
-from rewardlab.envs.slides.schema import Deck, Slide, clean_text
+from rewardlab.envs.slides.schema import Chart, Deck, Slide, Table, clean_text
 from rewardlab.errors import require
 
 EMU_PER_INCH = 914_400
@@ -94,8 +94,10 @@ class DeckRenderer:
         from pptx.chart.data import CategoryChartData
         from pptx.enum.chart import XL_CHART_TYPE
         from pptx.oxml import parse_xml
+        from pptx.util import Emu
 
         self._presentation = Presentation
+        self._length = Emu
         self._chart_data = CategoryChartData
         self._chart_types = {
             "bar": XL_CHART_TYPE.BAR_CLUSTERED,
@@ -108,8 +110,8 @@ class DeckRenderer:
     def render(self, deck: Deck, *, notes: bool = True):  # -> pptx.presentation.Presentation
         """The deck as a python-pptx ``Presentation`` (not yet saved)."""
         prs = self._presentation()
-        prs.slide_width = round(SLIDE_WIDTH_IN * EMU_PER_INCH)
-        prs.slide_height = round(SLIDE_HEIGHT_IN * EMU_PER_INCH)
+        prs.slide_width = self._length(round(SLIDE_WIDTH_IN * EMU_PER_INCH))
+        prs.slide_height = self._length(round(SLIDE_HEIGHT_IN * EMU_PER_INCH))
         prs.core_properties.title = deck.title[:250]
         blank = prs.slide_layouts[6]
         for spec in deck.slides:
@@ -161,12 +163,13 @@ class DeckRenderer:
         top = min(top, BODY_BOTTOM_IN - MIN_VISUAL_HEIGHT_IN)
         visual = Box(MARGIN_IN, top, width, BODY_BOTTOM_IN - top)
         if spec.table is not None:
-            self._table(slide, spec, visual)
-        else:
-            self._chart(slide, spec, visual)
+            self._table(slide, spec.table, visual)
+        elif spec.chart is not None:
+            self._chart(slide, spec.chart, visual)
 
     def _emu(self, box: Box) -> tuple[int, int, int, int]:
-        return tuple(round(v * EMU_PER_INCH) for v in (box.left, box.top, box.width, box.height))
+        left, top, width, height = (round(v * EMU_PER_INCH) for v in (box.left, box.top, box.width, box.height))
+        return left, top, width, height
 
     def _text(self, slide, name: str, paragraphs: list[str], box: Box, size: int, *, bold: bool = False) -> None:
         size = fit_font(paragraphs, box, size)
@@ -206,8 +209,7 @@ class DeckRenderer:
         )
         tree.append(self._parse_xml(xml))
 
-    def _table(self, slide, spec: Slide, box: Box) -> None:
-        table_spec = spec.table
+    def _table(self, slide, table_spec: Table, box: Box) -> None:
         n_rows, n_cols = len(table_spec.rows) + 1, len(table_spec.columns)
         frame = slide.shapes.add_table(n_rows, n_cols, *self._emu(box))
         frame.name = "Table"
@@ -224,8 +226,7 @@ class DeckRenderer:
                         run.font.size = size * EMU_PER_PT
                         run.font.name = FONT_NAME
 
-    def _chart(self, slide, spec: Slide, box: Box) -> None:
-        chart_spec = spec.chart
+    def _chart(self, slide, chart_spec: Chart, box: Box) -> None:
         data = self._chart_data()
         data.categories = list(chart_spec.categories)
         series = chart_spec.series[:1] if chart_spec.type == "pie" else chart_spec.series

@@ -145,5 +145,5 @@ def model_path() -> Path | None:
         return None
     for file in dist.files or ():
         if file.name == "model.safetensors":
-            return Path(dist.locate_file(file)).parent
+            return Path(str(dist.locate_file(file))).parent  # typeshed: a SimplePath; in fact a pathlib.Path
     return None

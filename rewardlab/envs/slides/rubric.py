@@ -139,6 +139,13 @@ class SlidesOutcome:
     def deck(self) -> Deck | None:
         return self.parse.deck
 
+    @property
+    def parsed_deck(self) -> Deck:
+        """:attr:`deck`, for what runs only once a deck parsed; ValueError when none did."""
+        if self.parse.deck is None:
+            raise ValueError("no deck parsed from the answer: score an unparsed answer before analysing it")
+        return self.parse.deck
+
 
 @dataclass(frozen=True)
 class Analysis:
@@ -269,7 +276,7 @@ class SlidesScorer:
     def analysis(self, outcome: SlidesOutcome) -> Analysis:
         """The per-bullet evidence of the deck (cached on the outcome)."""
         if "analysis" not in outcome.cache:
-            outcome.cache["analysis"] = self._analyse(outcome.deck, outcome.brief)
+            outcome.cache["analysis"] = self._analyse(outcome.parsed_deck, outcome.brief)
         return outcome.cache["analysis"]
 
     def _analyse(self, deck: Deck, brief: Brief) -> Analysis:
@@ -418,11 +425,12 @@ class SlidesScorer:
         for i, bullet in enumerate(a.bullets):
             if a.info[i] * a.relevant[i] >= 0.5:
                 kept.setdefault(a.slide_of[i], []).append(bullet)
+        deck = outcome.parsed_deck
         slides = tuple(
             replace(s, title="", bullets=tuple(kept.get(i, ()))) if s.layout in CONTENT_LAYOUTS else s
-            for i, s in enumerate(outcome.deck.slides)
+            for i, s in enumerate(deck.slides)
         )
-        return Deck(outcome.deck.title, slides)
+        return Deck(deck.title, slides)
 
     def inverse_spec(self, outcome: SlidesOutcome) -> tuple[float, Mapping[str, float]]:
         if outcome.deck is None:

@@ -233,7 +233,13 @@ class StaticEmbeddingSimilarity(EmbeddingSimilarity):
 
     def __init__(self) -> None:
         super().__init__()
-        self.encoder = StaticEncoder.get(model_path())  # loaded here, so that no step pays for it
+        path = model_path()
+        if path is None:
+            raise MissingDependencyError(
+                f"the static similarity needs the {MODEL_DISTRIBUTION!r} package; install it with: "
+                "pip install 'rewardlab[slides]' (or use similarity='lexical')"
+            )
+        self.encoder = StaticEncoder.get(path)  # loaded here, so that no step pays for it
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
         return self.encoder.encode(texts)

@@ -64,6 +64,7 @@ import threading
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -91,7 +92,32 @@ def _fingerprint(model_dir: Path) -> str:
     return hashlib.sha256("\n".join(entries).encode()).hexdigest()[:16]
 
 
-def distil_table(model: object, tokenizer: object) -> np.ndarray:
+class WordPieceTokenizer(Protocol):
+    """What :func:`distil_table` reads of a Hugging Face (BERT-style) tokenizer."""
+
+    @property
+    def all_special_ids(self) -> list[int]: ...
+
+    @property
+    def cls_token_id(self) -> int: ...
+
+    @property
+    def sep_token_id(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+    def convert_ids_to_tokens(self, ids: list[int]) -> str | list[str]:
+        """The tokens of ``ids`` (a list for a list)."""
+
+
+class TokenEncoder(Protocol):
+    """A Hugging Face encoder model: called with ``input_ids`` and ``attention_mask``, it returns an output
+    with ``last_hidden_state``."""
+
+    def __call__(self, *, input_ids: Any, attention_mask: Any) -> Any: ...
+
+
+def distil_table(model: TokenEncoder, tokenizer: WordPieceTokenizer) -> np.ndarray:
     """``table[t]``: the model's mean-pooled output for ``[CLS] t [SEP]``, centred, with the top
     ``REMOVED_COMPONENTS`` principal directions projected out; rows of special tokens, stop words
     and punctuation are 0 (see the module docstring)."""

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from rewardlab.audit.strategy import AuditProfile
-from rewardlab.core.card import DesignChoice
+from rewardlab.core.card import DesignChoice, ReplayFidelity
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task, TaskSet
@@ -118,6 +118,13 @@ class SWEEnv(TextEnv):
     Infrastructure failures (the sandbox or the Docker engine failing, not the agent's code) end
     the episode as unusable with ``info["infra_error"]`` set, so a trainer can drop it instead of
     learning from a false 0; the next reset starts a fresh container.
+
+    Replay: approximate, within ``replay_tolerance`` = 1/2 (:mod:`rewardlab.core.replay`). The actions rebuild
+    the working copy, so a replay makes the recorded ``patch`` again (it is checked, not applied), but two
+    things the record does not hold can move the reward: the ``tests`` weights come from the pass counts of
+    earlier episodes (``test_statistics``; uniform in a fresh env), which moves ``tests`` by at most
+    ``min(f, 1 − f) ≤ 1/2``; and a test that runs into the sandbox's timeout on a loaded machine fails, which
+    can change any component (a replay then drifts beyond the tolerance, and is reported).
 
     ## Arguments
 
@@ -225,13 +232,15 @@ class SWEEnv(TextEnv):
     )
     default_max_turns = 30
     multi_turn = True
+    replay: ClassVar[ReplayFidelity] = "approximate"
+    replay_tolerance: ClassVar[float] = 0.5
     design_choice: ClassVar[DesignChoice] = DesignChoice(
         "resolved",
         "applies",
         "every FAIL_TO_PASS and PASS_TO_PASS test passes: SWE-bench's verdict",
         "the patch applies, changes code and leaves the test patch applicable",
     )
-    recorded_info_keys = ("patch", "tampering", "infra_error")
+    recorded_info_keys: ClassVar[tuple[str, ...]] = ("patch", "tampering", "infra_error")
     """Final-info keys :class:`~rewardlab.wrappers.RecordEpisodes` records (``patch`` feeds
     ``rewardlab swe export-predictions``)."""
     git_history = False
@@ -465,8 +474,8 @@ class SWEEnv(TextEnv):
         key = hashlib.sha256(repr(sorted(snapshot.items())).encode()).hexdigest()
         if self._evaluation is not None and self._evaluation[0] == key:
             return self._evaluation[1]
-        base = self._base_cache[self.task.id]
-        test_patch = self.task.data["test_patch"]
+        base = self._base_cache[self.current_task.id]
+        test_patch = self.current_task.data["test_patch"]
         touched = changed_files(test_patch)
         try:
             apply_patch({p: snapshot[p] for p in touched if p in snapshot}, test_patch)
@@ -483,9 +492,9 @@ class SWEEnv(TextEnv):
             timeout=self.execution.timeout,
             limits=self.execution.limits,
             python=self.python,
-            config=self._config_cache[self.task.id],
+            config=self._config_cache[self.current_task.id],
             vouched=set(tree) - changed,
-            packages=self._packages_cache[self.task.id],
+            packages=self._packages_cache[self.current_task.id],
             functions={p: unchanged_functions(base.get(p, ""), tree[p]) for p in changed if p.endswith(".py")},
         )
         tampering = (*find_tampering(base, snapshot, self._test_files), *run.tampering)
@@ -509,11 +518,11 @@ class SWEEnv(TextEnv):
         evaluation = self._evaluate()
         self._final = evaluation
         passed = evaluation.passed
-        patch = make_patch(self._base_cache[self.task.id], self.workspace.snapshot())
-        weights = self.test_statistics.weights(self.task.id, self._fail_to_pass)
+        patch = make_patch(self._base_cache[self.current_task.id], self.workspace.snapshot())
+        weights = self.test_statistics.weights(self.current_task.id, self._fail_to_pass)
         fail_to_pass = {t: passed[t] for t in self._fail_to_pass}
         if evaluation.run.infra_error is None:  # a run that could not report says nothing about the tests
-            self.test_statistics.record(self.task.id, fail_to_pass)
+            self.test_statistics.record(self.current_task.id, fail_to_pass)
         outcome = SWEOutcome(
             fail_to_pass=fail_to_pass,
             pass_to_pass={t: passed[t] for t in self._pass_to_pass},

@@ -45,7 +45,7 @@ class GoldPatchOracle:
         self._queue = []
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        task = self.env.task
+        task = self.env.current_task
         if task.id != self._task_id or not self._queue:
             self._task_id = task.id
             self._queue = gold_actions(task.data["patch"])

@@ -14,8 +14,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from rewardlab.core.records import read_episodes
 from rewardlab.errors import ConfigError
-from rewardlab.wrappers.recording import read_episodes
 
 
 def predictions_from(records: Iterable[dict], *, model: str) -> list[dict[str, str]]:

@@ -96,7 +96,8 @@ class SWERepoEnv(SWEEnv):
     ## Episode end
 
     As :class:`~rewardlab.envs.swe.env.SWEEnv`: ``submit`` terminates, ``max_turns`` (default 30)
-    truncates and scores the working copy, an infrastructure fault ends the episode unusable.
+    truncates and scores the working copy, an infrastructure fault ends the episode unusable. Replay:
+    approximate, within 1/2, as SWE-v2 (difficulty weights from earlier episodes, tests that time out).
 
     ## Arguments
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from rewardlab.core.card import DesignChoice
+from rewardlab.core.card import DesignChoice, ReplayFidelity
 from rewardlab.core.env import CommonArgs, TextEnv, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task, TaskSet
@@ -28,7 +28,7 @@ from rewardlab.envs.toolcall.tasks import (
     min_turns,
 )
 from rewardlab.envs.toolcall.worlds import WORLDS, World, make_world
-from rewardlab.errors import ConfigError, did_you_mean
+from rewardlab.errors import ConfigError, ResetNeeded, did_you_mean
 
 FORMAT = (
     'To call a tool, reply with only JSON: {"name": "<tool>", "arguments": {...}}, or a JSON list of such '
@@ -106,6 +106,9 @@ class ToolCallEnv(TextEnv):
     nesting, oversized actions, unknown tools, wrong argument types and tools that raise give an
     error observation and ``info["action_error"]``, and change nothing in the world.
 
+    Replay: exact. The world is built from the task's seed and changes only through the tool calls, so
+    a record's seed and actions re-score the episode bit for bit (:mod:`rewardlab.core.replay`).
+
     ## Arguments
 
     - ``domains``: restrict tasks to these domains (default: all four).
@@ -157,6 +160,7 @@ class ToolCallEnv(TextEnv):
     system_prompt = FORMAT
     default_max_turns = 16
     multi_turn = True
+    replay: ClassVar[ReplayFidelity] = "exact"
     design_choice: ClassVar[DesignChoice] = DesignChoice(
         "state",
         "format",
@@ -199,9 +203,28 @@ class ToolCallEnv(TextEnv):
         """The state of a fresh world by (domain, seed)."""
         self._sample_pools: dict[str, dict[str, list[Any]]] = {}
 
+    @property
+    def current_world(self) -> World:
+        """:attr:`world`, the running episode's world; ResetNeeded before the first ``reset``."""
+        if self.world is None:
+            raise ResetNeeded("call reset() first: no world has been built")
+        return self.world
+
+    @property
+    def current_outcome(self) -> ToolCallOutcome:
+        """:attr:`outcome`, the running episode's tally; ResetNeeded before the first ``reset``."""
+        if self.outcome is None:
+            raise ResetNeeded("call reset() first: no episode has started")
+        return self.outcome
+
+    def _current_ledger(self) -> ReferenceLedger:
+        if self._ledger is None:
+            raise ResetNeeded("call reset() first: no episode has started")
+        return self._ledger
+
     # ------------------------------------------------------------------ episode
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
-        self.world = initial_world(task)
+        world = self.world = initial_world(task)
         self.outcome = ToolCallOutcome(
             answer_required=task.data["answer_required"],
             effects_total=len(task.data["effects"]),
@@ -211,12 +234,12 @@ class ToolCallEnv(TextEnv):
             reference_answer=task.data["final_answer"],
         )
         self._pending_effects = list(task.data["effects"])
-        self._ledger = ReferenceLedger(self.world, task.data["solution"])
+        self._ledger = ReferenceLedger(world, task.data["solution"])
         self._seen = SeenValues()
         self._sent = SeenValues()
-        system_prompt = f"{self.world.description}\n\n{FORMAT}"
+        system_prompt = f"{world.description}\n\n{FORMAT}"
         tools = self.task_tools(task)
-        return task.prompt, {"system_prompt": system_prompt, "tools": tools, "domain": self.world.domain}
+        return task.prompt, {"system_prompt": system_prompt, "tools": tools, "domain": world.domain}
 
     def task_tools(self, task: Task) -> list[dict[str, Any]]:
         """The tools of the task's domain (every task of a domain offers the same ones)."""
@@ -226,7 +249,7 @@ class ToolCallEnv(TextEnv):
         return tuple(e["name"] for e in self.task.data["effects"]) if self.task else ()
 
     def _act(self, action: str) -> Turn:
-        outcome = self.outcome
+        outcome, world, ledger = self.current_outcome, self.current_world, self._current_ledger()
         parsed = parse_tool_calls(action, self.limits)
         if parsed.strict and (parsed.calls or canonical_text(parsed.answer or "")):
             outcome.strict_actions += 1  # an empty reply is not a documented answer
@@ -237,7 +260,7 @@ class ToolCallEnv(TextEnv):
             return Turn(observation="(conversation ended)", done=True)
         results, kinds, errors, reached = [], [], [], []
         for call in parsed.calls:
-            result = self.world.call(call.name, call.arguments)
+            result = world.call(call.name, call.arguments)
             kinds.append(result.kind)
             outcome.calls += 1
             if not result.schema_valid:
@@ -248,7 +271,7 @@ class ToolCallEnv(TextEnv):
             self._sent.add(call.arguments)
             new = self._reached_effects() if result.ok and self._pending_effects else []
             reached += new
-            related = self._ledger.claim(call.name, call.arguments) or bool(new)
+            related = ledger.claim(call.name, call.arguments) or bool(new)
             outcome.related += related
             if result.kind == "ok":
                 outcome.executed += 1
@@ -264,36 +287,37 @@ class ToolCallEnv(TextEnv):
         observation = _ENCODER.encode(results if parsed.parallel else results[0])
         return Turn(
             observation=observation,
-            action_error="; ".join(errors) if errors else None,
+            action_error="; ".join(e for e in errors if e is not None) if errors else None,  # set unless kind "ok"
             milestones=reached,
             info={"call_results": kinds},
         )
 
     def _reached_effects(self) -> list[str]:
-        reached = [e for e in self._pending_effects if effect_reached(self.world, e)]
+        world = self.current_world
+        reached = [e for e in self._pending_effects if effect_reached(world, e)]
         if reached:
             self._pending_effects = [e for e in self._pending_effects if e not in reached]
         return [e["name"] for e in reached]
 
     def _finish(self) -> ToolCallOutcome:
-        outcome = self.outcome
+        outcome, world = self.current_outcome, self.current_world
         outcome.actions = self.actions_taken
-        expected = self._expected.get(self.task.id)
+        expected = self._expected.get(self.current_task.id)
         if expected is None:
-            expected = self._expected[self.task.id] = expected_state(self.task)
-        world_key = (self.task.data["domain"], int(self.task.data["world_seed"]))
+            expected = self._expected[self.current_task.id] = expected_state(self.current_task)
+        world_key = (self.current_task.data["domain"], int(self.current_task.data["world_seed"]))
         initial = self._initial.get(world_key)
         if initial is None:
-            initial = self._initial[world_key] = initial_world(self.task).state()
-        final = self.world.state()
+            initial = self._initial[world_key] = initial_world(self.current_task).state()
+        final = world.state()
         outcome.state_matches = final == expected
         outcome.collateral = collateral_changes(initial, expected, final) if not outcome.state_matches else 0
-        outcome.effects_reached = sum(effect_reached(self.world, e) for e in self.task.data["effects"])
-        outcome.covered = self._ledger.covered
+        outcome.effects_reached = sum(effect_reached(world, e) for e in self.current_task.data["effects"])
+        outcome.covered = self._current_ledger().covered
         if outcome.answer is not None and outcome.answer_required:
-            world_values = vocabulary(self.world.domain, int(self.task.data["world_seed"]))
+            world_values = vocabulary(world.domain, int(self.current_task.data["world_seed"]))
             outcome.competitors = competitors(
-                outcome.answer_required, [world_values, self._seen], prompt=self.task.prompt, sent=[self._sent]
+                outcome.answer_required, [world_values, self._seen], prompt=self.current_task.prompt, sent=[self._sent]
             )
         return outcome
 

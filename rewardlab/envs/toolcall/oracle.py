@@ -24,7 +24,7 @@ class ToolCallOracle:
     def act(self, observation: str, info: dict[str, Any]) -> str:
         if self.env.elapsed_steps == 0:
             self.turn = 0
-        data = self.env.task.data
+        data = self.env.current_task.data
         self.turn += 1
         if self.turn > len(data["solution"]):
             return data["final_answer"]

@@ -11,7 +11,7 @@ from rewardlab.audit.strategy import AuditProfile
 from rewardlab.browser.actions import Action, quote_arg
 from rewardlab.browser.backends import BackendName
 from rewardlab.browser.env import BrowserTextEnv
-from rewardlab.core.card import DesignChoice
+from rewardlab.core.card import DesignChoice, ReplayFidelity
 from rewardlab.core.env import CommonArgs, Turn, Unpack
 from rewardlab.core.rubric import RubricResult
 from rewardlab.core.tasks import Task
@@ -102,6 +102,10 @@ class WebEnv(BrowserTextEnv[SiteServer]):
     ``chromium`` in place, so every env on it recovers); it raises
     :class:`~rewardlab.browser.backends.InfrastructureError` only when that fails too.
 
+    Replay: exact. Each reset starts a fresh site whose state changes only through the actions, and the
+    element ids come from the seed, so a record's seed and actions replayed against a fresh site re-score
+    the episode bit for bit (:mod:`rewardlab.core.replay`).
+
     ## Arguments
 
     - ``backend``: ``"http"`` (default) or ``"browser"``.
@@ -150,9 +154,10 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       :mod:`rewardlab.envs.web.rewrites`.
     """
 
-    system_prompt: ClassVar[str] = SYSTEM_PROMPT
+    system_prompt: str = SYSTEM_PROMPT
     default_max_turns: ClassVar[int | None] = 30
     multi_turn = True
+    replay: ClassVar[ReplayFidelity] = "exact"
     design_choice: ClassVar[DesignChoice] = DesignChoice(
         "success",
         "validity",
@@ -217,7 +222,7 @@ class WebEnv(BrowserTextEnv[SiteServer]):
         self.pages.update(node.name for node in self.session.state.nodes if node.name)
 
     def _outcome(self) -> tuple[WebOutcome, bool]:
-        data = self.task.data
+        data = self.current_task.data
         reached = set(self.milestones_reached) | set(self._reached())
         state = self.server.snapshot()
         damage = [f"{site}/{key}" for site, goal in self.goals.items() for key in goal.damage(state[site])]
@@ -225,7 +230,7 @@ class WebEnv(BrowserTextEnv[SiteServer]):
         grade = "correct"
         if "answer" in data["success"]:
             accepted = data["success"]["answer"]
-            grade = grade_answer(self.answer or "", accepted, prompt=self.task.prompt, pages=self.pages)
+            grade = grade_answer(self.answer or "", accepted, prompt=self.current_task.prompt, pages=self.pages)
         outcome = WebOutcome(
             success=state_met and grade == "correct",
             damage=tuple(damage),
@@ -251,7 +256,7 @@ class WebEnv(BrowserTextEnv[SiteServer]):
         reached = []
         on_site = self.session.navigated and self.session.allowed(self.session.state.url)
         url = self.session.display_url() if on_site else ""
-        for milestone in self.task.data["milestones"]:
+        for milestone in self.current_task.data["milestones"]:
             if milestone["name"] in self.milestones_reached:
                 continue
             if "url" in milestone:

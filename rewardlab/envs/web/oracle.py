@@ -38,7 +38,7 @@ class WebOracle:
         self.task_id: str | None = None
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
-        task = self.env.task
+        task = self.env.current_task
         if task.id != self.task_id:
             self.task_id, self.position = task.id, 0
         plan = task.data["solution"]

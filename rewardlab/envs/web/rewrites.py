@@ -69,16 +69,15 @@ def is_question(context: RewriteContext) -> bool:
 
 
 @functools.lru_cache(maxsize=1)
-def scratch_env() -> WebEnv:
-    """A private HTTP-backend Web-v2 env for looking at pages ahead of a replay (one per process)."""
-    from rewardlab.envs.web.env import WebEnv
-
-    return WebEnv(backend="http")
+def scratch_env(env_type: type[WebEnv]) -> WebEnv:
+    """A private HTTP-backend env of ``env_type`` (the rewritten episode's class) for looking at pages ahead of
+    a replay (one per process)."""
+    return env_type(backend="http")
 
 
 def replay(context: RewriteContext, actions: Sequence[str]) -> tuple[str, WebEnv]:
     """Play ``actions`` on the scratch env reset like ``context.env``; the last observation and the env."""
-    env = scratch_env()
+    env = scratch_env(type(context.env))  # type: ignore[arg-type]  # classes are hashable; mypy misreads type[Any]
     observation, _ = env.reset(seed=0, options={"task_id": context.task_id})
     for action in actions:
         observation, *_ = env.step(action)

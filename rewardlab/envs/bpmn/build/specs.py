@@ -219,7 +219,23 @@ def _branch_blocks(block) -> list:
 
 
 def _place(block, writer: _Writer, x: float, y: float) -> tuple[str, str, float]:
-    """Write ``block`` with its left edge at ``x`` and centre line ``y``: (entry id, exit id, width)."""
+    """Write ``block`` with its left edge at ``x`` and centre line ``y``: (entry id, exit id, width).
+
+    Raises ``ValueError`` for a block that writes no node (an empty ``Seq()``, however nested): such a
+    block has no entry or exit, so it may only be a branch of a Choice, Parallel or Race, or one step
+    of a ``Seq`` that has other steps (see :func:`_place_optional`).
+    """
+    placed = _place_optional(block, writer, x, y)
+    if placed is None:
+        raise ValueError(
+            f"{block!r} writes no BPMN node, so it has no entry or exit to connect; an empty Seq() may only be "
+            "a branch of a Choice, Parallel or Race or a step of a Seq with other steps: give it an activity"
+        )
+    return placed
+
+
+def _place_optional(block, writer: _Writer, x: float, y: float) -> tuple[str, str, float] | None:
+    """:func:`_place`, or ``None`` when ``block`` writes no node (an empty ``Seq()``, however nested)."""
     width, _ = _measure(block)
     if isinstance(block, Activity):
         node = writer.node(block.kind, "activity", block.label, x + SIZES["activity"][0] / 2, y, block.lane)
@@ -233,14 +249,17 @@ def _place(block, writer: _Writer, x: float, y: float) -> tuple[str, str, float]
         entry = previous = None
         offset = x
         for child in block.blocks:
-            first, last, w = _place(child, writer, offset, y)
-            if first is None:
+            placed = _place_optional(child, writer, offset, y)
+            if placed is None:
                 continue
+            first, last, w = placed
             if previous is not None:
                 writer.flow(previous, first)
             entry = entry or first
             previous = last
             offset += w
+        if entry is None or previous is None:
+            return None
         return entry, previous, width
     if isinstance(block, (Choice, Parallel, Race)):
         split, join = _place_split(block, writer, x, y)
@@ -289,10 +308,11 @@ def _place_split(block, writer: _Writer, x: float, y: float) -> tuple[str, str]:
     top = y - height / 2
     for condition, branch in branches:
         _, h = _measure(branch)
-        first, last, _ = _place(branch, writer, x + gateway + GAP, top + h / 2)
-        if first is None:
+        placed = _place_optional(branch, writer, x + gateway + GAP, top + h / 2)
+        if placed is None:
             writer.flow(split, join, condition)
         else:
+            first, last, _ = placed
             writer.flow(split, first, condition)
             writer.flow(last, join)
         top += max(h, SIZES["gateway"][1] + GAP)
@@ -369,7 +389,7 @@ def to_bpmn(spec: ProcessSpec | CollaborationSpec, definitions_id: str) -> bytes
             participant.set("processRef", process.get("id"))
             participants.append((participant.get("id"), top, height, writer))
         top += height + 60
-    if collaboration is not None:
+    if collaboration is not None and isinstance(spec, CollaborationSpec):  # made together above
         labels = {label: node for w in writers for label, node in w.by_label.items()}
         for number, (source, target, message) in enumerate(spec.messages, 1):
             flow = etree.SubElement(collaboration, f"{{{BPMN_NS}}}messageFlow", id=f"message_flow_{number}")

@@ -41,10 +41,11 @@ def _variant(scenario: Scenario, index: int, variant: int) -> dict[str, Any]:
     sections = (about, *scenario.sections, questions)
     notes = [{"title": title, "text": " ".join(_fill(s, kp_slots) for s in sentences)} for title, sentences in sections]
     caption, columns, rows = scenario.table
-    table = {"caption": caption, "columns": list(columns), "rows": [[_fill(c, slots) for c in row] for row in rows]}
+    filled = [[_fill(c, slots) for c in row] for row in rows]
+    table = {"caption": caption, "columns": list(columns), "rows": filled}
     table_md = "\n".join(
-        ["| " + " | ".join(table["columns"]) + " |", "|" + "---|" * len(columns)]
-        + ["| " + " | ".join(row) + " |" for row in table["rows"]]
+        ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        + ["| " + " | ".join(row) + " |" for row in filled]
     )
     notes.append({"title": "Data", "text": f"{caption}.\n\n{table_md}"})
     audience, kind = scenario.audiences[variant]

@@ -284,7 +284,10 @@ class ForumSite(Site):
 
     def post_edited(self, post_id: int, text: str) -> Goal:
         """Post ``post_id`` rewritten to read exactly ``text``."""
-        thread_id, author, _, _ = self.initial[f"post/{post_id}"]  # type: ignore[misc]
+        record = self.initial[f"post/{post_id}"]
+        if not isinstance(record, tuple):  # snapshot() writes each post as (thread_id, author, text, edited)
+            raise TypeError(f"post/{post_id} in the initial snapshot is {record!r}, not a post record")
+        thread_id, author, _, _ = record
         return self.expect({f"post/{post_id}": (thread_id, author, canonical_text(text), True)})
 
     def thread_created(self, author: str, title: str, text: str) -> Goal:

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 
@@ -25,7 +26,7 @@ class LabSite(Site):
     name = "lab"
     title = ""  # not listed on the start page
 
-    def __init__(self, stopping: object | None = None) -> None:
+    def __init__(self, stopping: threading.Event | None = None) -> None:
         self.stopping = stopping
         super().__init__()
 

@@ -52,7 +52,7 @@ class Product:
 def build_catalog() -> list[Product]:
     """The fixed catalog: every (kind, style) pair in two or three colours, seeded prices and sizes."""
     rng = random.Random(1042)
-    products = []
+    products: list[Product] = []
     for kind, styles in KINDS.items():
         for style in styles:
             for color in rng.sample(COLORS, 3 if kind == "shirt" else 2):

@@ -29,7 +29,7 @@ def local_ray():
 
 
 def test_remote_envs_need_ray_initialised():
-    from rewardlab.integrations.ray import make_remote_envs
+    from rewardlab.baselines.ray_envs import make_remote_envs
 
     if ray.is_initialized():
         pytest.skip("Ray already running in this process")
@@ -38,7 +38,7 @@ def test_remote_envs_need_ray_initialised():
 
 
 def test_remote_envs_play_like_local_envs(local_ray):
-    from rewardlab.integrations.ray import make_remote_envs
+    from rewardlab.baselines.ray_envs import make_remote_envs
 
     env_id = register_echo()
     remote = make_remote_envs(env_id, 3)
@@ -62,7 +62,7 @@ def test_remote_envs_play_like_local_envs(local_ray):
 
 
 def test_episodes_on_actors_with_the_policy_behind_an_openai_server(local_ray):
-    from rewardlab.integrations.ray import run_episodes_on_actors
+    from rewardlab.baselines.ray_envs import run_episodes_on_actors
 
     with ChatServer(echo_target) as server:
         results = run_episodes_on_actors(
@@ -88,7 +88,7 @@ def kill_actor(actor) -> None:
 def test_an_actor_that_dies_mid_episode_is_an_infra_error_and_the_next_reset_gets_a_new_one(local_ray):
     """Killing the actor (a lost node, an OOM kill) ends the episode in flight as infra_error, which
     collect_episodes marks for trainers to drop; the same proxy then plays on a fresh actor."""
-    from rewardlab.integrations.ray import make_remote_envs
+    from rewardlab.baselines.ray_envs import make_remote_envs
 
     env_id = register_echo()
     [remote] = make_remote_envs(env_id, 1)
@@ -108,7 +108,7 @@ def test_an_actor_that_dies_mid_episode_is_an_infra_error_and_the_next_reset_get
 
 
 def test_a_batched_rollout_marks_the_episode_whose_actor_died(local_ray):
-    from rewardlab.integrations.ray import make_remote_envs
+    from rewardlab.baselines.ray_envs import make_remote_envs
 
     env_id = register_echo()
     envs = make_remote_envs(env_id, 2)

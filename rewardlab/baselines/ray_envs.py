@@ -22,7 +22,7 @@ again inside each actor, so custom envs work as long as their module is importab
 Example::
 
     import ray
-    from rewardlab.integrations.ray import make_remote_envs
+    from rewardlab.baselines.ray_envs import make_remote_envs
     ray.init(num_cpus=2, include_dashboard=False)
     envs = make_remote_envs("RewardLab/BFCL-v1", 8)
 """
@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
@@ -55,7 +55,7 @@ class EnvActor:
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         return self.env.reset(seed=seed, options=options)
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
         return self.env.step(action)
 
     def run_episode(

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# What only the tests (and CI) need, on top of scripts/setup.sh's main job; scripts/test.sh runs both first.
+#   - Debian (as root): docker.io (the Docker sandbox), nodejs and npm (the BPMN crosscheck graders), LibreOffice
+#     Impress and poppler-utils (the Slides crosscheck, scripts/setup-libreoffice.sh);
+#   - .venv: every extra (`.[all]`), and verl's and OpenRLHF's agent interfaces without their dependencies;
+#   - a running Docker engine (started here when none answers and we are root) and the sandbox image;
+#   - SWERepo's twelve pinned sdists, fetched in parallel and verified by sha256 (`rewardlab swe fetch`);
+#   - the crosscheck graders (scripts/setup-graders.sh) and .venv-np2 (scripts/setup-numpy2.sh).
+# Idempotent and fast when done: the installs are skipped while .venv/.rewardlab-setup-tests holds the hash of the
+# files that decide them; the Docker engine, the image and the sdists are checked every time (seconds).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS=0
+step() { echo "== $* (at ${SECONDS} s)"; }
+[ -x .venv/bin/python ] || { echo "!! no .venv: run bash scripts/setup.sh first" >&2; exit 1; }
+pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
+
+stamp=.venv/.rewardlab-setup-tests
+want=$(cat pyproject.toml scripts/setup-tests.sh scripts/setup-numpy2.sh scripts/setup-graders.sh \
+  scripts/setup-libreoffice.sh rewardlab/crosscheck/node/package-lock.json | sha256sum | cut -c1-16)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv-np2/bin/python ]; then
+  need_apt=()
+  command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
+  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+  command -v npm >/dev/null 2>&1 || need_apt+=(npm)
+  if ((${#need_apt[@]})); then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+      step "apt-get install ${need_apt[*]}"
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    else
+      echo "!! missing system packages: ${need_apt[*]} (Docker and crosscheck tests will skip or fail);" \
+        "as root: apt-get install ${need_apt[*]}" >&2
+    fi
+  fi
+
+  step "pip install -e .[all]"
+  "${pip[@]}" install -e ".[all]"
+  # verl's agent loop and OpenRLHF's agent interface (rewardlab.integrations.verl / .openrlhf): their full installs
+  # want vLLM, deepspeed and flash-attn, and pin numpy, transformers and ray against bfcl-eval and each other. So
+  # the packages come without dependencies, after what their modules import: pip checks the dependencies of what
+  # is installed beside an install that resolves dependencies, so one after them would list every dependency they
+  # leave out as a conflict.
+  "${pip[@]}" install "tensordict==0.10.0" "codetiming==1.4.0" "hydra-core==1.3.2" "pylatexenc==2.11"
+  "${pip[@]}" install --no-deps "verl==0.9.1" "openrlhf==0.11.2"
+
+  # The independent graders of `rewardlab crosscheck` (bpmnlint + bpmn-moddle, pinned by a lockfile).
+  step "crosscheck graders"
+  bash scripts/setup-graders.sh
+  # LibreOffice and pdftotext: the Slides crosscheck renders each deck to find text outside its box.
+  step "LibreOffice"
+  bash scripts/setup-libreoffice.sh
+  # .venv-np2: NumPy 2 with every extra but bfcl, plus verifiers (which cannot live beside openenv-core).
+  step ".venv-np2"
+  bash scripts/setup-numpy2.sh
+  echo "$want" >"$stamp"
+fi
+
+# The Docker sandbox: an engine (started here when none answers and we are root) and the image.
+if command -v docker >/dev/null 2>&1 && ! docker info >/dev/null 2>&1 && [ "$(id -u)" = 0 ] \
+  && command -v dockerd >/dev/null 2>&1; then
+  step "no Docker engine answers: starting dockerd (log: /var/log/rewardlab-dockerd.log)"
+  nohup dockerd >/var/log/rewardlab-dockerd.log 2>&1 &
+  for _ in $(seq 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+fi
+if docker info >/dev/null 2>&1; then
+  step "Docker sandbox image"
+  .venv/bin/rewardlab sandbox build-image
+else
+  echo "!! no Docker engine answers: Docker tests will skip (as root: apt-get install docker.io mmdebstrap; dockerd)" >&2
+fi
+# SWERepo's real projects: the pinned sdists, fetched with pip in parallel and verified by sha256 (cached).
+step "SWERepo sdists"
+.venv/bin/rewardlab swe fetch
+echo "== test set-up done in ${SECONDS} s: .venv has every extra, .venv-np2 is ready"
