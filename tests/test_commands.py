@@ -419,7 +419,7 @@ def test_bench_two_runs_then_merge_them(workdir, capsys, tiny_model_dir):
 def test_demo_with_the_smallest_budget(workdir, tiny_model_dir, capsys):
     """The main job at the smallest budget: one episode per agent and env, one turn of one token for the
     model, and the tiny model (SmolLM2's prompt prefills alone take minutes on 2 CPU cores; its loading
-    is tested in tests/agents/test_models.py); the audit on one task per strategy; no time limit, so that
+    is tested in tests/agents/test_models.py); the audit on one task per strategy, within 10 s; no time limit, so that
     what runs does not depend on the machine's speed. The shipped record describes SmolLM2, not the tiny
     model, which therefore plays every env. After the leaderboard it prints the reward-design section: every
     env's episodes under equal, targeted and gated weighting, and the audit of every env that fits its budget
@@ -427,7 +427,8 @@ def test_demo_with_the_smallest_budget(workdir, tiny_model_dir, capsys):
     two held-out tasks before, between and after."""
     budget = ["--episodes", "1", "--model-episodes", "1", "--model-turns", "1", "--model-tokens", "1"]
     learning = ["--learn-sft-steps", "1", "--learn-updates", "1", "--learn-tasks", "2"]
-    arguments = ["--budget-minutes", "0", *budget, *learning, "--audit-tasks", "1", "--model", str(tiny_model_dir)]
+    audit = ["--audit-tasks", "1", "--audit-seconds", "10"]
+    arguments = ["--budget-minutes", "0", *budget, *learning, *audit, "--model", str(tiny_model_dir)]
     assert main(["demo", *arguments]) == 0
     directory = workdir / "results" / "demo"
     run = assert_board(directory, rewardlab.env_ids())

@@ -153,8 +153,9 @@ def _play_model(
     import math
 
     from rewardlab.demo import sections
-    from rewardlab.demo.budget import ModelRecord, plan_model, run_within
+    from rewardlab.demo.budget import ModelRecord, plan_model
     from rewardlab.demo.learning import plural
+    from rewardlab.leaderboard.audit_budget import run_within
     from rewardlab.leaderboard.results import git_commit
     from rewardlab.leaderboard.runner import ModelBudget, agent_factory, model_name, play_entry
 

@@ -166,8 +166,11 @@ class TextEnv(gym.Env[str, str]):
     reward_packages: ClassVar[tuple[str, ...]] = ()
     """Packages whose code computes the outcome besides :mod:`rewardlab.core` and the env class's own (and its
     bases'): part of ``reward_version`` (:meth:`reward_parts`)."""
-    unstamped_arguments: ClassVar[frozenset[str]] = frozenset({"render_mode"})
-    """Constructor arguments that cannot change a reward, left out of ``reward_version``."""
+    unstamped_arguments: ClassVar[frozenset[str]] = frozenset({"render_mode", "max_turns"})
+    """Constructor arguments left out of ``reward_version``: ``render_mode`` cannot change a reward, and
+    ``max_turns`` is a budget, not a scoring rule: it decides where an episode is cut, and the cut episode's
+    outcome is scored by the same rubric. Each record keeps it (``env_kwargs``, and ``truncated``), so a replay
+    reproduces the cut, and the leaderboard reports a model's turn budget with its entry."""
 
     _arguments: dict[str, Any]
     _stamp: tuple[Rubric, str] | None = None

@@ -9,8 +9,9 @@ eats a later one's share::
     allowance(phase) = (total - elapsed) - total * sum(share(q) for the phases q after it)
 
 The leaderboard of random and oracle is never cut (it takes seconds: it is what every other section reads);
-the other phases stop starting work when their allowance is spent (:func:`run_within`), and the learning run
-stops updating (:mod:`rewardlab.demo.learning`).
+the other phases stop starting work when their allowance is spent
+(:func:`run_within <rewardlab.leaderboard.audit_budget.run_within>`), and the learning run stops updating
+(:mod:`rewardlab.demo.learning`).
 
 **Where the model plays.** An episode of the untrained SmolLM2-135M-Instruct costs 30 to 150 s on two CPU
 cores (prefilling its long prompts), and on most envs it scores 0 with every reward component 0. Such
@@ -37,13 +38,11 @@ import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
-from rewardlab.errors import ConfigError, RewardLabError
-
-T = TypeVar("T")
+from rewardlab.errors import ConfigError
 
 PHASE_SHARES: dict[str, float] = {"leaderboard": 0.1, "model": 0.15, "audit": 0.15, "learning": 0.6}
 """The demo's phases in the order they run, each with its share of the total budget (they add up to 1)."""
@@ -108,72 +107,6 @@ class PhaseClock:
             yield
         finally:
             self.spent[name] = self.spent.get(name, 0.0) + self.clock() - start
-
-
-# ---------------------------------------------------------------------------- work within a budget
-
-
-@dataclass
-class BudgetRun(Generic[T]):
-    """What :func:`run_within` did: each result with its seconds, and what was skipped with why."""
-
-    budget_s: float
-    done: dict[str, tuple[T, float]] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def seconds(self) -> float:
-        return sum(seconds for _, seconds in self.done.values())
-
-
-def run_within(
-    estimates: Mapping[str, float | None],
-    budget_s: float,
-    run: Callable[[str], T],
-    *,
-    clock: Callable[[], float] = time.monotonic,
-) -> BudgetRun[T]:
-    """Run ``run(key)`` for the keys of ``estimates`` (``{key: estimated seconds}``, ``None`` when unknown),
-    cheapest first and the unknown last, while the estimate fits in what is left of ``budget_s`` (an unknown
-    one: while any time is left). The time actually spent is what is subtracted. A key that does not fit, or
-    whose ``run`` raises a :class:`~rewardlab.errors.RewardLabError` (a missing dependency), is skipped with
-    the reason. ``done`` and ``skipped`` keep the order of ``estimates``.
-
-    Example:
-        >>> ran = run_within({"slow": 50.0, "fast": 1.0, "new": None}, 10.0, str.upper, clock=lambda: 0.0)
-        >>> list(ran.done), ran.skipped
-        (['fast', 'new'], {'slow': 'estimated 50.0 s, 10.0 s of the budget left'})
-    """
-    result: BudgetRun[T] = BudgetRun(budget_s)
-    left = budget_s
-
-    def cost(key: str) -> tuple[bool, float]:  # NaN sorts last
-        value = estimates[key] or 0.0
-        return (math.isnan(value), 0.0 if math.isnan(value) else value)
-
-    known = sorted((key for key, value in estimates.items() if value is not None), key=cost)
-    unknown = [key for key, value in estimates.items() if value is None]
-    for key in known + unknown:
-        estimate = estimates[key]
-        fits = left > 0 if estimate is None else estimate <= left  # NaN (nothing measured) does not fit
-        if not fits:
-            shown = "unknown" if estimate is None else f"{estimate:.1f} s"
-            result.skipped[key] = f"estimated {shown}, {max(left, 0.0):.1f} s of the budget left"
-            continue
-        start = clock()
-        try:
-            value = run(key)
-        except RewardLabError as exc:
-            result.skipped[key] = f"{type(exc).__name__}: {exc}"
-            left -= clock() - start
-            continue
-        seconds = clock() - start
-        result.done[key] = (value, seconds)
-        left -= seconds
-    order = list(estimates)
-    result.done = dict(sorted(result.done.items(), key=lambda item: order.index(item[0])))
-    result.skipped = dict(sorted(result.skipped.items(), key=lambda item: order.index(item[0])))
-    return result
 
 
 # ---------------------------------------------------------------------------- the model's record
@@ -330,7 +263,8 @@ def plan_model(
     by the recorded seconds per episode, then those the record lacks. The recorded seconds were measured on
     whatever machine recorded them (a busy one is several times slower), so they order the envs but do not
     decide whether one fits: every estimate is ``None``, and an env starts while the allowance lasts
-    (:func:`run_within`). Without a record (``None``) every env plays, in the given order.
+    (:func:`run_within <rewardlab.leaderboard.audit_budget.run_within>`). Without a record (``None``) every env
+    plays, in the given order.
 
     Example:
         >>> zero = RecordedEnv((0.0,), (False,), ({"format": 0.0},), (90.0,))

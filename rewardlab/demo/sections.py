@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rewardlab.demo.budget import BudgetRun, ModelRecord, PhaseClock
+from rewardlab.demo.budget import ModelRecord, PhaseClock
 from rewardlab.demo.learning import plural
+from rewardlab.leaderboard.audit_budget import BudgetRun
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     (
@@ -36,10 +37,10 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 def intro(env_count: int, total_s: float | None) -> str:
     """The lines the demo starts with: its sections and its budget."""
     titles = ", ".join(f"{i}. {title}" for i, (title, _) in enumerate(SECTIONS, 1))
-    budget = "no time limit" if total_s is None else f"a budget of {total_s:.0f} s (--budget-minutes)"
+    budget = "with no time limit" if total_s is None else f"within a budget of {total_s:.0f} s (--budget-minutes)"
     return (
         f"RewardLab demo: {env_count} envs whose rewards are decomposed into named components, in {len(SECTIONS)}"
-        f" sections ({titles}), each introduced by what it shows.\nIt runs within {budget}; what does not fit is"
+        f" sections ({titles}), each introduced by what it shows.\nIt runs {budget}; what does not fit is"
         " listed as skipped, with the reason."
     )
 

@@ -16,7 +16,7 @@ import statistics
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import gymnasium as gym
 
@@ -24,6 +24,8 @@ from rewardlab.audit import GENERIC, AuditReport
 from rewardlab.audit.strategy import profile_of
 from rewardlab.core.env import unwrapped_text_env
 from rewardlab.errors import RewardLabError
+
+T = TypeVar("T")
 
 
 def audit_episode_count(env: gym.Env, tasks: int, split: str = "test") -> int:
@@ -66,6 +68,69 @@ class AuditRun:
         return sum(seconds for _, seconds in self.reports.values())
 
 
+@dataclass
+class BudgetRun(Generic[T]):
+    """What :func:`run_within` did: each result with its seconds, and what was skipped with why."""
+
+    budget_s: float
+    done: dict[str, tuple[T, float]] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def seconds(self) -> float:
+        return sum(seconds for _, seconds in self.done.values())
+
+
+def run_within(
+    estimates: Mapping[str, float | None],
+    budget_s: float,
+    run: Callable[[str], T],
+    *,
+    clock: Callable[[], float] = time.monotonic,
+) -> BudgetRun[T]:
+    """Run ``run(key)`` for the keys of ``estimates`` (``{key: estimated seconds}``, ``None`` when unknown),
+    cheapest first and the unknown last, while the estimate fits in what is left of ``budget_s`` (an unknown
+    one: while any time is left). The time actually spent is what is subtracted. A key that does not fit, or
+    whose ``run`` raises a :class:`~rewardlab.errors.RewardLabError` (a missing dependency), is skipped with
+    the reason. ``done`` and ``skipped`` keep the order of ``estimates``.
+
+    Example:
+        >>> ran = run_within({"slow": 50.0, "fast": 1.0, "new": None}, 10.0, str.upper, clock=lambda: 0.0)
+        >>> list(ran.done), ran.skipped
+        (['fast', 'new'], {'slow': 'estimated 50.0 s, 10.0 s of the budget left'})
+    """
+    result: BudgetRun[T] = BudgetRun(budget_s)
+    left = budget_s
+
+    def cost(key: str) -> tuple[bool, float]:  # NaN sorts last
+        value = estimates[key] or 0.0
+        return (math.isnan(value), 0.0 if math.isnan(value) else value)
+
+    known = sorted((key for key, value in estimates.items() if value is not None), key=cost)
+    unknown = [key for key, value in estimates.items() if value is None]
+    for key in known + unknown:
+        estimate = estimates[key]
+        fits = left > 0 if estimate is None else estimate <= left  # NaN (nothing measured) does not fit
+        if not fits:
+            shown = "unknown" if estimate is None else f"{estimate:.1f} s"
+            result.skipped[key] = f"estimated {shown}, {max(left, 0.0):.1f} s of the budget left"
+            continue
+        start = clock()
+        try:
+            value = run(key)
+        except RewardLabError as exc:
+            result.skipped[key] = f"{type(exc).__name__}: {exc}"
+            left -= clock() - start
+            continue
+        seconds = clock() - start
+        result.done[key] = (value, seconds)
+        left -= seconds
+    order = list(estimates)
+    result.done = dict(sorted(result.done.items(), key=lambda item: order.index(item[0])))
+    result.skipped = dict(sorted(result.skipped.items(), key=lambda item: order.index(item[0])))
+    return result
+
+
 def audits_within(
     estimates: Mapping[str, float],
     budget_s: float,
@@ -74,27 +139,8 @@ def audits_within(
     tasks: int,
     clock: Callable[[], float] = time.monotonic,
 ) -> AuditRun:
-    """Run ``audit(env_id)`` on the envs of ``estimates`` (``{env_id: estimated seconds}``), cheapest first,
-    while the estimate fits in what is left of ``budget_s`` (the time actually spent is what is subtracted);
-    an env that does not fit, or whose audit raises a RewardLabError (a missing dependency), is skipped with
-    the reason. Reports and skips are listed in the order of ``estimates``."""
-    run = AuditRun(budget_s, tasks)
-    left = budget_s
-    for env_id, estimate in sorted(estimates.items(), key=lambda item: item[1]):
-        if not estimate <= left:  # NaN (nothing measured) does not fit either
-            run.skipped[env_id] = f"estimated {estimate:.1f} s, {max(left, 0.0):.1f} s of the budget left"
-            continue
-        start = clock()
-        try:
-            report = audit(env_id)
-        except RewardLabError as exc:
-            run.skipped[env_id] = f"{type(exc).__name__}: {exc}"
-            left -= clock() - start
-            continue
-        seconds = clock() - start
-        run.reports[env_id] = (report, seconds)
-        left -= seconds
-    order = list(estimates)
-    run.reports = dict(sorted(run.reports.items(), key=lambda item: order.index(item[0])))
-    run.skipped = dict(sorted(run.skipped.items(), key=lambda item: order.index(item[0])))
-    return run
+    """Run ``audit(env_id)`` on the envs of ``estimates`` (``{env_id: estimated seconds}``) within ``budget_s``,
+    as :func:`run_within` does (cheapest first; an env that does not fit, or whose audit raises a
+    RewardLabError such as a missing dependency, is skipped with the reason)."""
+    ran = run_within(estimates, budget_s, audit, clock=clock)
+    return AuditRun(budget_s, tasks, reports=ran.done, skipped=ran.skipped)

@@ -28,18 +28,19 @@ sandbox, which starts nothing until a reset."""
 
 REWARD_ARGUMENT: dict[str, dict[str, Any]] = {
     "RewardLab/BFCL-v1": {"underscore_names": True},
-    "RewardLab/BFCLMultiTurn-v1": {"max_turns": 7},
     "RewardLab/BPMN-v2": {"max_attempts": 2},
-    "RewardLab/MiniWoB-v1": {"max_turns": 7},
+    "RewardLab/MiniWoB-v1": {"observation_budget": 3000},
     "RewardLab/SWE-v2": {"max_file_bytes": 4096},
     "RewardLab/SWERepo-v1": {"max_file_bytes": 4096},
     "RewardLab/Slides-v2": {"mode": "tools"},
     "RewardLab/SlidesAgent-v2": {"mode": "deck"},
     "RewardLab/ToolCall-v3": {"max_action_chars": 1000},
-    "RewardLab/Web-v2": {"max_turns": 7},
+    "RewardLab/Web-v2": {"observation_budget": 3000},
 }
-"""Per env, a constructor argument (not a default value) that changes its rewards: what an action may be
-called, how many attempts or turns an episode has, how much of a file an action may read, the mode."""
+"""Per env with arguments of its own, one (not a default value) that changes its rewards or what its episodes
+show: what an action may be called, how many attempts an episode has, how much of a file or page an action may
+read, the mode. BFCLMultiTurn takes none of its own. ``max_turns`` is a budget, not part of the stamp
+(:attr:`~rewardlab.core.TextEnv.unstamped_arguments`)."""
 
 TAKES_TASKS = frozenset({"RewardLab/SWE-v2", "RewardLab/SWERepo-v1"})
 """Envs whose constructor takes ``tasks=``; for the others the test replaces ``env.tasks`` before the stamp
@@ -147,7 +148,7 @@ def test_each_rubric_option_changes_the_stamp(env_id, option, reference):
     assert stamp_of(env_id, **changed) != reference_stamp(reference, env_id)
 
 
-@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("env_id", sorted(REWARD_ARGUMENT))
 def test_a_constructor_argument_that_changes_rewards_changes_the_stamp(env_id, reference):
     assert stamp_of(env_id, **REWARD_ARGUMENT[env_id]) != reference_stamp(reference, env_id)
 
@@ -219,3 +220,8 @@ def test_the_stamp_is_computed_once_not_at_every_step(env_id, monkeypatch):
     finally:
         env.close()
     assert len(calls) == 1 and stamps == {text_env.reward_version}
+
+
+def test_a_turn_budget_is_no_part_of_the_stamp(reference):
+    env_id = "RewardLab/ToolCall-v3"
+    assert stamp_of(env_id, max_turns=3) == reference_stamp(reference, env_id)

@@ -16,9 +16,9 @@ from rewardlab.demo.budget import (
     PhaseClock,
     RecordedEnv,
     plan_model,
-    run_within,
 )
 from rewardlab.errors import ConfigError, MissingDependencyError
+from rewardlab.leaderboard.audit_budget import run_within
 
 
 class FakeClock:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from rewardlab.demo.budget import BudgetRun, ModelRecord, PhaseClock
+from rewardlab.demo.budget import ModelRecord, PhaseClock
 from rewardlab.demo.sections import SECTIONS, heading, intro, model_note, timing
+from rewardlab.leaderboard.audit_budget import BudgetRun
 
 
 def test_intro_names_each_section_and_the_budget():

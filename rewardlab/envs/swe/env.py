@@ -248,7 +248,7 @@ class SWEEnv(TextEnv):
     :mod:`~rewardlab.envs.swe.history`)."""
 
     reward_packages: ClassVar[tuple[str, ...]] = ("rewardlab.sandbox",)
-    unstamped_arguments: ClassVar[frozenset[str]] = frozenset({"render_mode", "sandbox"})
+    unstamped_arguments: ClassVar[frozenset[str]] = TextEnv.unstamped_arguments | {"sandbox"}
     """The sandbox is stamped by what decides a verdict (:meth:`grader_versions`), not by the object passed."""
 
     def __init__(
