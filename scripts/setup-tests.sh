@@ -13,26 +13,14 @@ cd "$(dirname "$0")/.."
 SECONDS=0
 step() { echo "== $* (at ${SECONDS} s)"; }
 [ -x .venv/bin/python ] || { echo "!! no .venv: run bash scripts/setup.sh first" >&2; exit 1; }
+source scripts/apt-missing.sh
 pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
 
 stamp=.venv/.rewardlab-setup-tests
 want=$(cat pyproject.toml scripts/setup-tests.sh scripts/setup-numpy2.sh scripts/setup-graders.sh \
   scripts/setup-libreoffice.sh rewardlab/crosscheck/node/package-lock.json | sha256sum | cut -c1-16)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv-np2/bin/python ]; then
-  need_apt=()
-  command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
-  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
-  command -v npm >/dev/null 2>&1 || need_apt+=(npm)
-  if ((${#need_apt[@]})); then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-      step "apt-get install ${need_apt[*]}"
-      apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
-    else
-      echo "!! missing system packages: ${need_apt[*]} (Docker and crosscheck tests will skip or fail);" \
-        "as root: apt-get install ${need_apt[*]}" >&2
-    fi
-  fi
+  apt_missing "Docker and crosscheck tests will skip or fail" dockerd:docker.io node:nodejs npm:npm
 
   step "pip install -e .[all]"
   "${pip[@]}" install -e ".[all]"

@@ -14,21 +14,9 @@ cd "$(dirname "$0")/.."
 SECONDS=0
 step() { echo "== $* (at ${SECONDS} s)"; }
 
-need_apt=()
-command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
-command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
-command -v mmdebstrap >/dev/null 2>&1 || need_apt+=(mmdebstrap)
-command -v git >/dev/null 2>&1 || need_apt+=(git)
-if ((${#need_apt[@]})); then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    step "apt-get install ${need_apt[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
-  else
-    echo "!! missing system packages: ${need_apt[*]} (the browser envs and the sandbox's root need them);" \
-      "as root: apt-get install ${need_apt[*]}" >&2
-  fi
-fi
+source scripts/apt-missing.sh
+apt_missing "the browser envs and the sandbox's root need them" \
+  chromium:chromium bwrap:bubblewrap mmdebstrap:mmdebstrap git:git
 
 python=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$python" -m venv .venv

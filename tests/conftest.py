@@ -1,19 +1,34 @@
 """Shared test helpers: the template env :class:`~rewardlab.envs.echo.EchoEnv` (re-exported here for the
-tests, and as the ``tests.conftest:EchoEnv`` entry point), its fixture, and the Docker skip rule."""
+tests, and as the ``tests.conftest:EchoEnv`` entry point), its fixture, ``made`` (every registered env, made once
+per test module) and the Docker skip rule."""
 
 from __future__ import annotations
 
+import gymnasium as gym
 import pytest
 
+import rewardlab
 from rewardlab.envs.echo import EchoEnv
+from rewardlab.errors import MissingDependencyError
 
-__all__ = ["EchoEnv", "docker_or_skip", "echo_env"]
+__all__ = ["EchoEnv", "docker_or_skip", "echo_env", "made"]
 
 
 @pytest.fixture
 def echo_env():
     env = EchoEnv()
     yield env
+    env.close()
+
+
+@pytest.fixture(scope="module", params=rewardlab.env_ids())
+def made(request):
+    """``(env id, env)`` made with default arguments, once per id."""
+    try:
+        env = gym.make(request.param)
+    except MissingDependencyError as exc:
+        pytest.skip(f"{request.param}: {exc}")
+    yield request.param, env
     env.close()
 
 

@@ -12,28 +12,13 @@ import pydoc
 import re
 from pathlib import Path
 
-import gymnasium as gym
-import pytest
-
 import rewardlab
 from rewardlab.cli.list_command import env_row
 from rewardlab.core.specs import SPEC_SECTIONS, component_summary, component_table, default_weights, spec_problems
 from rewardlab.envs.echo import EchoEnv
-from rewardlab.errors import MissingDependencyError
 
 ENV_IDS = rewardlab.env_ids()
 README = Path(__file__).parents[1] / "README.md"
-
-
-@pytest.fixture(scope="module", params=ENV_IDS)
-def made(request):
-    """``(env id, env)`` made with default arguments, once per id."""
-    try:
-        env = gym.make(request.param)
-    except MissingDependencyError as exc:
-        pytest.skip(f"{request.param}: {exc}")
-    yield request.param, env
-    env.close()
 
 
 def readme_components() -> dict[str, str]:

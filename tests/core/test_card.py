@@ -8,27 +8,15 @@ from __future__ import annotations
 
 import json
 
-import gymnasium as gym
 import pytest
 
 import rewardlab
 from rewardlab.core import ROLES, DesignChoice, EnvCard, TextEnv
 from rewardlab.core.specs import criterion_rows
 from rewardlab.envs.echo import EchoEnv
-from rewardlab.errors import ConfigError, MissingDependencyError
+from rewardlab.errors import ConfigError
 
 ENV_IDS = rewardlab.env_ids()
-
-
-@pytest.fixture(scope="module", params=ENV_IDS)
-def made(request):
-    """``(env id, env)`` made with default arguments, once per id."""
-    try:
-        env = gym.make(request.param)
-    except MissingDependencyError as exc:
-        pytest.skip(f"{request.param}: {exc}")
-    yield request.param, env
-    env.close()
 
 
 def refuse(*args, **kwargs):
