@@ -4,8 +4,8 @@
 looks for the required value must read only what the answer asserts. :func:`affirmed` splits the
 answer into clauses, at punctuation and at conjunctions (:data:`CLAUSE_BREAKS`), and drops every
 word of a clause from its first negator (:data:`NEGATORS`, or any word ending in ``n't``) to the
-clause's end, unless the negator follows a word of doubt (:data:`UNCERTAIN`: ``"if not"`` offers a
-second candidate instead of denying it):
+clause's end, unless the negator is ``not`` right after a word of doubt (:data:`UNCERTAIN`: ``"if not"``
+offers a second candidate instead of denying it; ``"if cannot"`` still denies):
 
     ``"shipped, not pending"``                        -> ``"shipped ,"``
     ``"shipped, if not pending"``                     -> ``"shipped , if not pending"``
@@ -33,7 +33,7 @@ NEGATORS = frozenset({"not", "no", "never", "neither", "nor", "without", "cannot
 """Words that deny what follows them in their clause (``instead of``, ``rather than``)."""
 
 UNCERTAIN = frozenset({"if", "perhaps", "maybe", "possibly", "probably"})
-"""Words after which a negator does not deny: ``"$79.98, if not $32.98"`` offers ``$32.98`` as a second
+"""Words after which ``not`` does not deny: ``"$79.98, if not $32.98"`` offers ``$32.98`` as a second
 candidate (a hedge), it does not rule it out."""
 
 CLAUSE_BREAKS = frozenset(
@@ -79,7 +79,7 @@ def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
         )
         if not (token[0].isalnum() or token[0] == "-") or (token in CLAUSE_BREAKS and not in_number):
             negated = False
-        elif _is_negator(token) and not (index and matches[index - 1].group() in UNCERTAIN):
+        elif _is_negator(token) and not (token == "not" and index and matches[index - 1].group() in UNCERTAIN):
             negated = True
         walked.append((match, not negated))
     return normalized, walked

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardlab.audit import audit_env
-from rewardlab.core.negation import CLAUSE_BREAKS, NEGATORS, affirmed, negates
+from rewardlab.core.negation import CLAUSE_BREAKS, NEGATORS, UNCERTAIN, affirmed, negates
 from rewardlab.core.numerals import spell
 from rewardlab.envs.toolcall.candidates import Competitors, numbers_in
 from rewardlab.envs.toolcall.rewrites import DEFECTS, EQUIVALENTS
@@ -30,8 +30,16 @@ WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8).fi
 # ---------------------------------------------------------------------- negation
 @given(st.lists(WORD, max_size=6), WORD, st.sampled_from(sorted(NEGATORS - {"nt"}) + ["isn't", "wasn't"]))
 def test_a_negated_word_is_not_affirmed(before, word, negator):
+    if negator == "not" and before and before[-1] in UNCERTAIN:
+        before = [*before, "it"]  # "if not X" offers X as a second candidate: see the hedge test below
     text = " ".join([*before, negator, word])
     assert word not in affirmed(text).split()[len(before) :]
+
+
+@given(st.sampled_from(sorted(UNCERTAIN)), WORD, st.sampled_from(sorted(NEGATORS - {"not", "nt"}) + ["isn't"]))
+def test_only_not_after_a_word_of_doubt_hedges(doubt, word, negator):
+    assert word in affirmed(f"{doubt} not {word}").split()
+    assert word not in affirmed(f"{doubt} {negator} {word}").split()[1:]
 
 
 @given(WORD, WORD, st.sampled_from([",", ";", ".", " but", " and", " because"]))
