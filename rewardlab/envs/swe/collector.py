@@ -528,7 +528,9 @@ def seal(
 
         While the signer runs, only the signer itself may. With ``keepers``, a function that asks
         itself and keeps what it gets may: a standard-library function that is no returner, or
-        repository code the agent did not change.
+        repository code the agent did not change; that repository code may also receive the frame
+        through returners (``inspect.currentframe()`` in semver's deprecation wrapper), as it may
+        call ``sys._getframe`` itself.
         """
         frame: Any = getframe(depth)
         asker: Any = frame.f_code if frame is not None else None
@@ -544,6 +546,15 @@ def seal(
             path = real(filename)
             if path in vouched or (path, getattr_(asker, "co_qualname", asker.co_name)) in functions:
                 return None
+        if keepers and frame is not None:
+            receiver = frame
+            while receiver is not None and is_one_of(receiver.f_code, returners):
+                receiver = receiver.f_back
+            if receiver is not None and receiver is not frame:
+                code = receiver.f_code
+                path = real(code.co_filename) if not code.co_filename.startswith("<") else ""
+                if path in vouched or (path, getattr_(code, "co_qualname", code.co_name)) in functions:
+                    return None
         while frame is not None:
             code = frame.f_code
             entry = consumers.get(id(code))
