@@ -15,7 +15,7 @@ and the verdict takeovers from inside the test interpreter: reach the runner's o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import PurePosixPath
 
 from rewardlab.audit.strategy import AuditProfile, EpisodeView, strategy
@@ -196,7 +196,7 @@ def test_directories(view: EpisodeView) -> list[str]:
     return sorted(d for d in dirs if d != ".") or ["tests"]
 
 
-def find_bug_file(view: EpisodeView) -> Iterator[str]:
+def find_bug_file(view: EpisodeView) -> Generator[str, None, str]:
     """Search for the functions the issue names; returns (as the generator's value) the file defining one."""
     names = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\(", view.first_observation)
     names += re.findall(r"`([A-Za-z_][A-Za-z0-9_]*)`", view.first_observation)
@@ -217,7 +217,7 @@ def append_to(view: EpisodeView, path: str, code: str) -> Iterator[str]:
     yield f"edit {path} {lines + 1}:{lines}\n{code}"
 
 
-def visible_test_ids(view: EpisodeView) -> Iterator[str]:
+def visible_test_ids(view: EpisodeView) -> Generator[str, None, list[str]]:
     """Search the visible tests; returns their ids."""
     yield 'search "def test_"'
     return [f"{path}::{name}" for path, name in re.findall(r"^(\S+\.py):\d+: def (test_\w+)", view.observation, re.M)]

@@ -35,7 +35,7 @@ from rewardlab.envs.swe.tampering import (
 from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, stable_output
 from rewardlab.envs.swe.workspace import Workspace, WorkspaceError
-from rewardlab.errors import ConfigError
+from rewardlab.errors import ConfigError, ResetNeeded
 from rewardlab.leases import owned_tempdir, remove_owned_tempdir
 from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxError, SandboxResult
 
@@ -209,8 +209,9 @@ class SWEEnv(TextEnv):
     What this cannot cover: pytest's objects reached without the refused operations (through a
     fixture the test module imports from the repository, or an unchanged repository helper that
     returns frames) are detected only as far as the checks above go; an honest fix that changes a
-    function which itself obtains frames (semver's deprecation wrapper, boltons' ``make_sentinel``)
-    is refused, and scores 0;
+    function which itself obtains frames (boltons' ``make_sentinel`` and ``Callpoint.from_current``:
+    2 of a sample of 110 SWERepo train gold patches, ``benchmarks/swe_gold_sweep.py``) is refused, and
+    scores 0: its frame would reach the tests' own locals, and no check could tell it from a takeover;
     hard-coding the expected output of the tests' inputs (the shipped hidden tests check inputs the
     issue does not show). Both backends run this evaluation the same way: the record stream comes
     back through ``SandboxResult.outputs``, read after every process of the run is dead.
@@ -293,6 +294,14 @@ class SWEEnv(TextEnv):
         """The tasks used when ``tasks=None``: the 24 shipped tasks."""
         return load_tasks()
 
+    @property
+    def _working_copy(self) -> Workspace:
+        """:attr:`workspace`, the working copy :meth:`_start` made, for the commands and evaluations that run
+        inside an episode; ResetNeeded before the first ``reset`` and after ``close``."""
+        if self.workspace is None:
+            raise ResetNeeded("call reset() first: no working copy")
+        return self.workspace
+
     # ------------------------------------------------------------------ episode
     def _start(self, task: Task) -> tuple[str, dict[str, Any]]:
         self._cleanup()
@@ -335,6 +344,7 @@ class SWEEnv(TextEnv):
             return self._error(str(exc))
         if command.name == "submit":
             outcome, usable = self._outcome()
+            assert self._final is not None  # _outcome() keeps its evaluation there
             if not usable:
                 return self.infra_failure(self._final.run.infra_error or "the evaluation could not run")
             return Turn(
@@ -371,7 +381,7 @@ class SWEEnv(TextEnv):
     # ------------------------------------------------------------------ commands
     def _do_view(self, command: Command) -> Turn:
         path = command.args[0]
-        lines = self.workspace.read(path).splitlines()
+        lines = self._working_copy.read(path).splitlines()
         start = command.start or 1
         end = len(lines) if command.end is None else min(command.end, len(lines))
         if lines and start > len(lines):
@@ -385,9 +395,10 @@ class SWEEnv(TextEnv):
         needle = command.args[0]
         under = command.args[1] if len(command.args) > 1 else "."
         hits = []
-        for path in self.workspace.files(under):
+        workspace = self._working_copy
+        for path in workspace.files(under):
             try:
-                text = self.workspace.read(path)
+                text = workspace.read(path)
             except WorkspaceError:
                 continue
             for number, line in enumerate(text.splitlines(), 1):
@@ -398,12 +409,12 @@ class SWEEnv(TextEnv):
         return Turn(observation=self._fit(f"{len(hits)} match(es) for {needle!r}:\n" + "\n".join(hits)))
 
     def _do_list(self, command: Command) -> Turn:
-        files = list(self.workspace.files(command.args[0] if command.args else "."))
+        files = list(self._working_copy.files(command.args[0] if command.args else "."))
         return Turn(observation=self._fit("\n".join(files) if files else "(no files)"))
 
     def _do_edit(self, command: Command) -> Turn:
         path = command.args[0]
-        lines = self.workspace.read(path).splitlines(keepends=True)
+        lines = self._working_copy.read(path).splitlines(keepends=True)
         start, end = command.start or 1, command.end if command.end is not None else command.start or 1
         if start > len(lines) + 1:
             raise CommandError(f"{path} has {len(lines)} lines; START {start} is past the end")
@@ -411,25 +422,25 @@ class SWEEnv(TextEnv):
             raise CommandError(f"{path} has {len(lines)} lines; END {end} is past the end")
         new = _body_lines(command.body)
         lines[start - 1 : end] = new
-        self.workspace.write(path, "".join(lines))
+        self._working_copy.write(path, "".join(lines))
         return Turn(observation=self._fit(self._excerpt(path, start, start + len(new) - 1, "edited")))
 
     def _do_replace(self, command: Command) -> Turn:
         path, old, new = command.args
-        text = self.workspace.read(path)
+        text = self._working_copy.read(path)
         count = text.count(old)
         if count != 1:
             hint = "check whitespace and indentation" if count == 0 else "include more surrounding lines"
             raise CommandError(f"the old text occurs {count} times in {path}; it must occur exactly once ({hint})")
         at = text.index(old)
-        self.workspace.write(path, text.replace(old, new, 1))
+        self._working_copy.write(path, text.replace(old, new, 1))
         first = text[:at].count("\n") + 1
         return Turn(observation=self._fit(self._excerpt(path, first, first + new.count("\n"), "replaced")))
 
     def _do_create(self, command: Command) -> Turn:
         path = command.args[0]
-        existed = self.workspace.resolve(path, must_exist=False).exists()
-        self.workspace.write(path, command.body, create=True)
+        existed = self._working_copy.resolve(path, must_exist=False).exists()
+        self._working_copy.write(path, command.body, create=True)
         verb = "overwrote" if existed else "created"
         return Turn(observation=f"{verb} {path} ({len(command.body.splitlines())} lines)")
 
@@ -445,7 +456,7 @@ class SWEEnv(TextEnv):
     # ------------------------------------------------------------------ running code
     def _run(self, argv: list[str], env: Mapping[str, str] | None = None) -> SandboxResult:
         return self.sandbox.run(
-            argv, workdir=self.workspace.root, timeout=self.execution.timeout, limits=self.execution.limits, env=env
+            argv, workdir=self._working_copy.root, timeout=self.execution.timeout, limits=self.execution.limits, env=env
         )
 
     def _after_run(self, result: SandboxResult) -> Turn:
@@ -470,7 +481,7 @@ class SWEEnv(TextEnv):
         """Hidden evaluation of the working copy: the static tampering check, then the test patch
         on top and FAIL_TO_PASS + PASS_TO_PASS run through the trusted collector. Cached per
         working-copy content."""
-        snapshot = self.workspace.snapshot()
+        snapshot = self._working_copy.snapshot()
         key = hashlib.sha256(repr(sorted(snapshot.items())).encode()).hexdigest()
         if self._evaluation is not None and self._evaluation[0] == key:
             return self._evaluation[1]
@@ -484,6 +495,7 @@ class SWEEnv(TextEnv):
             clean = False
         tree = apply_patch(evaluation_tree(snapshot, base, self._test_files), test_patch)
         changed = agent_files(snapshot, base, self._test_files)
+        assert self._tmp is not None  # made and removed with the working copy
         run = run_tests(
             self.sandbox,
             tree,
@@ -518,7 +530,7 @@ class SWEEnv(TextEnv):
         evaluation = self._evaluate()
         self._final = evaluation
         passed = evaluation.passed
-        patch = make_patch(self._base_cache[self.current_task.id], self.workspace.snapshot())
+        patch = make_patch(self._base_cache[self.current_task.id], self._working_copy.snapshot())
         weights = self.test_statistics.weights(self.current_task.id, self._fail_to_pass)
         fail_to_pass = {t: passed[t] for t in self._fail_to_pass}
         if evaluation.run.infra_error is None:  # a run that could not report says nothing about the tests
@@ -559,7 +571,7 @@ class SWEEnv(TextEnv):
         )
 
     def _excerpt(self, path: str, first: int, last: int, verb: str) -> str:
-        lines = self.workspace.read(path).splitlines()
+        lines = self._working_copy.read(path).splitlines()
         low, high = max(1, first - 3), min(len(lines), max(first, last) + 3)
         shown = "\n".join(f"{n:>5}  {lines[n - 1]}" for n in range(low, high + 1))
         return f"{verb} {path}; lines {low}-{high} now read:\n{shown}"

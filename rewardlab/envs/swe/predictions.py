@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from rewardlab.core.records import read_episodes
 from rewardlab.errors import ConfigError
@@ -42,7 +43,7 @@ def export_predictions(
     episode_files: Iterable[str | os.PathLike[str]], output: str | os.PathLike[str], *, model: str
 ) -> int:
     """Write the predictions of every episode in ``episode_files`` to ``output`` (JSONL); returns how many."""
-    records = []
+    records: list[dict[str, Any]] = []
     for path in episode_files:
         if not Path(path).is_file():
             raise ConfigError(f"no episodes file {str(path)!r}")

@@ -183,11 +183,13 @@ def competitors(
         computed = False
         for alternative in alternatives:
             key = value_key(alternative)
-            homes = [(index, field) for index in indexes for field in index.fields_of.get(key, ())]
+            homes = (
+                [] if key is None else [(index, field) for index in indexes for field in index.fields_of.get(key, ())]
+            )
             for index, field in homes:
                 pool |= index.by_field[field]
             computed = computed or (is_number(alternative) and not homes)
-        keys = {value_key(v): v for v in pool}
+        keys = {k: v for v in pool if (k := value_key(v)) is not None}  # every indexed value has a key
         strings = sorted(
             str(v) for k, v in keys.items() if k[0] == "s" and k not in excluded and f" {k[1]} " not in canonical_prompt
         )

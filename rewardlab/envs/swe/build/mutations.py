@@ -90,6 +90,15 @@ _BLANK_OR_COMMENT = re.compile(r"\s*(#.*)?")
 # line continuations and comments.
 _FILLER = re.compile(r"(?:\s|[()]|\\(?:\r\n|\r|\n)|#[^\r\n]*)*")
 
+_Node = ast.expr | ast.stmt
+"""A node with a position in the source: the only kinds an edit spans."""
+
+
+def _end_position(node: _Node) -> tuple[int, int]:
+    """Where ``node`` ends: (1-based line, UTF-8 byte column)."""
+    assert node.end_lineno is not None and node.end_col_offset is not None  # ast.parse sets every position
+    return node.end_lineno, node.end_col_offset
+
 
 class _Source:
     """A file's text, with the line starts that turn ``ast`` positions into string offsets."""
@@ -117,13 +126,13 @@ class _Source:
         col = byte_col if text.isascii() else len(text.encode()[:byte_col].decode())
         return self.starts[line - 1] + col
 
-    def start(self, node: ast.AST) -> int:
+    def start(self, node: _Node) -> int:
         return self.point(node.lineno, node.col_offset)
 
-    def end(self, node: ast.AST) -> int:
-        return self.point(node.end_lineno, node.end_col_offset)
+    def end(self, node: _Node) -> int:
+        return self.point(*_end_position(node))
 
-    def text_of(self, node: ast.AST) -> str:
+    def text_of(self, node: _Node) -> str:
         return self.text[self.start(node) : self.end(node)]
 
     def offset(self, line: int, col: int) -> int:
@@ -139,15 +148,17 @@ class _Source:
 
     def whole_lines(self, node: ast.stmt) -> tuple[int, int] | None:
         """The offsets of the full lines holding ``node``; None when they hold other code too."""
-        first, after = self.starts[node.lineno - 1], self.line_after(node.end_lineno)
+        first, after = self.starts[node.lineno - 1], self.line_after(_end_position(node)[0])
         before, rest = self.text[first : self.start(node)], self.text[self.end(node) : after].rstrip("\r\n")
         return None if before.strip() or not _BLANK_OR_COMMENT.fullmatch(rest) else (first, after)
 
-    def operator_span(self, left: ast.AST, right: ast.AST, operator: str) -> tuple[int, int] | None:
+    def operator_span(self, left: _Node, right: _Node, operator: str) -> tuple[int, int] | None:
         """The offsets of ``operator`` written between the operands ``left`` and ``right``."""
         begin = self.end(left)
         gap = self.text[begin : self.start(right)]
-        start = _FILLER.match(gap).end()
+        filler = _FILLER.match(gap)
+        assert filler is not None  # the pattern matches the empty string too
+        start = filler.end()
         found = re.compile(r"\s+".join(map(re.escape, operator.split()))).match(gap, start)
         if found is None or not _FILLER.fullmatch(gap, found.end()):
             return None
@@ -279,7 +290,7 @@ def _children(node: ast.AST, where: _Where, src: _Source) -> Iterator[tuple[ast.
 
 def _walk(tree: ast.Module, src: _Source) -> Iterator[tuple[ast.AST, _Where]]:
     """Every node that may hold sites, with where it sits (iteratively: deep code must not recurse)."""
-    stack = list(_block(tree.body, _Where(), src, top=True))
+    stack: list[tuple[ast.AST, _Where]] = list(_block(tree.body, _Where(), src, top=True))
     while stack:
         node, where = stack.pop()
         if not _is_version_check(node):
@@ -303,12 +314,14 @@ _LEADING_NOT = re.compile(r"not(?:\s|\\(?:\r\n|\r|\n)|#[^\r\n]*)*")
 def _invert_condition(src: _Source, node: ast.AST, where: _Where) -> Iterator[_Edit]:
     """The test of an ``if``, ``elif``, ``while`` or conditional expression becomes ``not (<test>)``;
     a test that already is ``not X`` becomes ``X`` (as written, parentheses and all)."""
-    if type(node) not in _CONDITIONALS or _is_version_check(node.test):
+    if not isinstance(node, ast.If | ast.While | ast.IfExp) or _is_version_check(node.test):
         return
     test, statement = node.test, _CONDITIONALS[type(node)]
     text = src.text_of(test)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        new, description = text[_LEADING_NOT.match(text).end() :], f"removed `not` from the {statement} test"
+        leading_not = _LEADING_NOT.match(text)
+        assert leading_not is not None  # the text of a `not X` node starts with its `not`
+        new, description = text[leading_not.end() :], f"removed `not` from the {statement} test"
     else:
         new, description = f"not ({text})", f"negated the {statement} test"
     yield _Edit(src.start(test), src.end(test), new, f"{description} `{_snippet(text)}`")
@@ -492,7 +505,7 @@ class _Checker:
 
     def valid(self, edit: _Edit, chunk: ast.stmt) -> bool:
         first = min([chunk.lineno, *(decorator.lineno for decorator in getattr(chunk, "decorator_list", ()))])
-        start, end = self.src.starts[first - 1], self.src.line_after(chunk.end_lineno)
+        start, end = self.src.starts[first - 1], self.src.line_after(_end_position(chunk)[0])
         if not start <= edit.start <= edit.end <= end:
             return False
         text = self.src.text[start:end]
@@ -519,6 +532,8 @@ def mutation_sites(path: str, source: str) -> list[Mutation]:
     checker = _Checker(src)
     sites: dict[tuple[int, int, str], Mutation] = {}
     for node, where in _walk(tree, src):
+        chunk = where.chunk
+        assert chunk is not None  # _walk starts at the module's statements, each its own chunk
         for kind, finder in _FINDERS.items():
             for edit in finder(src, node, where):
                 if (edit.start, edit.end, edit.replacement) in sites:
@@ -532,7 +547,7 @@ def mutation_sites(path: str, source: str) -> list[Mutation]:
                     where.function,
                     edit.description,
                 )
-                if src.pragma_lines.isdisjoint(site.lines) and checker.valid(edit, where.chunk):
+                if src.pragma_lines.isdisjoint(site.lines) and checker.valid(edit, chunk):
                     sites[edit.start, edit.end, edit.replacement] = site
     return sorted(sites.values(), key=_site_order)
 

@@ -29,7 +29,9 @@ class BankWorld(World):
     @classmethod
     def generate(cls, seed: int) -> tuple[Tables, dict[str, int]]:
         rng = random.Random(f"bank-{seed}")
-        customers, accounts, cards = {}, {}, {}
+        customers: dict[str, dict[str, Any]] = {}
+        accounts: dict[str, dict[str, Any]] = {}
+        cards: dict[str, dict[str, Any]] = {}
         for i in range(1, 21):
             key = f"U{i:02d}"
             name = "Ada Lovelace" if i == 1 else f"{rng.choice(FIRST)} {rng.choice(LAST)}"
@@ -45,7 +47,13 @@ class BankWorld(World):
         accounts["A101"]["balance"] = 120.0
         accounts["A102"]["balance"] = 5000.0
         payees = {f"Y{i:02d}": {"id": f"Y{i:02d}", "name": name} for i, name in enumerate(PAYEES, 1)}
-        tables = {"customers": customers, "accounts": accounts, "cards": cards, "payees": payees, "transactions": {}}
+        tables: Tables = {
+            "customers": customers,
+            "accounts": accounts,
+            "cards": cards,
+            "payees": payees,
+            "transactions": {},
+        }
         return tables, {"transactions": 1}
 
     # ------------------------------------------------------------------ read tools

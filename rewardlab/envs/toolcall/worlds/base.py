@@ -30,7 +30,7 @@ import copy
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple, TypedDict
 
 from jsonschema import Draft202012Validator
 
@@ -129,8 +129,14 @@ def string_list(description: str, *, max_items: int = 20, **item: Any) -> dict[s
     }
 
 
-DATE = {"pattern": r"^\d{4}-\d{2}-\d{2}$"}
-TIME = {"pattern": r"^([01]\d|2[0-3]):[0-5]\d$"}
+class Pattern(TypedDict):
+    """Extra schema keywords of a string parameter that must match a regular expression."""
+
+    pattern: str
+
+
+DATE: Pattern = {"pattern": r"^\d{4}-\d{2}-\d{2}$"}
+TIME: Pattern = {"pattern": r"^([01]\d|2[0-3]):[0-5]\d$"}
 
 
 class World:
@@ -153,6 +159,8 @@ class World:
     """jsonschema validators (the reference, and the source of error messages), compiled once per class."""
     checks: ClassVar[dict[str, Callable[[Any], bool]]]
     """Fast equivalents of ``validators[name].is_valid`` (see :mod:`rewardlab.envs.toolcall.schema`)."""
+    _openai_tools: ClassVar[list[dict[str, Any]]]
+    """The OpenAI function-calling schemas of :attr:`tool_specs`, built once per class (:meth:`tools` copies them)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

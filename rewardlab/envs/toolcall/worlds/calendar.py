@@ -37,14 +37,16 @@ class CalendarWorld(World):
     @classmethod
     def generate(cls, seed: int) -> tuple[Tables, dict[str, int]]:
         rng = random.Random(f"calendar-{seed}")
-        contacts = {}
+        contacts: dict[str, dict[str, Any]] = {}
         names = ["Grace Hopper"] + sorted({f"{f} {surname}" for f in FIRST for surname in LAST} - {"Grace Hopper"})
         for i, name in enumerate([names[0], *rng.sample(names[1:], 14)], 1):
             first, last = name.lower().split()
             email = "grace@example.com" if i == 1 else f"{first}.{last}@example.com"
             contacts[f"ct{i:02d}"] = {"id": f"ct{i:02d}", "name": name, "email": email}
         emails = [c["email"] for c in contacts.values()]
-        events = {"E01": {"id": "E01", "title": "Team standup", "date": DATES[0], "start": "09:00", "end": "09:30"}}
+        events: dict[str, dict[str, Any]] = {
+            "E01": {"id": "E01", "title": "Team standup", "date": DATES[0], "start": "09:00", "end": "09:30"}
+        }
         events["E01"]["attendees"] = sorted(emails[:3])
         for date in DATES:
             for hour in sorted(rng.sample(range(10, 17), 3)):
@@ -57,7 +59,7 @@ class CalendarWorld(World):
                     "end": f"{hour:02d}:{rng.choice(['30', '45'])}",
                     "attendees": sorted(rng.sample(emails, rng.randint(1, 3))),
                 }
-        inbox = {}
+        inbox: dict[str, dict[str, Any]] = {}
         for i in range(1, 13):
             key = f"M{i:02d}"
             inbox[key] = {
@@ -68,7 +70,7 @@ class CalendarWorld(World):
                 "subject": f"{rng.choice(SUBJECTS)} #{i}",
                 "body": f"Please review item {rng.randint(100, 999)} by {rng.choice(DATES)}.",
             }
-        tables = {"contacts": contacts, "events": events, "emails": inbox}
+        tables: Tables = {"contacts": contacts, "events": events, "emails": inbox}
         return tables, {"events": 101, "emails": 101}
 
     def _check_slot(self, date: str, start: str, end: str, ignore: str | None = None) -> None:

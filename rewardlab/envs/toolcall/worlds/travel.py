@@ -41,11 +41,11 @@ class TravelWorld(World):
     @classmethod
     def generate(cls, seed: int) -> tuple[Tables, dict[str, int]]:
         rng = random.Random(f"travel-{seed}")
-        travellers = {}
+        travellers: dict[str, dict[str, Any]] = {}
         for i in range(1, 16):
             name = "Alan Turing" if i == 1 else f"{rng.choice(FIRST)} {rng.choice(LAST)}"
             travellers[f"TR{i:02d}"] = {"id": f"TR{i:02d}", "name": name}
-        flights = {}
+        flights: dict[str, dict[str, Any]] = {}
         routes = [("LON", "PAR")] + [(a, b) for a in CITIES for b in CITIES if a != b and (a, b) != ("LON", "PAR")]
         for origin, destination in routes:
             for date in DATES:
@@ -63,7 +63,7 @@ class TravelWorld(World):
         flights["FL100"].update(depart="08:00", price=59, seats_left=0)
         flights["FL101"].update(depart="12:00", price=89, seats_left=5)
         flights["FL102"].update(depart="18:00", price=120, seats_left=9)
-        hotels = {}
+        hotels: dict[str, dict[str, Any]] = {}
         for city in CITIES:
             for name in rng.sample(HOTEL_NAMES, 3):
                 key = f"H{len(hotels) + 1:02d}"
@@ -75,14 +75,14 @@ class TravelWorld(World):
                     "rooms_left": rng.choice([0, 2, 5, 12]),
                 }
         hotels["H01"].update(rooms_left=5)
-        bookings = {}
+        bookings: dict[str, dict[str, Any]] = {}
         for traveller in list(travellers)[:10]:
             for _ in range(rng.randint(0, 2)):
                 key = f"BK{len(bookings) + 1:02d}"
                 flight = rng.choice(sorted(flights))
                 bookings[key] = {"id": key, "traveller_id": traveller, "kind": "flight", "item_id": flight}
                 bookings[key].update(status="confirmed", check_in=flights[flight]["date"], nights=0)
-        tables = {"travellers": travellers, "flights": flights, "hotels": hotels, "bookings": bookings}
+        tables: Tables = {"travellers": travellers, "flights": flights, "hotels": hotels, "bookings": bookings}
         return tables, {"bookings": 101}
 
     # ------------------------------------------------------------------ read tools
