@@ -3,7 +3,8 @@
 The spec (TOML; reference in ``docs/studies.md``) names the env, the reward configurations, the seeds,
 the trainer with its budget and the held-out evaluation. Runs go one after another (``--runner local``)
 or in parallel as Ray tasks (``--runner ray``); a rerun skips finished runs and redoes unfinished ones
-from scratch. ``--dry-run`` checks the spec and prints the runs with their state, running nothing. Finished
+from scratch. ``--dry-run`` checks the spec and prints the runs with their state, running nothing (a finished
+run scored under another reward than the envs made now shows both stamps). Finished
 runs scored under other reward versions than the current envs' (``reward_version``) are refused, unless
 ``--allow-mixed`` keeps them and has the report list them apart.
 
@@ -47,7 +48,16 @@ def run(args: argparse.Namespace) -> int:
 
     import rewardlab  # noqa: F401  (registers the env ids)
     from rewardlab.errors import RewardLabError
-    from rewardlab.study import RescoreStudySpec, load_spec, plan, run_study, status, validate
+    from rewardlab.study import (
+        RescoreStudySpec,
+        current_reward_versions,
+        load_spec,
+        plan,
+        reward_change,
+        run_study,
+        status,
+        validate,
+    )
 
     try:
         spec = load_spec(args.spec, output=args.output)
@@ -56,9 +66,12 @@ def run(args: argparse.Namespace) -> int:
         if args.dry_run:
             validate(spec)
             runs = plan(spec)
+            current = current_reward_versions(spec)
             print(f"study {spec.name}: {len(runs)} runs into {Path(spec.output).resolve()}")
             for run in runs:
-                print(f"  {run.label:<40} {status(spec, run)}")
+                change = reward_change(run, current)
+                note = f" under another reward ({change}): refused without --allow-mixed" if change else ""
+                print(f"  {run.label:<40} {status(spec, run)}{note}")
             return 0
         result = run_study(
             spec,

@@ -21,7 +21,15 @@ The spec reference and an example are in ``docs/studies.md``. Importing this pac
 from rewardlab.study.layout import Run, plan
 from rewardlab.study.report import summarize, write_report
 from rewardlab.study.rescore import run_rescore_study
-from rewardlab.study.runner import StudyResult, run_one, run_study, status, validate
+from rewardlab.study.runner import (
+    StudyResult,
+    current_reward_versions,
+    reward_change,
+    run_one,
+    run_study,
+    status,
+    validate,
+)
 from rewardlab.study.spec import RescoreStudySpec, StudySpec, load_spec, parse_spec
 
 __all__ = [
@@ -29,9 +37,11 @@ __all__ = [
     "Run",
     "StudyResult",
     "StudySpec",
+    "current_reward_versions",
     "load_spec",
     "parse_spec",
     "plan",
+    "reward_change",
     "run_one",
     "run_rescore_study",
     "run_study",

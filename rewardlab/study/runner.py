@@ -122,18 +122,22 @@ def current_reward_versions(spec: StudySpec, configs: list[str] | None = None) -
     return versions
 
 
+def reward_change(run: Run, current: dict[str, dict[str, str]]) -> str | None:
+    """How the reward of a finished ``run`` differs from the envs made now (``current``, by configuration:
+    :func:`current_reward_versions`), e.g. ``"train rv-a, eval rv-b; now train rv-a, eval rv-c"``; None when it
+    is unchanged or unfinished. A run written before stamps existed recorded ``None``: its reward is unknown, so
+    it differs too."""
+    done = read_done(run)
+    recorded = recorded_reward_versions(done) if done is not None else None
+    now = current[run.config]
+    if recorded is None or recorded == now:
+        return None
+    return f"train {recorded['train']}, eval {recorded['eval']}; now train {now['train']}, eval {now['eval']}"
+
+
 def check_reward_versions(spec: StudySpec, runs: list[Run], current: dict[str, dict[str, str]]) -> None:
     """ConfigError when a finished run of ``runs`` recorded other reward versions than ``current``."""
-    changed = []
-    for run in runs:
-        done = read_done(run)
-        recorded = recorded_reward_versions(done) if done is not None else None
-        if recorded is not None and recorded != current[run.config]:
-            now = current[run.config]
-            changed.append(
-                f"{run.label} (train {recorded['train']}, eval {recorded['eval']}; "
-                f"now train {now['train']}, eval {now['eval']})"
-            )
+    changed = [f"{run.label} ({change})" for run in runs if (change := reward_change(run, current)) is not None]
     if changed:
         raise ConfigError(
             f"{spec.output} holds finished runs scored under other reward versions than the envs the code and "

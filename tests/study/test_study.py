@@ -269,6 +269,9 @@ def test_a_finished_run_under_another_reward_version_is_not_resumed_unless_mixin
     capsys.readouterr()
     assert main(["study", str(path), "--output", str(copy_dir)]) == 2
     assert "count_only/seed1" in capsys.readouterr().out
+    assert main(["study", str(path), "--output", str(copy_dir), "--dry-run"]) == 0
+    changed = [line for line in capsys.readouterr().out.splitlines() if "under another reward" in line]
+    assert len(changed) == 1 and "count_only/seed1" in changed[0] and OTHER in changed[0] and current in changed[0]
 
     result = run_study(spec, log=lambda line: None, allow_mixed=True)
     assert result.ran == [] and len(result.skipped) == 4  # kept as it is, not redone
