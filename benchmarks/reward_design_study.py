@@ -11,8 +11,9 @@ rewards under equal weighting, the number of trajectory pairs whose order flips 
 ordered one way under equal weighting, strictly the other way under the scheme), and a few
 of those flips. Episodes the env scored unusable keep its ``invalid_penalty`` under every scheme.
 Tau is "n/a" when a scheme gives every trajectory the same reward (e.g. a gate none passes);
-ties lower tau-b without flipping any pair. The rescoring, tau and flips are those of
-:mod:`rewardlab.leaderboard.rescoring`, which ``rewardlab demo`` runs on the leaderboard's episodes.
+ties lower tau-b without flipping any pair. The rescoring is :class:`rewardlab.leaderboard.schemes.Scheme`'s and
+tau and flips are :mod:`rewardlab.leaderboard.ranking`'s, as in ``rewardlab rescore`` (:mod:`rewardlab.rescore`),
+which ``rewardlab demo`` runs on the leaderboard's episodes.
 
 This is the data to look at before picking a weighting: a scheme with tau near 1 changes
 little; flips between oracle-like and random trajectories show what a weighting rewards.

@@ -422,9 +422,9 @@ def test_demo_with_the_smallest_budget(workdir, tiny_model_dir, capsys):
     is tested in tests/agents/test_models.py); the audit on one task per strategy, within 10 s; no time limit, so that
     what runs does not depend on the machine's speed. The shipped record describes SmolLM2, not the tiny
     model, which therefore plays every env. After the leaderboard it prints the reward-design section: every
-    env's episodes under equal, targeted and gated weighting, and the audit of every env that fits its budget
-    (the others listed as not audited); then the learning run: one SFT step and one GRPO update, evaluated on
-    two held-out tasks before, between and after."""
+    env's episodes rescored (``rewardlab rescore``) under equal, targeted and gated weighting, and the audit of
+    every env that fits its budget (the others listed as not audited); then the learning run: one SFT step and
+    one GRPO update, evaluated on two held-out tasks before, between and after."""
     budget = ["--episodes", "1", "--model-episodes", "1", "--model-turns", "1", "--model-tokens", "1"]
     learning = ["--learn-sft-steps", "1", "--learn-updates", "1", "--learn-tasks", "2"]
     audit = ["--audit-tasks", "1", "--audit-seconds", "10"]
@@ -441,9 +441,11 @@ def test_demo_with_the_smallest_budget(workdir, tiny_model_dir, capsys):
     design = read_json(directory / "reward_design.json")
     assert [env["env_id"] for env in design["envs"]] == rewardlab.env_ids()
     for env in design["envs"]:
-        assert [s["label"] for s in env["schemes"]] == ["equal", "targeted", "gated"], env["env_id"]
-        assert {e["agent"] for e in env["episodes"]} == {"random", "oracle", "model"}, env["env_id"]
-        assert f"### {env['env_id']}\n" in section and env["schemes"][1]["preset"].startswith("targeted:")
+        (group,) = env["groups"]  # the model's turn cap is no reward setting: one reward_version per env
+        labels = [composition["composition"] for composition in group["compositions"]]
+        assert labels[:2] == ["recorded", "equal"] and labels[2].startswith("targeted:"), env["env_id"]
+        assert labels[3].startswith("gated:") and set(group["labels"]) == {"random", "oracle", "model"}
+        assert f"### {env['env_id']}\n" in section
     audit = design["audit"]
     audited = [report["env_id"] for report in audit["reports"]]
     assert audited and sorted(audited + list(audit["skipped"])) == rewardlab.env_ids()

@@ -206,18 +206,13 @@ def _play_model(
 def _design_and_audit(
     args: argparse.Namespace, entries: list[dict], catalog: EnvCatalog, clock: PhaseClock
 ) -> tuple[str, dict]:
-    """The reward-design section (every env's episodes rescored) and the audit within its allowance."""
+    """The reward-design section (every env's episodes rescored: :mod:`rewardlab.demo.design`) and the audit
+    within its allowance."""
     from rewardlab.audit import audit_env
+    from rewardlab.demo.design import rescore_entries, section_json, section_markdown
     from rewardlab.leaderboard.audit_budget import audits_within, seconds_per_episode
-    from rewardlab.leaderboard.design_report import report_json, report_markdown
-    from rewardlab.leaderboard.rescoring import design_env, entry_episodes
 
-    designs = []
-    for env_id in catalog.schemes:
-        episodes, dropped = entry_episodes(entries, env_id)
-        if episodes:
-            choice = catalog.choices[env_id]
-            designs.append(design_env(env_id, episodes, catalog.schemes[env_id], dropped=dropped, choice=choice))
+    reports = rescore_entries(entries)
     estimates = {
         env_id: seconds_per_episode(entries, env_id) * count for env_id, count in catalog.audit_episodes.items()
     }
@@ -228,7 +223,7 @@ def _design_and_audit(
         lambda env_id: audit_env(env_id, episodes=args.audit_tasks, seed=args.seed),
         tasks=args.audit_tasks,
     )
-    return report_markdown(designs, audits), report_json(designs, audits)
+    return section_markdown(reports, catalog.choices, audits), section_json(reports, catalog.choices, audits)
 
 
 def _learn(args: argparse.Namespace, clock: PhaseClock, directory: Path) -> None:

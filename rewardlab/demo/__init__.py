@@ -4,6 +4,8 @@
   cheapest first while it fits (:func:`run_within <rewardlab.leaderboard.audit_budget.run_within>`), and
   where the language model is worth playing: the recorded episodes of the default model (:class:`ModelRecord`,
   ``data/model_record.json``) mark the envs where it is a foregone 0 (:func:`plan_model`).
+- :mod:`rewardlab.demo.design`: the reward-design section, ``rewardlab rescore`` run on the leaderboard's
+  episodes (:func:`~rewardlab.rescore.engine.rescore`, one call per env), and the audit's.
 - :mod:`rewardlab.demo.learning`: the short learning run (SFT warm start on oracle demonstrations, then a
   few GRPO updates on BFCL's simple tasks, with the held-out reward before and after each).
 

@@ -1,4 +1,4 @@
-"""EnvCatalog: what the reward-design section needs from each env a leaderboard run makes, taken once."""
+"""EnvCatalog: what the demo needs from each env a leaderboard run makes, taken once."""
 
 from __future__ import annotations
 
@@ -6,29 +6,25 @@ import gymnasium as gym
 
 from rewardlab.core.card import DesignChoice
 from rewardlab.leaderboard.audit_budget import audit_episode_count
-from rewardlab.leaderboard.schemes import Scheme, design_choice, env_schemes, scheme_presets
+from rewardlab.leaderboard.schemes import design_choice
 
 
 class EnvCatalog:
-    """Each env's design choice (its card's, :func:`~rewardlab.leaderboard.schemes.design_choice`), its schemes
-    (:func:`~rewardlab.leaderboard.schemes.scheme_presets` of that choice) and its audit's size
+    """Each env's design choice (its card's, :func:`~rewardlab.leaderboard.schemes.design_choice`: the components
+    of its targeted and gated schemes, with the reasons) and its audit's size
     (:func:`~rewardlab.leaderboard.audit_budget.audit_episode_count`), taken once per env id so that no env is
     made again. Pass it as :func:`~rewardlab.leaderboard.runner.run_suite`'s ``on_env``.
 
     Attributes:
-        choices: ``{env_id: DesignChoice}``. schemes: ``{env_id: [Scheme, ...]}``. audit_episodes:
-            ``{env_id: episodes}``.
+        choices: ``{env_id: DesignChoice}``. audit_episodes: ``{env_id: episodes}``.
     """
 
     def __init__(self, audit_tasks: int):
         self.audit_tasks = audit_tasks
         self.choices: dict[str, DesignChoice] = {}
-        self.schemes: dict[str, list[Scheme]] = {}
         self.audit_episodes: dict[str, int] = {}
 
     def __call__(self, env_id: str, env: gym.Env) -> None:
-        if env_id not in self.schemes:
-            choice = design_choice(env)
-            self.choices[env_id] = choice
-            self.schemes[env_id] = env_schemes(env, scheme_presets(choice))
+        if env_id not in self.choices:
+            self.choices[env_id] = design_choice(env)
             self.audit_episodes[env_id] = audit_episode_count(env, self.audit_tasks)

@@ -7,7 +7,7 @@ For the rewards ``a`` (the reference scheme) and ``b`` (another scheme) of the s
   (pairs tied under both count in neither). NaN when a scheme gives every episode the same reward, or n < 2.
 - Flipped pairs (:func:`flipped_pairs`): pairs strictly ordered one way under ``a`` and strictly the other
   way under ``b``; that is Q. A tie on either side is no flip: ties lower τ_b without flipping anything.
-- Agent ranking (:func:`ranking`): agents by mean reward (:func:`agent_means`), best first, with means within
+- Agent ranking (:func:`ranking`): agents by mean reward, best first, with means within
   :data:`TIE_TOLERANCE` tied. It *changes* when its groups of tied agents, in order, differ from the reference's.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import statistics
 from collections.abc import Mapping, Sequence
 
 from rewardlab.errors import ConfigError
@@ -50,20 +49,6 @@ def flipped_pairs(a: Sequence[float], b: Sequence[float]) -> list[tuple[int, int
         elif a[i] < a[j] and b[i] > b[j]:
             found.append((j, i))
     return found
-
-
-def agent_means(agents: Sequence[str], rewards: Sequence[float]) -> dict[str, float]:
-    """Mean reward per agent (``agents[k]`` played the episode of ``rewards[k]``), agents in order of first
-    appearance.
-
-    Example:
-        >>> agent_means(["random", "oracle", "random"], [0.0, 1.0, 0.5])
-        {'random': 0.25, 'oracle': 1.0}
-    """
-    by_agent: dict[str, list[float]] = {}
-    for agent, reward in zip(agents, rewards, strict=True):
-        by_agent.setdefault(agent, []).append(float(reward))
-    return {agent: statistics.fmean(values) for agent, values in by_agent.items()}
 
 
 def ranking(means: Mapping[str, float], tolerance: float = TIE_TOLERANCE) -> list[list[str]]:

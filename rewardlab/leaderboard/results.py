@@ -11,9 +11,10 @@ A run's ``results.json``::
                                    "infra_error", "reward_version", "components": {...}, "seconds"}, ...]}]}
 
 ``per_episode`` keeps every episode's reward components, so that the episodes can be rescored under
-another weighting later (:mod:`rewardlab.leaderboard.rescoring`). ``usable`` and ``infra_error`` come
-from the episode's final ``info`` (``True`` and ``None`` when it was not kept, the convention of
-:class:`~rewardlab.wrappers.ReweightRubric`); ``seconds`` is the episode's wall time, ``None`` when not measured.
+another weighting later (``rewardlab demo`` rescores them: :mod:`rewardlab.demo.design`). ``usable`` and
+``infra_error`` come from the episode's final ``info`` (``True`` and ``None`` when it was not kept, the
+convention of :class:`~rewardlab.wrappers.ReweightRubric`); ``seconds`` is the episode's wall time, ``None``
+when not measured.
 
 ``reward_version`` is the stamp of the reward that scored the episodes (:mod:`rewardlab.core.provenance`; the
 final ``info``'s): an entry's is its episodes' (``None`` in files written before stamps existed). Two entries

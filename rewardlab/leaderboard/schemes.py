@@ -96,8 +96,3 @@ class Scheme:
     def reward(self, components: Mapping[str, float], usable: bool = True) -> float:
         """``R_s``: the rubric's combination of ``components``, or the env's invalid penalty when unusable."""
         return self.rubric.combine(components)[0] if usable else self.invalid_penalty
-
-
-def env_schemes(env: gym.Env, presets: Mapping[str, str]) -> list[Scheme]:
-    """A :class:`Scheme` per ``{label: preset}``, in order; the first is the reference."""
-    return [Scheme.of(env, label, preset) for label, preset in presets.items()]

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rewardlab.errors import ConfigError
-from rewardlab.leaderboard.ranking import agent_means, flipped_pairs, kendall_tau_b, ranking, ranking_text
+from rewardlab.leaderboard.ranking import flipped_pairs, kendall_tau_b, ranking, ranking_text
 
 
 def tau_b_by_definition(a, b) -> float:
@@ -71,8 +71,3 @@ def test_ranking_groups_ties_and_reads_best_first():
     groups = ranking({"random": 0.0, "oracle": 1.0, "model": 1e-12, "sft": 0.4})
     assert groups == [["oracle"], ["sft"], ["model", "random"]]
     assert ranking_text(groups) == "oracle > sft > model = random"
-
-
-def test_agent_means_average_each_agents_episodes_in_order_of_first_appearance():
-    means = agent_means(["b", "a", "b", "a"], [1.0, 0.0, 0.5, 0.25])
-    assert list(means) == ["b", "a"] and means == {"b": 0.75, "a": 0.125}

@@ -11,10 +11,15 @@ from rewardlab.agents import OracleAgent, RandomAgent
 from rewardlab.errors import ConfigError
 from rewardlab.evaluation import run_episode
 from rewardlab.leaderboard.runner import FinalInfo
-from rewardlab.leaderboard.schemes import Scheme, default_schemes, design_choice, env_schemes
+from rewardlab.leaderboard.schemes import Scheme, default_schemes, design_choice
 from rewardlab.wrappers import ReweightRubric
 from tests.leaderboard.episodes import NAMES, TOOLCALL, components
 from tests.wrappers.stairs import StairsEnv
+
+
+def schemes_of(env: gym.Env) -> list[Scheme]:
+    """The env's equal, targeted and gated schemes."""
+    return [Scheme.of(env, label, preset) for label, preset in default_schemes(env).items()]
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +30,7 @@ def toolcall():
 
 
 def test_toolcall_schemes_are_the_reweight_presets(toolcall):
-    equal, targeted, gated = env_schemes(toolcall, default_schemes(toolcall))
+    equal, targeted, gated = schemes_of(toolcall)
     assert (targeted.preset, gated.preset) == ("targeted:state", "gated:format")
     assert targeted.rubric.normalized_weights == pytest.approx({n: 0.5 if n == "state" else 0.1 for n in NAMES})
     assert gated.rubric.gate_thresholds == {"format": 1.0}
@@ -64,7 +69,7 @@ def test_the_chosen_components_are_the_envs(env_id):
     assert env_id in rewardlab.env_ids()
     env = gym.make(env_id)
     try:
-        schemes = env_schemes(env, default_schemes(env))
+        schemes = schemes_of(env)
         choice = design_choice(env)
     finally:
         env.close()
