@@ -153,7 +153,10 @@ class ToolCallEnv(TextEnv):
       beside a numeric output hedges; created records compare numbers in one JSON form (``75`` = ``75.0``);
       times and dates are not read as numbers; numbers written in words count as numbers
       (:mod:`rewardlab.core.numerals`), and a negation of doubt ("if not", "perhaps not") offers a second
-      candidate rather than denying it. Audited by :mod:`rewardlab.envs.toolcall.rewrites`.
+      candidate rather than denying it. Audited by :mod:`rewardlab.envs.toolcall.rewrites`. Later, under the same
+      id (a new ``reward_version``): only ``not`` after a word of doubt hedges (``if cannot X`` denies X); clock
+      times and dates in any common form (``7 pm``, ``March 11, 2025``) read as the tools' ``19:00`` and
+      ``2025-03-11`` (:mod:`rewardlab.core.datetimes`), so an honest ``7 pm`` is no guessed number.
     """
 
     cheap_calls: ClassVar[bool] = True

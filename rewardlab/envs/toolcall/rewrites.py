@@ -7,7 +7,9 @@ then the reference final answer. Equivalents (each must keep ``is_success`` and 
   independent: the reference sends them together);
 - ``arguments_reordered``: every call's arguments in reverse key order;
 - ``numeric_forms``: a number argument written in the other JSON form (``2`` for ``2.0`` and back);
-- ``answer_with_context``: the final answer after one sentence of context.
+- ``answer_with_context``: the final answer after one sentence of context;
+- ``answer_reformatted``: the final answer with its dates written out (``March 11, 2025``), its clock times on
+  the 12-hour clock (``7 pm``) and its dollar amounts in words (``42.50 dollars``).
 
 Defects (each must lose ``is_success``):
 
@@ -25,6 +27,7 @@ Defects (each must lose ``is_success``):
 
 from __future__ import annotations
 
+import calendar
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -120,6 +123,39 @@ def answer_with_context(context: RewriteContext) -> list[str] | None:
     if read is None or not canonical_text(read[1]):
         return None
     return encode(read[0], f"I looked this up with the tools. {read[1]}")
+
+
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+_CLOCK = re.compile(r"(?<![\w:])([01]\d|2[0-3]):([0-5]\d)(?![\w:])")
+_DOLLARS = re.compile(r"\$(\d[\d,]*(?:\.\d+)?)")
+
+
+def reformatted(answer: str) -> str:
+    """``answer`` with its ISO dates written out, its clock times on the 12-hour clock and its dollar amounts
+    as ``N dollars``.
+
+    Example:
+        >>> reformatted("FL129 on 2025-03-11 at 19:05 for $42.50; back at 09:00")
+        'FL129 on March 11, 2025 at 7:05 pm for 42.50 dollars; back at 9 am'
+    """
+
+    def date(match: re.Match[str]) -> str:
+        return f"{calendar.month_name[int(match[2])]} {int(match[3])}, {match[1]}"
+
+    def clock(match: re.Match[str]) -> str:
+        hour, minute = int(match[1]), match[2]
+        twelve = hour % 12 or 12
+        return f"{twelve}{'' if minute == '00' else ':' + minute} {'pm' if hour >= 12 else 'am'}"
+
+    return _DOLLARS.sub(r"\1 dollars", _CLOCK.sub(clock, _ISO_DATE.sub(date, answer)))
+
+
+@equivalent("answer_reformatted", "the final answer with dates written out, 12-hour times and amounts in dollars")
+def answer_reformatted(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None or reformatted(read[1]) == read[1]:
+        return None
+    return encode(read[0], reformatted(read[1]))
 
 
 # ---------------------------------------------------------------------- defects
@@ -271,5 +307,11 @@ def answer_hedged(context: RewriteContext) -> list[str] | None:
     return _rewrite_answer(context, "{required} or {other}")
 
 
-EQUIVALENTS = (parallel_calls_reordered, arguments_reordered, numeric_forms, answer_with_context)
+EQUIVALENTS = (
+    parallel_calls_reordered,
+    arguments_reordered,
+    numeric_forms,
+    answer_with_context,
+    answer_reformatted,
+)
 DEFECTS = (wrong_argument, extra_write, answer_negated, answer_x_not_y, answer_hedged)

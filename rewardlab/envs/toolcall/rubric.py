@@ -36,7 +36,8 @@ component       formula                                                         
                 ``3·|reference answer| + 60`` canonical characters, or affirming a
                 competing candidate (see :mod:`rewardlab.envs.toolcall.candidates`);
                 otherwise the fraction of required outputs it affirms (negated parts
-                dropped, :mod:`rewardlab.core.negation`), or, with
+                dropped, :mod:`rewardlab.core.negation`; clock times and dates read in
+                the tools' forms, :mod:`rewardlab.core.datetimes`), or, with
                 none required, ``[D = 0]·E / E*`` (the report is worth the work it
                 reports; 1 for a task with neither)
 ``efficiency``  ``S · (½ (C*+1)/(max(C, C*)+1) + ½ A*/max(A, A*))``, ``S`` = 1       [0, 1]
@@ -58,6 +59,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rewardlab.core.answers import competing_candidates, mentions, within_length
+from rewardlab.core.datetimes import normalize_datetimes
 from rewardlab.core.negation import affirmed, negates
 from rewardlab.core.rubric import Criterion, Rubric
 from rewardlab.core.text import canonical_text
@@ -208,6 +210,7 @@ def answer_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     if answer is None or not canonical_text(answer):
         return 0.0, {"given": 0.0, "hedged": 0.0, "too_long": 0.0}
     too_long = outcome.reference_answer is not None and not within_length(answer, [outcome.reference_answer])
+    answer = normalize_datetimes(answer)  # "7 pm", "March 11, 2025": the tools' 19:00 and 2025-03-11, no numbers
     hedged = not too_long and hedges(answer, outcome.answer_required, outcome.competitors)
     metrics = {"given": 1.0, "hedged": float(hedged), "too_long": float(too_long)}
     if too_long or hedged:

@@ -151,7 +151,9 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       candidate hedges only when it is of the asked kind (one unrelated number or name
       of context passes, a second candidate in words or lower case fails); efficiency tolerates two
       steps beyond the plan (``(oracle steps + 2) / steps``). Audited by the rewrites of
-      :mod:`rewardlab.envs.web.rewrites`.
+      :mod:`rewardlab.envs.web.rewrites`. Later, under the same id (a new ``reward_version``): dates written
+      out (``March 31, 2024``) and clock times in words (``three pm``) read as the pages' values
+      (:mod:`rewardlab.core.datetimes`).
     """
 
     system_prompt: str = SYSTEM_PROMPT

@@ -13,8 +13,8 @@ kind        written as                                               rendered as
             ``seventy-nine dollars and ninety-eight cents``,
             ``€2,450``, ``2450.00 euros``
 ``percent`` ``12%``, ``12 percent``, ``twelve per cent``              ``12 percent``
-``time``    ``15:00``, ``3 pm``, ``3:00 p.m.``                        ``15h00``
-``date``    ``2024-03-31``                                            ``2024-03-31``
+``time``    ``15:00``, ``3 pm``, ``3:00 p.m.``, ``three pm``          ``15h00``
+``date``    ``2024-03-31``, ``March 31, 2024``, ``31 March 2024``     ``2024-03-31``
 ``code``    a word holding letters and digits (``E42``, ``ZX-4471-PQ``) its canonical text
 ``count``   any other number: ``3``, ``three``, ``2.3``               ``3``, ``2p3``
 ==========  =======================================================  ===================
@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Literal
 
+from rewardlab.core.datetimes import normalize_datetimes
 from rewardlab.core.numerals import NUMBER_WORDS, read_number
 
 Kind = Literal["money", "percent", "time", "date", "code", "count"]
@@ -50,7 +51,6 @@ _AMOUNT_WORDS = frozenset([*CURRENCIES, "%", "percent", "per"])
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _TOKEN = re.compile(
     r"(?P<date>\d{4}-\d{1,2}-\d{1,2})(?![^\W_])"
-    r"|(?P<clock>\d{1,2})(?::(?P<minutes>\d{2}))?\s*(?P<half>[ap])\.?m\b\.?"
     r"|(?P<time>\d{1,2}:\d{2})(?!\d)"
     r"|(?P<number>\d+(?:\.\d+)?)(?![^\W_])"
     r"|(?P<chunk>[^\W_]+(?:-[^\W_]+)*)"
@@ -97,8 +97,10 @@ def render_number(text: str) -> str:
 
 
 def prepare(text: str) -> str:
-    """``NFKC``, format characters dropped, case folded, thousands separators dropped."""
-    text = unicodedata.normalize("NFKC", text[:_MAX_CHARS])
+    """``NFKC``, clock times and dates in the forms of :func:`~rewardlab.core.datetimes.normalize_datetimes`
+    (``3 pm`` → ``15:00``, ``March 31, 2024`` → ``2024-03-31``), format characters dropped, case folded,
+    thousands separators dropped."""
+    text = normalize_datetimes(unicodedata.normalize("NFKC", text[:_MAX_CHARS]))
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").casefold()
     return _THOUSANDS.sub("", text)
 
@@ -113,10 +115,7 @@ def _tokens(text: str) -> list[tuple[str, str]]:
             tokens.append(("stop", ","))
         position = match.end()
         group = match.lastgroup
-        if group == "clock" or group == "minutes" or group == "half":
-            hours = int(match["clock"]) % 12 + (12 if match["half"] == "p" else 0)
-            tokens.append(("time", f"{hours}:{match['minutes'] or '00'}"))
-        elif group == "chunk":
+        if group == "chunk":
             chunk = match["chunk"]
             has_digit = any(c.isdigit() for c in chunk)
             if has_digit and any(c.isalpha() for c in chunk):

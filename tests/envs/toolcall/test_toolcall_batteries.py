@@ -145,6 +145,26 @@ def test_a_second_number_in_words_hedges_unless_denied(required, guess):
     assert answer_score(outcome(f"not {spell(required)} but {spell(guess)}", [[required]], [item]))[0] == 0.0
 
 
+SLOTS = Competitors(strings=("09:00", "21:00", "2025-03-12"))
+PRICE = Competitors(numeric=True, known=frozenset({42.0, 57.0}))
+
+
+@pytest.mark.parametrize("written", ["7 pm", "7pm", "7:00 p.m.", "seven PM", "19:00"])
+def test_a_time_in_any_common_form_is_the_tools_time(written):
+    """A clock time reads as the tools' ``HH:MM`` (:mod:`rewardlab.core.datetimes`): credited however it is
+    written, a second time hedges however it is written, and its hour is no guessed number."""
+    assert answer_score(outcome(f"'Gym' is at {written}.", [["19:00"]], [SLOTS]))[0] == 1.0
+    assert answer_score(outcome(f"'Gym' is at {written} or 9 pm.", [["19:00"]], [SLOTS]))[0] == 0.0
+    assert answer_score(outcome(f"FL129 at {written} for 42 euros.", [["FL129"], [42]], [Competitors(), PRICE]))[0] == 1
+
+
+@pytest.mark.parametrize("written", ["March 11, 2025", "11 March 2025", "Mar. 11th 2025"])
+def test_a_date_in_any_common_form_is_the_tools_date(written):
+    assert answer_score(outcome(f"Booked for {written}.", [["2025-03-11"]], [SLOTS]))[0] == 1.0
+    assert answer_score(outcome(f"Booked for {written} or March 12, 2025.", [["2025-03-11"]], [SLOTS]))[0] == 0.0
+    assert answer_score(outcome(f"{written}: 42 euros.", [[42]], [PRICE]))[0] == 1.0  # the day is no guess
+
+
 @pytest.mark.parametrize("module", ["rewardlab.core.negation", "rewardlab.core.numerals"])
 def test_core_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))

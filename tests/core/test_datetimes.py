@@ -1,0 +1,57 @@
+"""rewardlab.core.datetimes: clock times and dates in any common form read as HH:MM and YYYY-MM-DD."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rewardlab.core.datetimes import normalize_datetimes
+from rewardlab.core.numerals import SMALL
+
+HOURS = st.integers(min_value=0, max_value=23)
+MINUTES = st.integers(min_value=0, max_value=59)
+MERIDIEM = st.sampled_from(["pm", "PM", "p.m.", " pm", " p.m.", " P.M."])
+
+
+def twelve_hour(hour: int, minute: int, spelled: bool, suffix: str) -> str:
+    twelve = hour % 12 or 12
+    written = SMALL[twelve] if spelled and minute == 0 else str(twelve)
+    meridiem = suffix.replace("p", "a").replace("P", "A") if hour < 12 else suffix
+    clock = written if minute == 0 else f"{written}:{minute:02d}"
+    return f"{clock}{meridiem}" if meridiem.startswith(" ") or written.isdigit() else f"{clock} {meridiem}"
+
+
+@given(HOURS, MINUTES, st.booleans(), MERIDIEM)
+def test_a_twelve_hour_time_reads_as_the_twenty_four_hour_one(hour, minute, spelled, suffix):
+    written = twelve_hour(hour, minute, spelled, suffix)
+    assert normalize_datetimes(f"departs at {written}, gate 4") == f"departs at {hour:02d}:{minute:02d}, gate 4"
+
+
+@given(HOURS, MINUTES)
+def test_a_twenty_four_hour_time_reads_as_itself(hour, minute):
+    assert normalize_datetimes(f"at {hour}:{minute:02d}.") == f"at {hour:02d}:{minute:02d}."
+
+
+@given(st.dates(min_value=dt.date(1900, 1, 1), max_value=dt.date(2100, 12, 31)), st.integers(0, 3))
+def test_a_written_out_date_reads_as_iso(day, form):
+    month = calendar.month_name[day.month]
+    written = [
+        f"{month} {day.day}, {day.year}",
+        f"{calendar.month_abbr[day.month]}. {day.day} {day.year}",
+        f"{day.day} {month} {day.year}",
+        f"{day.day}th of {month} {day.year}",
+    ][form]
+    assert normalize_datetimes(f"on {written} it left") == f"on {day.isoformat()} it left"
+
+
+def test_what_is_no_time_or_date_stays_as_written():
+    for text in ("13 pm", "the 3 amigos", "v1.7 pm", "February 30, 2024", "March 11", "I have 2 apples", "a.m."):
+        assert normalize_datetimes(text) == text
+
+
+@given(st.text(max_size=300))
+def test_never_raises(text):
+    assert isinstance(normalize_datetimes(text), str)
