@@ -196,3 +196,41 @@ def test_a_stopped_page_server_ends_the_episode_as_an_infra_error_and_reset_rest
     finally:
         env.close()
     assert_back_to(before, timeout=10)
+
+
+OWNER = """
+import sys
+import rewardlab.envs.{module} as module
+
+env = module.{cls}({kwargs})
+env.reset(seed=0, options={{"task_id": "{task_id}"}})
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "cls", "kwargs", "task_id"),
+    [
+        pytest.param("web.env", "WebEnv", "backend='browser'", WEB_TASK, id="web", marks=NEEDS_CHROMIUM),
+        pytest.param("miniwob.env", "MiniWoBEnv", "", MINIWOB_TASK, id="miniwob", marks=NEEDS_CHROMIUM),
+    ],
+)
+def test_the_browser_goes_when_its_owner_is_killed(module, cls, kwargs, task_id):
+    """Nothing outlives its owner: SIGKILL of the process that drives Chromium (no close, no atexit) takes
+    Playwright's driver and every Chromium process with it."""
+    import subprocess
+    import sys
+
+    code = OWNER.format(module=module, cls=cls, kwargs=kwargs, task_id=task_id)
+    owner = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert owner.stdout is not None and owner.stdout.readline().strip() == "ready"
+        tree = psutil.Process(owner.pid).children(recursive=True)
+        assert any("chrom" in p.name() for p in tree), [p.name() for p in tree]
+        owner.kill()
+        owner.wait(timeout=10)
+        assert_all_gone(tree, timeout=15)
+    finally:
+        owner.kill()
+        owner.wait(timeout=10)
