@@ -6,7 +6,8 @@ Each variant rewrites only the Python files the gold patch changes (test files n
 - ``renamed_locals``: every local variable of every function renamed (``x`` → ``x_``; closures'
   variables and ``global``/``nonlocal`` names stay);
 - ``helper``: each top-level function or method the patch touches moved into a helper
-  ``_<name>_impl`` that the original name calls;
+  (``_<name>_impl``; for a method the private ``__<name>_impl``, which no subclass overrides) that the
+  original name calls;
 - ``commented``: a comment and a module docstring line added;
 - ``stdlib``: standard-library code the evaluation must not hold against a fix: ``subprocess``,
   ``threading``, ``re``, ``functools``, ``eval`` and ``sys.exit`` in a command-line entry point.
@@ -123,31 +124,46 @@ def _renamed_locals(text: str) -> str:
     return ast.unparse(_LocalRenamer().visit(ast.parse(text))) + "\n"
 
 
+def _qualified_functions(text: str) -> dict[str, str]:
+    """``{qualified name: ast.dump}`` of the top-level functions and the methods of top-level classes (a name
+    defined twice keeps its last definition, as the module does)."""
+    found: dict[str, str] = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = ast.dump(node)
+        elif isinstance(node, ast.ClassDef):
+            for member in node.body:
+                if isinstance(member, ast.FunctionDef):
+                    found[f"{node.name}.{member.name}"] = ast.dump(member)
+    return found
+
+
 def _changed_functions(before: str, after: str) -> set[str]:
-    """Names of functions whose source differs between ``before`` and ``after`` (or that are new)."""
-    old = {n.name: ast.dump(n) for n in ast.walk(ast.parse(before)) if isinstance(n, ast.FunctionDef)}
-    return {
-        n.name for n in ast.walk(ast.parse(after)) if isinstance(n, ast.FunctionDef) and old.get(n.name) != ast.dump(n)
-    }
+    """Qualified names (``f``, ``Class.method``) of the top-level functions and methods whose code differs
+    between ``before`` and ``after`` (or that are new)."""
+    old = _qualified_functions(before) if before else {}
+    return {name for name, dump in _qualified_functions(after).items() if old.get(name) != dump}
 
 
 def _with_helpers(before: str, after: str) -> str:
-    """``after`` with each changed, undecorated top-level function or method ``f`` renamed ``_f_impl``
-    and a delegating ``f`` defined next to it (functions that read their own frame or names, and
-    special methods, stay as they are)."""
+    """``after`` with each changed, undecorated top-level function ``f`` renamed ``_f_impl``, and each such
+    method ``m`` renamed ``__m_impl`` (a private name, so that a subclass's helper of the same method never
+    overrides its base's: ``Base.get`` keeps calling ``Base``'s helper), and a delegating ``f`` (``m``) defined
+    next to it (functions that read their own frame or names, and special methods, stay as they are)."""
     changed = _changed_functions(before, after)
     tree = ast.parse(after)
     owners: list[ast.Module | ast.ClassDef] = [tree, *(n for n in tree.body if isinstance(n, ast.ClassDef))]
     for owner in owners:
         body = owner.body
+        is_method = isinstance(owner, ast.ClassDef)
+        prefix = f"{owner.name}." if isinstance(owner, ast.ClassDef) else ""
         for index in range(len(body) - 1, -1, -1):
             node = body[index]
-            if not isinstance(node, ast.FunctionDef) or node.name not in changed or node.decorator_list:
+            if not isinstance(node, ast.FunctionDef) or f"{prefix}{node.name}" not in changed or node.decorator_list:
                 continue
             if node.name.startswith("__") or _reads_its_names(list(ast.walk(node))):
                 continue
-            helper = f"_{node.name}_impl"
-            is_method = isinstance(owner, ast.ClassDef)
+            helper = f"__{node.name}_impl" if is_method else f"_{node.name}_impl"
             call = f"self.{helper}" if is_method and node.args.args[:1] and node.args.args[0].arg == "self" else helper
             if is_method and call == helper:
                 continue  # class and static methods stay as they are

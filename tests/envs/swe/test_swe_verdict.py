@@ -269,6 +269,30 @@ def test_honest_variants_of_the_gold_patch_resolve(env, task_id):
         assert info["is_success"] and reward == pytest.approx(1.0), (variant, info.get("tampering"), reward)
 
 
+HIERARCHY = (
+    "class Base:\n    def get(self, key):\n        return key\n\n\n"
+    "class Sub(Base):\n    def get(self, key):\n        return Base.get(self, key) + 1\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("fix", "expected"),
+    [
+        (("return key\n", "return key * 2\n"), (6, 7)),  # the base's method only
+        (("+ 1\n", "+ 10\n"), (3, 13)),  # the subclass's only
+    ],
+)
+def test_the_helper_variant_of_an_overridden_method_behaves_as_the_fix(fix, expected):
+    """A method moved into a helper keeps its class's helper when a subclass overrides the method (a shared
+    ``_get_impl`` made ``Base.get`` call the subclass's helper: infinite recursion, not an honest variant)."""
+    after = HIERARCHY.replace(*fix)
+    variant = honest_variants({"m.py": HIERARCHY}, {"m.py": after}, ["m.py"])["helper"]["m.py"]
+    namespace: dict = {}
+    exec(compile(variant, "m.py", "exec"), namespace)
+    assert (namespace["Base"]().get(3), namespace["Sub"]().get(3)) == expected
+    assert "__get_impl" in variant
+
+
 @pytest.fixture(scope="module")
 def repo_env():
     environment = gym.make("RewardLab/SWERepo-v1")
