@@ -209,6 +209,7 @@ sys.stdin.read()
 """
 
 
+@pytest.mark.parametrize("victim", ["owner", "driver"])
 @pytest.mark.parametrize(
     ("module", "cls", "kwargs", "task_id"),
     [
@@ -216,9 +217,10 @@ sys.stdin.read()
         pytest.param("miniwob.env", "MiniWoBEnv", "", MINIWOB_TASK, id="miniwob", marks=NEEDS_CHROMIUM),
     ],
 )
-def test_the_browser_goes_when_its_owner_is_killed(module, cls, kwargs, task_id):
-    """Nothing outlives its owner: SIGKILL of the process that drives Chromium (no close, no atexit) takes
-    Playwright's driver and every Chromium process with it."""
+def test_the_browser_goes_when_its_owner_or_driver_is_killed(module, cls, kwargs, task_id, victim):
+    """Nothing outlives its owner: SIGKILL of the process that drives Chromium (no close, no atexit), or of
+    Playwright's node driver between them, takes every Chromium process with it (Chromium exits when its
+    driver's pipe closes; the driver when its owner's does)."""
     import subprocess
     import sys
 
@@ -227,10 +229,16 @@ def test_the_browser_goes_when_its_owner_is_killed(module, cls, kwargs, task_id)
     try:
         assert owner.stdout is not None and owner.stdout.readline().strip() == "ready"
         tree = psutil.Process(owner.pid).children(recursive=True)
-        assert any("chrom" in p.name() for p in tree), [p.name() for p in tree]
-        owner.kill()
-        owner.wait(timeout=10)
-        assert_all_gone(tree, timeout=15)
+        names = {p.pid: p.name() for p in tree}
+        chromium = [p for p in tree if "chrom" in names[p.pid]]
+        assert chromium, names
+        if victim == "owner":
+            owner.kill()
+            owner.wait(timeout=10)
+        else:
+            (driver,) = [p for p in psutil.Process(owner.pid).children() if names.get(p.pid, "").startswith("node")]
+            driver.kill()
+        assert_all_gone(tree if victim == "owner" else chromium, timeout=15)
     finally:
         owner.kill()
         owner.wait(timeout=10)
