@@ -10,7 +10,8 @@ patch, sandboxed run, verdict) once to warm up and then times it ``--calls`` tim
 checkouts take turns, so machine load hits both alike. Prints the median of one evaluation per checkout and
 the ratio now/before per task and backend. Target (issue 25): at most 1.5.
 
-Tasks: SWE-v2 ``textkit-1`` (8 tests) and one SWERepo test task per test project.
+Tasks: SWE-v2 ``textkit-1`` (8 tests) and one SWERepo test task per test project; an earlier checkout plays the
+same env under the version it registers (SWE-v1, SWERepo-v0).
 Wall-clock times depend on what else the machine runs; the load average is printed.
 """
 
@@ -37,6 +38,9 @@ import rewardlab
 from rewardlab.envs.swe.oracle import gold_actions
 
 env_id, task_id, backend, calls = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+if env_id not in gym.registry:  # an earlier checkout: the same env under its earlier version
+    name = env_id.rsplit("-v", 1)[0]
+    env_id = max((k for k in gym.registry if k.rsplit("-v", 1)[0] == name), key=lambda k: int(k.rsplit("-v", 1)[1]))
 env = gym.make(env_id, sandbox=backend)
 env.reset(options={"task_id": task_id})
 for action in gold_actions(env.unwrapped.task.data["patch"])[:-1]:  # the edits, not the submit
