@@ -51,6 +51,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rewardlab.core.pysource import parse
+
 if TYPE_CHECKING:
     from rewardlab.core.rubric import Rubric
     from rewardlab.core.tasks import TaskSet
@@ -222,7 +224,7 @@ def file_digest(path: Path) -> str:
 
 def source_digest(path: Path) -> str:
     """SHA-256 of a Python file's syntax tree without docstrings (``ast.dump`` leaves out line numbers)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parse(path.read_text(encoding="utf-8"), filename=str(path))
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:

@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from types import ModuleType
 
+from rewardlab.core.pysource import parse
 from rewardlab.errors import MissingDependencyError
 
 PACKAGE = "bfcl_eval"
@@ -53,7 +54,7 @@ def _module_file(name: str) -> Path:
 def _package_imports(path: Path) -> list[str]:
     """The ``bfcl_eval.<module>`` names of the top-level ``from ... import`` statements of ``path``
     whose module is a file (a package, or an import inside a function, is left to Python's import)."""
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+    tree = parse(path.read_bytes(), filename=str(path))
     names = [
         node.module
         for node in tree.body

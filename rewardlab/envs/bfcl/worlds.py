@@ -26,6 +26,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rewardlab.core.pysource import parse
 from rewardlab.envs.bfcl.package import BACKEND_CONFIG, load_module
 
 ERROR_PREFIX = "Error during execution: "
@@ -162,7 +163,7 @@ class APIWorld:
         Parsed with :mod:`ast` and :func:`ast.literal_eval` (never evaluated); positional
         arguments are named from the method's signature.
         """
-        node = ast.parse(source.strip(), mode="eval").body
+        node = parse(source.strip(), mode="eval").body
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             raise ValueError(f"not a plain function call: {source!r}")
         name = node.func.id

@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 
+from rewardlab.core.pysource import parse
 from rewardlab.envs.swe.testrun import config_names
 from rewardlab.leases import owned_temporary_directory
 
@@ -233,7 +234,7 @@ def _parse(text: str) -> ast.Module | None:
     """The syntax tree the interpreter would build: from UTF-8 bytes, so that a coding cookie
     (``# coding: utf-7`` hiding code in a "comment") is honoured as on import."""
     try:
-        return ast.parse(text.encode("utf-8", "surrogatepass"))
+        return parse(text.encode("utf-8", "surrogatepass"))
     except (SyntaxError, ValueError, RecursionError, MemoryError, LookupError):  # UnicodeError is a ValueError
         return None
 
