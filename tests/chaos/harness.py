@@ -333,8 +333,12 @@ def docker_client() -> Any:
     return make(timeout=30)
 
 
-def sandbox_containers(owner_pids: Iterable[int]) -> list[str]:
-    """Ids of the sandbox containers (any state) whose owner label names one of ``owner_pids``."""
+def sandbox_containers(owner_pids: Iterable[int], *, records: list[str] | None = None) -> list[str]:
+    """Ids of the sandbox containers (any state) whose owner label names one of ``owner_pids``.
+
+    A container the engine lists as ``dead`` but no longer knows (``inspect`` answers "no such container") is no
+    container: dockerd killed in the middle of a removal keeps such a record, which ``docker rm`` refuses and the
+    engine's next restart drops. Those ids go to ``records`` (when given), not to the result."""
     pids = set(owner_pids)
     try:
         client = docker_client()
@@ -342,14 +346,29 @@ def sandbox_containers(owner_pids: Iterable[int]) -> list[str]:
         return []
     try:
         listed = client.api.containers(all=True, filters={"label": f"{SANDBOX_LABEL}=1"})
+        found = []
+        for entry in listed:
+            owner = Owner.parse((entry.get("Labels") or {}).get("rewardlab.owner", ""))
+            if owner is None or owner.pid not in pids:
+                continue
+            if entry.get("State") == "dead" and not _engine_knows(client, entry["Id"]):
+                if records is not None:
+                    records.append(entry["Id"])
+                continue
+            found.append(entry["Id"])
     finally:
         client.close()
-    found = []
-    for entry in listed:
-        owner = Owner.parse((entry.get("Labels") or {}).get("rewardlab.owner", ""))
-        if owner is not None and owner.pid in pids:
-            found.append(entry["Id"])
     return found
+
+
+def _engine_knows(client: Any, container_id: str) -> bool:
+    import docker.errors
+
+    try:
+        client.api.inspect_container(container_id)
+    except docker.errors.NotFound:
+        return False
+    return True
 
 
 def remove_containers(ids: Iterable[str]) -> None:
@@ -380,12 +399,14 @@ class Leaks:
 
 def count_leaks(server: ServerProcess) -> Leaks:
     """What the server's sessions left: containers, browser processes, entries of its TMPDIR."""
-    containers = sandbox_containers(server.pids)
+    records: list[str] = []
+    containers = sandbox_containers(server.pids, records=records)
     browsers = browser_processes(server.tag, server.pids)
     entries = sorted(path.name for path in server.tmpdir.iterdir()) if server.tmpdir.exists() else []
     details = (
         f"containers={[c[:12] for c in containers]} "
-        f"processes={[(p.pid, p.name()) for p in browsers if p.is_running()]} temp={entries[:8]}"
+        + (f"engine records of removed containers={[c[:12] for c in records]} " if records else "")
+        + f"processes={[(p.pid, p.name()) for p in browsers if p.is_running()]} temp={entries[:8]}"
     )
     return Leaks(len(containers), len(browsers), len(entries), details)
 
