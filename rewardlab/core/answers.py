@@ -7,6 +7,9 @@ different to one check than to another:
 - :func:`mentions`: ``value`` occurs in ``text`` as a whole run of canonical tokens.
 - :func:`competing_candidates`: the candidates an answer mentions that are not the reference.
 - :func:`within_length`: ``len(canonical(answer)) <= factor · len(canonical(reference)) + slack``.
+- :func:`offered_as_alternatives`: candidates the answer offers in one breath with a reference, a word of
+  :data:`DISJUNCTIONS` between them (``savings or checking``): a hedge even across values the prompt itself names,
+  which restating the request may otherwise mention.
 
 An answer passes :func:`hedge_free` when it mentions no competing candidate and stays within
 its length bound.
@@ -60,6 +63,52 @@ def within_length(answer: str, references: Iterable[str], *, factor: float = 3.0
     """``len(canonical(answer)) <= factor · Σ len(canonical(reference)) + slack``."""
     budget = factor * sum(len(canonical_text(str(r))) for r in references) + slack
     return len(canonical_text(answer)) <= budget
+
+
+DISJUNCTIONS = frozenset({"or", "either", "maybe", "perhaps", "possibly"})
+"""Words that offer what follows as an alternative to what precedes (``checking or savings``, ``savings, perhaps
+checking``)."""
+
+MAX_GAP = 4
+"""Most tokens between a reference and a candidate offered as its alternative (a disjunction among them)."""
+
+
+def _runs(tokens: list[str], value: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of every occurrence of ``value``'s canonical tokens in ``tokens``."""
+    needle = canonical_text(value).split()
+    width = len(needle)
+    if not width:
+        return []
+    return [(i, i + width) for i in range(len(tokens) - width + 1) if tokens[i : i + width] == needle]
+
+
+def offered_as_alternatives(answer: str, references: Iterable[str], candidates: Iterable[str]) -> list[str]:
+    """Candidates that ``answer`` offers as alternatives to a reference: an occurrence of each within
+    :data:`MAX_GAP` tokens of one another with a word of :data:`DISJUNCTIONS` between them, in either order.
+    A candidate that is part of a reference (or the reverse) is never one.
+
+    Example:
+        >>> offered_as_alternatives("I paid it from checking, or from savings.", ["savings"], ["checking"])
+        ['checking']
+        >>> offered_as_alternatives("Checking was short, so I paid from savings.", ["savings"], ["checking"])
+        []
+    """
+    tokens = canonical_text(answer).split()
+    spans = [span for reference in references for span in _runs(tokens, str(reference))]
+    refs = [f" {canonical_text(str(r))} " for r in references]
+    found = []
+    for candidate in dict.fromkeys(canonical_text(str(c)) for c in candidates):
+        if not candidate or any(f" {candidate} " in r or r in f" {candidate} " for r in refs):
+            continue
+        for start, end in _runs(tokens, candidate):
+            if any(
+                0 <= gap_end - gap_start <= MAX_GAP and DISJUNCTIONS.intersection(tokens[gap_start:gap_end])
+                for ref_start, ref_end in spans
+                for gap_start, gap_end in ((ref_end, start), (end, ref_start))
+            ):
+                found.append(candidate)
+                break
+    return found
 
 
 def hedge_free(

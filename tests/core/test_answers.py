@@ -5,7 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.core.answers import competing_candidates, hedge_free, mentions, within_length
+from rewardlab.core.answers import (
+    DISJUNCTIONS,
+    competing_candidates,
+    hedge_free,
+    mentions,
+    offered_as_alternatives,
+    within_length,
+)
 from rewardlab.core.text import canonical_text, canonical_tokens
 
 FORMAT_CHARS = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]
@@ -52,3 +59,26 @@ def test_length_bound_and_hedge_free():
     assert within_length("shipped", ["shipped"]) and not within_length("shipped " * 40, ["shipped"])
     assert hedge_free("It has shipped.", ["shipped"], ["pending", "shipped"])
     assert not hedge_free("shipped or pending", ["shipped"], ["pending", "shipped"])
+
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8).filter(lambda w: w not in DISJUNCTIONS)
+
+
+@given(WORD, WORD, st.sampled_from(["or", "or maybe", ", perhaps", "or else", "and/or"]), st.booleans())
+def test_a_value_offered_beside_the_reference_is_found_in_either_order(reference, other, joint, swapped):
+    if reference == other:
+        return
+    first, second = (other, reference) if swapped else (reference, other)
+    assert offered_as_alternatives(f"It was {first} {joint} {second}.", [reference], [other]) == [other]
+
+
+@given(WORD, WORD, st.sampled_from(["was short, so I used", "is closed. I paid from", "did not work and"]))
+def test_a_value_in_another_clause_is_context(reference, other, between):
+    if reference == other:
+        return
+    assert offered_as_alternatives(f"{other.title()} {between} {reference}.", [reference], [other]) == []
+
+
+def test_a_disjunction_far_from_the_reference_offers_nothing():
+    answer = "Savings paid the bill in full today for you; checking or the card would not have been enough."
+    assert offered_as_alternatives(answer, ["savings"], ["checking"]) == []

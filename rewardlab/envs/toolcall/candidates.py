@@ -8,8 +8,9 @@ placed by looking it up: ``"shipped"`` is found in ``orders.status``, so every o
 competes with it. A number the tools never showed and the world does not hold (a sum the agent
 computes) competes with every other number: the answer must state the computed value, not a
 list of guesses; and any number, for a numeric output, that neither the world nor the tools hold is a
-guess at it (``$84.81 or $86.31``). Values the user wrote in the prompt never compete (restating the request is
-not hedging), nor do the other required outputs.
+guess at it (``$84.81 or $86.31``). Values the user wrote in the prompt do not compete by being mentioned
+(restating the request is not hedging), only when offered as an alternative to the required value
+(``checking or savings``); the other required outputs never compete.
 
 Example:
     >>> from rewardlab.envs.toolcall.worlds import make_world
@@ -147,6 +148,9 @@ class Competitors(NamedTuple):
         numeric: The required output is a number: a number in the answer that neither the world
             nor the tools hold (not in ``known``) is a guess at it, and competes.
         known: Every number the world's tables and the tool results hold (shared by all items).
+        named: Competing string values that the prompt names: restating the request may mention them, but an
+            answer that offers one as an alternative to the required value (``checking or savings``) hedges
+            (:func:`~rewardlab.core.answers.offered_as_alternatives`).
     """
 
     strings: tuple[str, ...] = ()
@@ -155,6 +159,7 @@ class Competitors(NamedTuple):
     allowed: tuple[float, ...] = ()
     numeric: bool = False
     known: frozenset[float] = frozenset()
+    named: tuple[str, ...] = ()
 
 
 def competitors(
@@ -193,7 +198,12 @@ def competitors(
         strings = sorted(
             str(v) for k, v in keys.items() if k[0] == "s" and k not in excluded and f" {k[1]} " not in canonical_prompt
         )
+        named = sorted(
+            str(v) for k, v in keys.items() if k[0] == "s" and k not in excluded and f" {k[1]} " in canonical_prompt
+        )
         numbers = sorted(float(v) for k, v in keys.items() if k[0] == "n" and k not in excluded)
         numeric = any(is_number(a) for a in alternatives)
-        result.append(Competitors(tuple(strings), tuple(numbers), computed, prompt_numbers, numeric, known))
+        result.append(
+            Competitors(tuple(strings), tuple(numbers), computed, prompt_numbers, numeric, known, tuple(named))
+        )
     return result

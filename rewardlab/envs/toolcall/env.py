@@ -156,7 +156,9 @@ class ToolCallEnv(TextEnv):
       candidate rather than denying it. Audited by :mod:`rewardlab.envs.toolcall.rewrites`. Later, under the same
       id (a new ``reward_version``): only ``not`` after a word of doubt hedges (``if cannot X`` denies X); clock
       times and dates in any common form (``7 pm``, ``March 11, 2025``) read as the tools' ``19:00`` and
-      ``2025-03-11`` (:mod:`rewardlab.core.datetimes`), so an honest ``7 pm`` is no guessed number.
+      ``2025-03-11`` (:mod:`rewardlab.core.datetimes`), so an honest ``7 pm`` is no guessed number; a value the
+      prompt names hedges when the answer offers it as an alternative to the required one (``checking or
+      savings``), not when it restates it (:func:`~rewardlab.core.answers.offered_as_alternatives`).
     """
 
     cheap_calls: ClassVar[bool] = True

@@ -22,7 +22,9 @@ Defects (each must lose ``is_success``):
   replaced by ``not Y`` (not applicable to refusals, whose required words are negations);
 - ``answer_x_not_y``: ``Y`` replaced by ``X, not Y`` (``X`` another value of ``Y``'s field that the
   task neither requires nor names in its prompt), which asserts X and denies Y;
-- ``answer_hedged``: ``Y`` replaced by ``Y or X``.
+- ``answer_hedged``: ``Y`` replaced by ``Y or X``;
+- ``answer_hedged_across_the_prompt``: ``Y`` replaced by ``Y or P``, ``P`` another value of ``Y``'s field that the
+  prompt names (``savings or checking`` when the user asked to pay from checking, or from savings if short).
 """
 
 from __future__ import annotations
@@ -256,10 +258,13 @@ def _required_mention(context: RewriteContext, answer: str) -> tuple[re.Pattern[
     return None
 
 
-def _competitor(context: RewriteContext, value: Any) -> str | None:
-    """Another value of ``value``'s field that the task neither requires nor names in its prompt (a
-    shifted amount for a number); ``None`` when the world holds no such value."""
+def _competitor(context: RewriteContext, value: Any, *, named: bool = False) -> str | None:
+    """Another value of ``value``'s field that the task does not require and its prompt does not name (a
+    shifted amount for a number), or, with ``named``, one that the prompt names (a string only); ``None`` when
+    the world holds no such value."""
     if is_number(value):
+        if named:
+            return None
         other = other_value(context, value)
         return f"{other:.2f}" if isinstance(other, float) else str(other)
     data = context.env.task.data
@@ -271,13 +276,13 @@ def _competitor(context: RewriteContext, value: Any) -> str | None:
             str(v)
             for f in index.fields_of.get(value_key(value) or ("s", ""), set())
             for v in index.by_field[f]
-            if isinstance(v, str) and value_key(v) not in taken and f" {canonical_text(v)} " not in prompt
+            if isinstance(v, str) and value_key(v) not in taken and (f" {canonical_text(v)} " in prompt) == named
         }
     )
     return pool[int(context.rng.integers(len(pool)))] if pool else None
 
 
-def _rewrite_answer(context: RewriteContext, template: str) -> list[str] | None:
+def _rewrite_answer(context: RewriteContext, template: str, *, named: bool = False) -> list[str] | None:
     read = turns_of(context.actions)
     if read is None:
         return None
@@ -285,7 +290,7 @@ def _rewrite_answer(context: RewriteContext, template: str) -> list[str] | None:
     if found is None:
         return None
     pattern, value = found
-    competitor = _competitor(context, value)
+    competitor = _competitor(context, value, named=named)
     if competitor is None:
         return None
     rewritten = pattern.sub(lambda m: template.format(required=m.group(0), other=competitor), read[1])
@@ -307,6 +312,13 @@ def answer_hedged(context: RewriteContext) -> list[str] | None:
     return _rewrite_answer(context, "{required} or {other}")
 
 
+@defective(
+    "answer_hedged_across_the_prompt", "the first required value Y replaced by 'Y or P', P a value the prompt names"
+)
+def answer_hedged_across_the_prompt(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, "{required} or {other}", named=True)
+
+
 EQUIVALENTS = (
     parallel_calls_reordered,
     arguments_reordered,
@@ -314,4 +326,11 @@ EQUIVALENTS = (
     answer_with_context,
     answer_reformatted,
 )
-DEFECTS = (wrong_argument, extra_write, answer_negated, answer_x_not_y, answer_hedged)
+DEFECTS = (
+    wrong_argument,
+    extra_write,
+    answer_negated,
+    answer_x_not_y,
+    answer_hedged,
+    answer_hedged_across_the_prompt,
+)

@@ -58,7 +58,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rewardlab.core.answers import competing_candidates, mentions, within_length
+from rewardlab.core.answers import competing_candidates, mentions, offered_as_alternatives, within_length
 from rewardlab.core.datetimes import normalize_datetimes
 from rewardlab.core.negation import affirmed, negates
 from rewardlab.core.rubric import Criterion, Rubric
@@ -178,7 +178,8 @@ def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
 
 def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence[Competitors]) -> bool:
     """Whether what ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`) mentions a value
-    competing with a required output, or, with a numeric output, more than :data:`MAX_CONTEXT_NUMBERS`
+    competing with a required output, offers a value the prompt names as an alternative to it, or, with a
+    numeric output, more than :data:`MAX_CONTEXT_NUMBERS`
     numbers of context (numbers the world holds in another field, not in the prompt)."""
     references = [str(a) for alternatives in required for a in alternatives if not is_number(a)]
     amounts = [float(a) for alternatives in required for a in alternatives if is_number(a)]
@@ -188,6 +189,8 @@ def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence
     context: set[float] = set()
     for item in competitors:
         if item.strings and competing_candidates(words, references, item.strings):
+            return True
+        if item.named and offered_as_alternatives(words, references, item.named):
             return True
         if item.numbers or item.any_number or item.numeric:
             numbers = numbers_in(stated) if numbers is None else numbers

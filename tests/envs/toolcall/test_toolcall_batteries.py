@@ -145,6 +145,24 @@ def test_a_second_number_in_words_hedges_unless_denied(required, guess):
     assert answer_score(outcome(f"not {spell(required)} but {spell(guess)}", [[required]], [item]))[0] == 0.0
 
 
+ACCOUNTS = Competitors(named=("checking",))
+
+
+@pytest.mark.parametrize(
+    ("answer", "score"),
+    [
+        ("I paid $967.41 from checking or savings.", 0.0),
+        ("Paid from savings, or perhaps checking.", 0.0),
+        ("Checking was short, so I paid $967.41 from savings.", 1.0),
+        ("Not from checking: I paid it from savings.", 1.0),
+    ],
+)
+def test_a_value_the_prompt_names_hedges_only_when_offered_as_an_alternative(answer, score):
+    """The user asked to pay from checking, or from savings if short: restating checking is context, offering it
+    beside the required savings is a hedge (ToolCall's ``bank-bill_fallback``)."""
+    assert answer_score(outcome(answer, [["savings"]], [ACCOUNTS]))[0] == score
+
+
 SLOTS = Competitors(strings=("09:00", "21:00", "2025-03-12"))
 PRICE = Competitors(numeric=True, known=frozenset({42.0, 57.0}))
 
