@@ -8,6 +8,9 @@
 # (BFCL-v1's tasks load, its official checker is not importable here).
 #
 # Idempotent: a second run reinstalls nothing that is already satisfied and ends with the same NumPy 2 check.
+# With --dependencies-only it installs what the extras need but not RewardLab itself, so that it can run beside
+# another pip that builds RewardLab's editable wheel (two such builds in one tree race on rewardlab.egg-info);
+# scripts/setup-tests.sh runs it so, beside .venv's install, then once in full.
 # Run the verifiers tests with: .venv-np2/bin/python -m pytest tests/integrations/test_verifiers.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +29,17 @@ if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
   fi
 fi
 
+extras=web,swe,slides,train,dist,serve,skyrl,dev
+if [ "${1:-}" = --dependencies-only ]; then
+  mapfile -t requirements < <("$venv/bin/python" scripts/requirements-of.py "$extras")
+  echo "== pip install what .[$extras] needs, numpy>=2 verifiers==0.4.0 uv (in $venv; RewardLab itself later)"
+  "${pip[@]}" install "${requirements[@]}" "numpy>=2" "verifiers==0.4.0" "uv"
+  exit 0
+fi
+
 # uv: verifiers' chat harnesses run their program as a uv script (.venv-np2/bin must be on PATH for them).
-echo "== pip install -e .[web,swe,slides,train,dist,serve,skyrl,dev] numpy>=2 verifiers==0.4.0 uv (in $venv)"
-"${pip[@]}" install -e ".[web,swe,slides,train,dist,serve,skyrl,dev]" "numpy>=2" "verifiers==0.4.0" "uv"
+echo "== pip install -e .[$extras] numpy>=2 verifiers==0.4.0 uv (in $venv)"
+"${pip[@]}" install -e ".[$extras]" "numpy>=2" "verifiers==0.4.0" "uv"
 # BFCL-v1's task data without bfcl-eval's dependencies (they pin numpy==1.26.4), and the default policy model
 # (see scripts/setup.sh); last, as there: an install that resolves dependencies after them would list every one
 # they leave out as a conflict.

@@ -4,7 +4,7 @@
 #     Impress and poppler-utils (the Slides crosscheck, scripts/setup-libreoffice.sh);
 #   - .venv: every extra (`.[all]`), and verl's and OpenRLHF's agent interfaces without their dependencies;
 #   - a running Docker engine (started here when none answers and we are root) and the sandbox image;
-#   - SWERepo's twelve pinned sdists, fetched in parallel and verified by sha256 (`rewardlab swe fetch`);
+#   - SWERepo's twelve pinned sdists, fetched from the package index by their sha256 (`rewardlab swe fetch`);
 #   - the crosscheck graders (scripts/setup-graders.sh) and .venv-np2 (scripts/setup-numpy2.sh).
 # Idempotent and fast when done: the installs are skipped while .venv/.rewardlab-setup-tests holds the hash of the
 # files that decide them; the Docker engine, the image and the sdists are checked every time (seconds).
@@ -17,11 +17,16 @@ source scripts/apt-missing.sh
 pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
 
 stamp=.venv/.rewardlab-setup-tests
-want=$(cat pyproject.toml scripts/setup-tests.sh scripts/setup-numpy2.sh scripts/setup-graders.sh \
+want=$(cat pyproject.toml scripts/setup-tests.sh scripts/setup-numpy2.sh scripts/requirements-of.py scripts/setup-graders.sh \
   scripts/setup-libreoffice.sh rewardlab/crosscheck/node/package-lock.json | sha256sum | cut -c1-16)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv-np2/bin/python ]; then
   apt_missing "Docker and crosscheck tests will skip or fail" dockerd:docker.io node:nodejs npm:npm
 
+  # .venv-np2's dependencies install beside .venv's (two pips on two cores); RewardLab's own editable wheel in it
+  # comes after .venv's, as two builds in one tree race on rewardlab.egg-info.
+  step ".venv-np2's dependencies (in the background; log: .venv/setup-numpy2.log)"
+  bash scripts/setup-numpy2.sh --dependencies-only >.venv/setup-numpy2.log 2>&1 &
+  np2_job=$!
   step "pip install -e .[all]"
   "${pip[@]}" install -e ".[all]"
   # verl's agent loop and OpenRLHF's agent interface (rewardlab.integrations.verl / .openrlhf): their full installs
@@ -39,7 +44,11 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv-np2/bin/python ]
   step "LibreOffice"
   bash scripts/setup-libreoffice.sh
   # .venv-np2: NumPy 2 with every extra but bfcl, plus verifiers (which cannot live beside openenv-core).
-  step ".venv-np2"
+  step ".venv-np2 (waiting for its dependencies)"
+  np2_rc=0
+  wait "$np2_job" || np2_rc=$?
+  sed 's/^/   /' .venv/setup-numpy2.log
+  [ "$np2_rc" = 0 ] || { echo "!! .venv-np2's dependencies failed (exit $np2_rc)" >&2; exit "$np2_rc"; }
   bash scripts/setup-numpy2.sh
   echo "$want" >"$stamp"
 fi
@@ -57,7 +66,7 @@ if docker info >/dev/null 2>&1; then
 else
   echo "!! no Docker engine answers: Docker tests will skip (as root: apt-get install docker.io mmdebstrap; dockerd)" >&2
 fi
-# SWERepo's real projects: the pinned sdists, fetched with pip in parallel and verified by sha256 (cached).
+# SWERepo's real projects: the pinned sdists, fetched from the package index by their sha256 (cached).
 step "SWERepo sdists"
 .venv/bin/rewardlab swe fetch
 echo "== test set-up done in ${SECONDS} s: .venv has every extra, .venv-np2 is ready"

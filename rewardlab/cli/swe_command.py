@@ -13,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "fetch", help="download and verify the pinned sdists (cached; a second call only checks)"
     )
     fetch.add_argument("projects", nargs="*", help="project names (default: all pinned projects)")
-    fetch.add_argument("--jobs", type=int, default=6, help="sdists fetched at once (each is one pip process)")
+    fetch.add_argument("--jobs", type=int, default=6, help="sdists fetched at once")
 
     build = actions.add_parser("build", help="synthesise bugs in the pinned projects and write validated tasks")
     build.add_argument("projects", nargs="*", help="project names (default: all pinned projects)")
@@ -53,8 +53,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fetch(projects: list, jobs: int = 1) -> int:
-    """Fetch and verify each project's sdist, ``jobs`` at a time (pip spends most of each fetch waiting on the
-    network and on its build back-end's metadata step); one line per project, in the pinned order."""
+    """Fetch and verify each project's sdist, ``jobs`` at a time (each fetch mostly waits on the network); one
+    line per project, in the pinned order."""
     from concurrent.futures import ThreadPoolExecutor
 
     from rewardlab.envs.swe.sources import cached_sdist, fetch_sdist

@@ -2,8 +2,8 @@
 
 :data:`PROJECTS` (``data/projects.json``) pins each project: name, version, the sha256 of its
 sdist on PyPI, its license, its split (train and test projects are disjoint) and the source paths
-bugs are planted in. :func:`fetch_sdist` downloads an sdist with ``pip download`` (``--no-deps
---no-binary :all:`` with ``--require-hashes``) into ``$REWARDLAB_CACHE/swe-sdists`` (default
+bugs are planted in. :func:`fetch_sdist` downloads an sdist from the package index (``$PIP_INDEX_URL``,
+default PyPI), choosing the file by its pinned hash, into ``$REWARDLAB_CACHE/swe-sdists`` (default
 ``~/.cache/rewardlab``) and checks its hash again before every use; :func:`clean_tree` unpacks it
 into ``{path: text}``.
 
@@ -26,14 +26,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import html
 import io
 import json
 import os
 import re
-import subprocess
-import sys
 import tarfile
-import tempfile
+import urllib.parse
+import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -47,6 +47,8 @@ from rewardlab.sandbox import SandboxError
 PROJECTS_FILE = Path(__file__).parent / "data" / "projects.json"
 SDIST_FIELDS = ("name", "version", "sha256")
 MAX_FILE_BYTES = 512 * 1024
+DEFAULT_INDEX = "https://pypi.org/simple"
+SIMPLE_JSON = "application/vnd.pypi.simple.v1+json"
 _TEST_DIRS = frozenset({"test", "tests", "testing"})
 
 
@@ -106,32 +108,61 @@ def cached_sdist(project: Project) -> Path | None:
     return None
 
 
-def fetch_sdist(project: Project, *, timeout: float = 600) -> Path:
-    """The verified sdist of ``project``, downloaded with pip into the cache when missing.
+def package_index() -> str:
+    """The package index sdists come from: ``$PIP_INDEX_URL`` when set, else PyPI's simple API."""
+    return os.environ.get("PIP_INDEX_URL", DEFAULT_INDEX).rstrip("/")
 
-    Raises :class:`~rewardlab.sandbox.SandboxError` (an infrastructure failure) when pip cannot
-    fetch it, and :class:`~rewardlab.errors.ConfigError` when what it fetched has another hash.
+
+def sdist_url(project: Project, *, index: str, timeout: float = 60) -> str:
+    """The address of the file whose sha256 is ``project.sha256`` on ``index``'s page for the project.
+
+    The page is read as PEP 691 JSON when the index offers it, else as PEP 503 HTML (each link's
+    ``#sha256=`` fragment). The file is chosen by its hash, never by its name.
+    """
+    name = re.sub(r"[-_.]+", "-", project.name).lower()
+    page_url = f"{index}/{name}/"
+    request = urllib.request.Request(page_url, headers={"Accept": f"{SIMPLE_JSON}, text/html;q=0.1"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        kind = response.headers.get_content_type()
+        body = response.read().decode("utf-8", "replace")
+    if kind == SIMPLE_JSON:
+        links = [(row["url"], row.get("hashes", {}).get("sha256", "")) for row in json.loads(body)["files"]]
+    else:
+        links = [(url, digest) for url, digest in re.findall(r'href="([^"#]+)#sha256=([0-9a-f]{64})"', body)]
+    for url, digest in links:
+        if digest == project.sha256:
+            return urllib.parse.urljoin(page_url, html.unescape(url))
+    raise ConfigError(f"{page_url} lists no file with the pinned sha256 of {project.requirement}")
+
+
+def fetch_sdist(project: Project, *, timeout: float = 600) -> Path:
+    """The verified sdist of ``project``, downloaded from :func:`package_index` into the cache when missing.
+
+    The file is found on the index's page by its pinned hash and checked again after the download.
+    Raises :class:`~rewardlab.sandbox.SandboxError` (an infrastructure failure) when the index cannot
+    be reached, and :class:`~rewardlab.errors.ConfigError` when it has no such file or what came has
+    another hash.
     """
     found = cached_sdist(project)
     if found is not None:
         return found
     folder = cache_dir() / f"{project.name}-{project.version}"
     folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="rewardlab-sdist-") as scratch:
-        requirements = Path(scratch) / "requirements.txt"
-        requirements.write_text(f"{project.requirement} --hash=sha256:{project.sha256}\n", encoding="utf-8")
-        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
-        argv += ["--require-hashes", "-r", str(requirements), "-d", scratch]
-        try:
-            subprocess.run(argv, capture_output=True, text=True, check=True, timeout=timeout)
-        except (OSError, subprocess.SubprocessError) as exc:
-            detail = (getattr(exc, "stderr", "") or str(exc)).strip().splitlines()[-3:]
-            raise SandboxError(f"pip could not fetch the sdist of {project.requirement}: {' '.join(detail)}") from exc
-        downloaded = sorted(Path(scratch).glob("*.tar.gz"))
-        if not downloaded or _sha256(downloaded[0]) != project.sha256:
-            raise ConfigError(f"the sdist pip fetched for {project.requirement} does not have the pinned sha256")
-        target = folder / downloaded[0].name
-        os.replace(downloaded[0], target)
+    index = package_index()
+    try:
+        url = sdist_url(project, index=index, timeout=min(timeout, 60))
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            payload = response.read()
+    except ConfigError:
+        raise
+    except (OSError, ValueError, KeyError) as exc:  # unreachable, or a page that is not an index's
+        raise SandboxError(f"could not fetch the sdist of {project.requirement} from {index}: {exc}") from exc
+    if hashlib.sha256(payload).hexdigest() != project.sha256:
+        raise ConfigError(f"the sdist fetched for {project.requirement} does not have the pinned sha256")
+    target = folder / PurePosixPath(urllib.parse.urlsplit(url).path).name
+    scratch = target.with_name(f".{target.name}.{os.getpid()}.part")
+    scratch.write_bytes(payload)
+    os.replace(scratch, target)
     return target
 
 

@@ -28,6 +28,7 @@ from rewardlab.envs.swe.sources import (
     cached_sdist,
     clean_tree,
     drop_addopts,
+    fetch_sdist,
     is_test_path,
     sdist_base_tree,
     unpack_sdist,
@@ -160,6 +161,96 @@ def test_a_cached_sdist_with_the_wrong_hash_is_not_used(tmp_path, monkeypatch):
     folder.mkdir(parents=True)
     (folder / "demo-1.0.tar.gz").write_bytes(_sdist({"demo.py": b"X = 1\n"}))
     assert cached_sdist(project) is None
+
+
+class _Index:
+    """A package index served over real HTTP: one project page (PEP 691 JSON or PEP 503 HTML) and its files."""
+
+    def __init__(self, files: dict[str, bytes], *, as_json: bool, listed_hash: str | None = None):
+        import hashlib
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        def page() -> tuple[str, bytes]:
+            rows = [(name, listed_hash or hashlib.sha256(body).hexdigest()) for name, body in files.items()]
+            if as_json:
+                listing = {
+                    "files": [{"filename": n, "url": f"../../files/{n}", "hashes": {"sha256": h}} for n, h in rows]
+                }
+                return "application/vnd.pypi.simple.v1+json", json.dumps(listing).encode()
+            links = "".join(f'<a href="../../files/{n}#sha256={h}">{n}</a>' for n, h in rows)
+            return "text/html", f"<html><body>{links}</body></html>".encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+                name = self.path.rsplit("/", 1)[-1]
+                kind, body = page() if self.path == "/simple/demo/" else ("application/gzip", files.get(name, b""))
+                self.send_response(200 if body else 404)
+                self.send_header("Content-Type", kind)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/simple"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["pep691-json", "pep503-html"])
+def test_an_sdist_is_fetched_from_the_index_by_its_pinned_hash(tmp_path, monkeypatch, as_json):
+    import hashlib
+
+    wanted = _sdist({"demo.py": b"X = 1\n"})
+    index = _Index(
+        {"demo-1.0.tar.gz": wanted, "demo-1.0-other.tar.gz": _sdist({"demo.py": b"X = 2\n"})}, as_json=as_json
+    )
+    try:
+        monkeypatch.setenv("REWARDLAB_CACHE", str(tmp_path))
+        monkeypatch.setenv("PIP_INDEX_URL", index.url)
+        project = Project("demo", "1.0", hashlib.sha256(wanted).hexdigest())
+        path = fetch_sdist(project)
+        assert path.read_bytes() == wanted and path.name == "demo-1.0.tar.gz"
+        assert cached_sdist(project) == path
+    finally:
+        index.close()
+
+
+def test_an_index_without_the_pinned_file_or_with_a_lying_listing_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setenv("REWARDLAB_CACHE", str(tmp_path))
+    body = _sdist({"demo.py": b"X = 1\n"})
+    missing = _Index({"demo-1.0.tar.gz": body}, as_json=True)
+    lying = _Index({"demo-1.0.tar.gz": body}, as_json=False, listed_hash="1" * 64)
+    try:
+        monkeypatch.setenv("PIP_INDEX_URL", missing.url)
+        with pytest.raises(ConfigError, match="no file with the pinned sha256"):
+            fetch_sdist(Project("demo", "1.0", "2" * 64))
+        monkeypatch.setenv("PIP_INDEX_URL", lying.url)  # lists the pinned hash for a file that has another
+        with pytest.raises(ConfigError, match="does not have the pinned sha256"):
+            fetch_sdist(Project("demo", "1.0", "1" * 64))
+        assert not list(Path(tmp_path).rglob("*.tar.gz"))
+    finally:
+        missing.close()
+        lying.close()
+
+
+def test_an_unreachable_index_is_an_infrastructure_failure(tmp_path, monkeypatch):
+    import socket
+
+    from rewardlab.sandbox import SandboxError
+
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    monkeypatch.setenv("REWARDLAB_CACHE", str(tmp_path))
+    monkeypatch.setenv("PIP_INDEX_URL", f"http://127.0.0.1:{port}/simple")
+    with pytest.raises(SandboxError, match="could not fetch the sdist of demo==1.0"):
+        fetch_sdist(Project("demo", "1.0", "3" * 64))
 
 
 def test_the_base_tree_is_the_clean_tree_with_the_bug_and_without_the_hidden_tests():
