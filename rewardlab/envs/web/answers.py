@@ -29,12 +29,18 @@ it states besides an accepted answer and the prompt:
 - a word of four letters or more that the pages showed: competes when the question asks for a
   phrase (``the rollout or testing``), else it is just a word.
 
+Whatever its kind, a candidate that the answer *offers as an alternative* to the accepted answer it
+states (:func:`~rewardlab.core.answers.offered_as_alternatives`: within four tokens, ``or``, ``maybe``,
+``perhaps`` … between them) is a hedge: a value of context (``3 or 4 posts`` when replies were asked), and a
+person, name or value the prompt itself names (``Alice or Bob`` for "did Alice or Bob post it?"), which are
+otherwise not candidates, as restating the request mentions them.
+
 The grade, with ``s`` = 1 when the answer states an accepted answer (its rendered text, as whole
-canonical tokens, affirmed and not denied), ``c`` the competing candidates it affirms and ``x`` the
-candidates of context it affirms::
+canonical tokens, affirmed and not denied), ``c`` the competing candidates it affirms, ``x`` the
+candidates of context it affirms and ``a`` the candidates it offers as alternatives to a stated answer::
 
     hedged   when len(answer) > 3 · len(longest accepted answer stated) + 60 (canonical characters),
-             or s + c >= 2, or x >= 2 (a list of what the pages showed, not one sentence of context)
+             or s + c >= 2, or a >= 1, or x >= 2 (a list of what the pages showed, not one sentence of context)
     correct  when s = 1 (and not hedged)
     wrong    otherwise
 
@@ -51,7 +57,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from rewardlab.core.answers import competing_candidates, mentions, within_length
+from rewardlab.core.answers import competing_candidates, mentions, offered_as_alternatives, within_length
 from rewardlab.core.negation import negates, split_negated
 from rewardlab.core.text import canonical_text, canonical_tokens
 from rewardlab.envs.web.sites import forum, mail
@@ -104,6 +110,8 @@ class Question:
         persons: The sites' people the prompt does not name.
         names: Names the pages showed that the prompt does not use (people excluded).
         words: Words of :data:`MIN_WORD` letters or more the pages showed, outside the prompt and the references.
+        named: What the prompt names: its values, the sites' people and the pages' names it mentions (candidates
+            only when offered as alternatives to an answer).
     """
 
     references: tuple[ValueText, ...]
@@ -112,6 +120,7 @@ class Question:
     persons: tuple[str, ...]
     names: tuple[str, ...]
     words: frozenset[str]
+    named: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, accepted: Iterable[str], prompt: str = "", pages: Iterable[str] = ()) -> Question:
@@ -119,7 +128,12 @@ class Question:
         read_prompt = read_values(prompt)
         pages = list(pages)
         persons = tuple(p for p in DIRECTORY if not mentions(prompt, p))
-        names = tuple(n for n in page_names(pages) if not mentions(prompt, n) and n not in DIRECTORY)
+        shown = page_names([*pages, prompt])
+        names = tuple(n for n in shown if not mentions(prompt, n) and n not in DIRECTORY)
+        named = (
+            *(v.rendered for v in read_prompt.values),
+            *(read_values(n).rendered for n in (*DIRECTORY, *shown) if mentions(prompt, n)),
+        )
         kinds: set[str] = {v.kind for r in references for v in r.values}
         for reference in references:
             if any(mentions(reference.rendered, p) for p in DIRECTORY):
@@ -134,7 +148,7 @@ class Question:
         words = frozenset(
             t for page in pages for t in canonical_tokens(page) if len(t) >= MIN_WORD and t.isalpha() and t not in known
         )
-        return cls(references, frozenset(kinds), read_prompt, persons, names, words)
+        return cls(references, frozenset(kinds), read_prompt, persons, names, words, tuple(dict.fromkeys(named)))
 
     @property
     def value_kinds(self) -> frozenset[str]:
@@ -258,9 +272,23 @@ def grade(answer: ReadAnswer, question: Question) -> Grade:
     words_competing, words_context = _word_candidates(answer.affirmed, question)
     competing += words_competing
     context += words_context
-    if competing + bool(stated) >= 2 or context > MAX_CONTEXT:
+    if competing + bool(stated) >= 2 or context > MAX_CONTEXT or _offers_alternatives(answer, stated, question):
         return "hedged"
     return "correct" if stated else "wrong"
+
+
+def _offers_alternatives(answer: ReadAnswer, stated: list[str], question: Question) -> bool:
+    """Whether the answer offers a value it affirms, a person, a name or something the prompt names as an
+    alternative to an accepted answer it states."""
+    if not stated:
+        return False
+    candidates = (
+        *(v.rendered for v in answer.affirmed.values),
+        *question.named,
+        *question.persons,
+        *question.names,
+    )
+    return bool(offered_as_alternatives(answer.affirmed.rendered, stated, candidates))
 
 
 def answer_matches(answer: str, accepted: Iterable[str], *, prompt: str = "", pages: Iterable[str] = ()) -> bool:

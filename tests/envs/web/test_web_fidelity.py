@@ -118,6 +118,33 @@ def test_answer_grades_on_names_and_numbers():
     assert grade_answer("3 " + "x" * 50_000, ["3"]) == "hedged"  # a list, not an answer
 
 
+@pytest.mark.parametrize(
+    ("answer", "accepted", "prompt", "grade"),
+    [
+        # what the prompt names, offered as an alternative to the answer: a hedge, whichever kind it is
+        ("Alice or Bob", ["alice"], "Did alice or bob start the rollout thread?", "hedged"),
+        ("bob, perhaps alice", ["alice"], "Did alice or bob start the rollout thread?", "hedged"),
+        ("Order 1041, or maybe $79.98", ["$79.98"], "What is the total of order 1041?", "hedged"),
+        ("3 pm, either 15:00 or 16:00", ["15:00"], "Is the meeting at 3 pm or 4 pm?", "hedged"),
+        # a value of context offered as an alternative: a hedge though its unit is not the one asked for
+        ("3, or maybe 4 posts", ["3"], "How many replies does the rollout thread have?", "hedged"),
+        ("three replies or four posts", ["3"], "How many replies does the rollout thread have?", "hedged"),
+        # the same words as context or as a denial keep the answer correct
+        ("alice started it, not bob", ["alice"], "Did alice or bob start the rollout thread?", "correct"),
+        ("alice", ["alice"], "Did alice or bob start the rollout thread?", "correct"),
+        ("$79.98 for order 1041", ["$79.98"], "What is the total of order 1041?", "correct"),
+        ("3 replies, posted 2 days ago", ["3"], "How many replies does the rollout thread have?", "correct"),
+        ("$79.98, or 79.98 dollars", ["$79.98"], "What is the total of order 1041?", "correct"),
+        ("at 15:00 (3 pm)", ["15:00"], "Is the meeting at 3 pm or 4 pm?", "correct"),
+        # no accepted answer stated: no alternative to it, so wrong, as before
+        ("bob or carol", ["alice"], "Did alice or bob start the rollout thread?", "wrong"),
+        ("bob", ["alice"], "Did alice or bob start the rollout thread?", "wrong"),
+    ],
+)
+def test_an_alternative_to_the_answer_is_a_hedge_even_when_the_prompt_names_it(answer, accepted, prompt, grade):
+    assert grade_answer(answer, accepted, prompt=prompt) == grade
+
+
 # ---------------------------------------------------------------------- typed URLs
 def test_url_milestones_need_a_click_not_a_typed_url(env):
     env.reset(seed=0, options={"task_id": "mail-020"})
