@@ -20,7 +20,7 @@ SPREAD: dict[str, int] = {
     "RewardLab/BFCL-v1": 60,
     "RewardLab/MiniWoB-v1": 6,
     "RewardLab/SWE-v2": 3,
-    "RewardLab/SWERepo-v1": 4,
+    "RewardLab/SWERepo-v1": 2,
 }
 """Test tasks audited, for the envs whose episodes are too dear to audit the whole test split (every other
 registered env is audited on all of it: a new env needs no entry)."""

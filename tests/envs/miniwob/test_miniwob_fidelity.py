@@ -94,7 +94,11 @@ def env(chromium):
 
 @pytest.fixture(scope="module")
 def report(chromium):
-    return audit_env("RewardLab/MiniWoB-v1", split="test", env_kwargs={"chromium": chromium})
+    """The degenerate battery on every test task (the rewrite batteries: tests/envs/miniwob/test_miniwob_batteries.py
+    and tests/audit/test_audit_envs.py)."""
+    return audit_env(
+        "RewardLab/MiniWoB-v1", split="test", env_kwargs={"chromium": chromium}, batteries=("degenerate",)
+    )
 
 
 def _ids(observation: str, role: str | None = None) -> dict[str, int]:
