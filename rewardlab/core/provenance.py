@@ -24,7 +24,9 @@ A wrapper that changes rewards adds its own part on top of its env's stamp (:fun
 Code is compared by its syntax tree with docstrings dropped (:func:`source_digest`): comments, docstrings,
 blank lines and formatting do not change a stamp; any change to a statement or expression does. Digests are
 cached per file (path, size, modification time), so a stamp is computed once per configuration. Other files
-of a package (schemas, pages, task files) count by their bytes.
+of a package (schemas, pages, task files) count by their bytes. A digest not cached yet is computed by one
+thread while the others that need it wait (:data:`FIRST_DIGESTS`): a server whose sessions all start at
+once would otherwise parse every source file once per session.
 
 Example:
     >>> stamp({"weights": {"a": 0.5, "b": 0.5}}) == stamp({"weights": {"b": 0.5, "a": 0.5}})
@@ -45,6 +47,7 @@ import importlib.metadata
 import importlib.util
 import json
 import math
+import threading
 import types
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -202,12 +205,19 @@ def tasks_digest(tasks: TaskSet) -> str:
     change once loaded, and the envs of one process share their TaskSet: BFCL's 3,500 tasks take ~2 s to digest)."""
     cached = _TASKS_DIGESTS.get(tasks)
     if cached is None:
-        cached = _TASKS_DIGESTS[tasks] = data_digest([task.to_json() for task in tasks])
+        with FIRST_DIGESTS:
+            cached = _TASKS_DIGESTS.get(tasks)
+            if cached is None:
+                cached = _TASKS_DIGESTS[tasks] = data_digest([task.to_json() for task in tasks])
     return cached
 
 
 _TASKS_DIGESTS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 """:func:`tasks_digest` of each live TaskSet."""
+
+FIRST_DIGESTS = threading.RLock()
+"""Held while a file's or a TaskSet's digest is computed for the first time: the threads that need the same one
+wait for it instead of computing it again (single flight; cached digests are read without it)."""
 
 
 def data_digest(value: Any) -> str:
@@ -219,7 +229,16 @@ def file_digest(path: Path) -> str:
     """:func:`source_digest` of a Python file, SHA-256 of any other file's bytes; cached per (path, size,
     modification time)."""
     stat = path.stat()
-    return _file_digest(str(path), stat.st_size, stat.st_mtime_ns)
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    cached = _FILE_DIGESTS.get(key)
+    if cached is None:
+        with FIRST_DIGESTS:
+            cached = _FILE_DIGESTS.get(key)
+            if cached is None:
+                if len(_FILE_DIGESTS) >= MAX_FILE_DIGESTS:
+                    _FILE_DIGESTS.clear()
+                cached = _FILE_DIGESTS[key] = _file_digest(Path(path))
+    return cached
 
 
 def source_digest(path: Path) -> str:
@@ -238,9 +257,14 @@ def source_digest(path: Path) -> str:
     return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=4096)
-def _file_digest(path: str, size: int, mtime_ns: int) -> str:
-    file = Path(path)
+MAX_FILE_DIGESTS = 4096
+"""Files whose digests are kept; the cache starts again when it is full."""
+
+_FILE_DIGESTS: dict[tuple[str, int, int], str] = {}
+""":func:`file_digest` per (path, size, modification time)."""
+
+
+def _file_digest(file: Path) -> str:
     return source_digest(file) if file.suffix == ".py" else hashlib.sha256(file.read_bytes()).hexdigest()
 
 

@@ -150,3 +150,32 @@ def test_code_digest_is_the_same_in_another_process() -> None:
     there = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.strip()
     assert here == there
     assert code_digest(["rewardlab.core"]) != here
+
+
+def test_sessions_starting_at_once_digest_each_file_once(monkeypatch) -> None:
+    """Many threads needing the same stamp for the first time (a server's sessions starting together) parse
+    each file once between them, and all get the digest a single thread gets."""
+    import threading
+
+    from rewardlab.core import provenance
+
+    expected = provenance.code_digest(["rewardlab.core"])
+    monkeypatch.setattr(provenance, "_FILE_DIGESTS", {})
+    computed: list[str] = []
+    original = provenance._file_digest
+    monkeypatch.setattr(provenance, "_file_digest", lambda path: computed.append(str(path)) or original(path))
+    start = threading.Barrier(8)
+    digests: list[str] = []
+
+    def session() -> None:
+        start.wait()
+        digests.append(provenance.code_digest(["rewardlab.core"]))
+
+    threads = [threading.Thread(target=session) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    files = provenance.package_files("rewardlab.core")[1]
+    assert digests == [expected] * 8
+    assert sorted(computed) == sorted(map(str, files))  # each file once, not once per thread
