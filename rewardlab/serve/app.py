@@ -15,6 +15,7 @@ import contextlib
 import hmac
 import sys
 from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from starlette.applications import Starlette
@@ -26,7 +27,7 @@ from starlette.websockets import WebSocket
 from rewardlab.serve.config import ServeConfig
 from rewardlab.serve.metadata import MetadataCache, schemas
 from rewardlab.serve.protocol import ErrorCode, ProtocolError, dumps, error_frame, parse_message
-from rewardlab.serve.session import Session
+from rewardlab.serve.session import CHEAP_CALL_WORKERS, Session
 
 __all__ = ["create_app"]
 
@@ -57,6 +58,7 @@ class Server:
         self.config = config
         self.sessions: dict[str, Session] = {}
         self.metadata = MetadataCache(config.env_ids)
+        self.cheap_pool = ThreadPoolExecutor(max_workers=CHEAP_CALL_WORKERS, thread_name_prefix="rewardlab-cheap")
 
     def authorized(self, connection: HTTPConnection) -> bool:
         if self.config.token is None:
@@ -77,7 +79,7 @@ class Server:
             extra = {"active_sessions": len(self.sessions), "max_sessions": self.config.max_sessions}
             await self._refuse(websocket, ErrorCode.CAPACITY_REACHED, message, CLOSE_TRY_LATER, **extra)
             return
-        session = Session(self.config.env_ids)
+        session = Session(self.config.env_ids, self.cheap_pool)
         self.sessions[session.id] = session
         close_code: int | None = CLOSE_NORMAL
         try:
@@ -156,9 +158,10 @@ class Server:
         return JSONResponse(await self.metadata.get(self.config, len(self.sessions)))
 
     async def shutdown(self) -> None:
-        """Close every open session's env (the server is stopping)."""
+        """Close every open session's env (the server is stopping), then the cheap sessions' pool."""
         for session in list(self.sessions.values()):
             await session.close()
+        self.cheap_pool.shutdown(wait=False)
 
 
 def create_app(config: ServeConfig | Sequence[str]) -> Starlette:

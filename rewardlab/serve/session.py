@@ -5,7 +5,12 @@ run, a page load) stalls no other session, and an env that must stay on the thre
 (Playwright's sync API) always does. The one exception is speed: an env that declares
 ``cheap_calls`` (ToolCall, BFCL: microseconds of pure Python per step, while handing a call to a
 thread and back costs ~100 µs) runs on the event loop itself, as long as its previous call took
-under :data:`INLINE_BUDGET_S`; a call that takes longer sends the following ones to the thread.
+under :data:`INLINE_BUDGET_S`; a call that takes longer sends the following one to a small pool of threads
+the server's cheap sessions share (:data:`CHEAP_CALL_WORKERS`, first come first served; the env is made there
+too), not to a thread of the session's own: a thousand session threads all wanting the GIL at once would starve
+the event loop and serve the sessions in no order (P99 step latency under overload,
+``benchmarks/bench_scaling.py``). A call that took over :data:`POOL_BUDGET_S` sends the following one to the
+session's own thread, so that one surprise slow call never holds up the others' turns in the pool.
 
 Errors are sorted by whose they are:
 
@@ -28,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
 
 from rewardlab.errors import ConfigError, ResetNeeded, UnknownTaskError, did_you_mean
 from rewardlab.serve.protocol import ErrorCode, Message, ProtocolError, observation_frame
@@ -40,6 +46,13 @@ LOG = logging.getLogger("rewardlab.serve")
 INLINE_BUDGET_S = 0.001
 """A call runs on the event loop when the env's previous call took less than this (seconds)."""
 
+CHEAP_CALL_WORKERS = 2
+"""Threads of the pool that the sessions of ``cheap_calls`` envs share for their calls over the inline budget."""
+
+POOL_BUDGET_S = 0.1
+"""A ``cheap_calls`` env's call runs in the shared pool when its previous call took less than this (seconds), on
+the session's own thread when it took longer."""
+
 CLIENT_ERRORS: tuple[type[BaseException], ...] = (ConfigError, UnknownTaskError, TypeError, gym.error.Error)
 """Exceptions from ``gym.make`` or ``reset`` that mean the client asked for something that does not exist."""
 
@@ -50,16 +63,31 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:500]}" if text else type(exc).__name__
 
 
+def declares_cheap_calls(env_id: str) -> bool:
+    """Whether the class registered as ``env_id`` declares ``cheap_calls`` (read from the registry, without
+    making the env); False when the registry cannot tell (the make reports what is wrong)."""
+    try:
+        creator = gym.spec(env_id).entry_point
+        if isinstance(creator, str):
+            creator = load_env_creator(creator)
+    except (gym.error.Error, ImportError, AttributeError, ValueError):
+        return False
+    return getattr(creator, "cheap_calls", False) is True
+
+
 class Session:
     """One env behind one WebSocket connection.
 
     Args:
         env_ids: The env ids this server serves; a reset may name one (``env_id``), or leave it
             out when there is exactly one.
+        cheap_pool: The pool (of :data:`CHEAP_CALL_WORKERS` threads) the server's ``cheap_calls`` sessions share
+            for calls over the inline budget; their own thread when None.
     """
 
-    def __init__(self, env_ids: Sequence[str]):
+    def __init__(self, env_ids: Sequence[str], cheap_pool: ThreadPoolExecutor | None = None):
         self.env_ids = tuple(env_ids)
+        self.cheap_pool = cheap_pool
         self.id = uuid.uuid4().hex
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"rewardlab-session-{self.id[:8]}")
         self.env: gym.Env | None = None
@@ -74,8 +102,8 @@ class Session:
         self.ended = False
         self.inline = False
         """Whether env calls may run on the event loop (the env declares ``cheap_calls``)."""
-        self.last_call_s = float("inf")
-        """How long the env's previous call took."""
+        self.last_call_s = INLINE_BUDGET_S
+        """How long the env's previous call took (before the first: not fast enough to run inline)."""
 
     async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` on the session's thread, or inline when fast enough (module docstring)."""
@@ -89,7 +117,9 @@ class Session:
 
         if self.inline and self.last_call_s < INLINE_BUDGET_S:
             return timed()
-        return await asyncio.get_running_loop().run_in_executor(self.executor, timed)
+        shared = self.inline and self.cheap_pool is not None and self.last_call_s < POOL_BUDGET_S
+        pool = self.cheap_pool if shared else self.executor
+        return await asyncio.get_running_loop().run_in_executor(pool, timed)
 
     async def handle(self, message: Message) -> dict[str, Any]:
         """The reply frame to one ``reset``, ``step`` or ``state`` message."""
@@ -125,6 +155,7 @@ class Session:
                 )
             return
         env_id, env_kwargs = self._chosen_env(data)
+        self.inline = declares_cheap_calls(env_id)  # made on the shared pool: such a session needs no thread
         try:
             self.env = await self._call(gym.make, env_id, **env_kwargs)
         except CLIENT_ERRORS as exc:

@@ -273,6 +273,37 @@ def test_later_resets_may_leave_out_the_env_id_when_several_envs_are_served(ws):
     assert reply["type"] == "observation" and reply["data"]["observation"]["task_id"] == "t1"
 
 
+def session_threads() -> int:
+    return sum(thread.name.startswith("rewardlab-session-") for thread in threading.enumerate())
+
+
+def test_sessions_of_a_cheap_env_share_a_small_pool_instead_of_a_thread_each(server):
+    """ToolCall declares ``cheap_calls``: its envs are made, and its calls over the inline budget run, on the
+    server's shared pool of CHEAP_CALL_WORKERS threads; FaultyEchoEnvSlow (not cheap) has a thread per session."""
+    from rewardlab.serve.session import CHEAP_CALL_WORKERS, declares_cheap_calls
+
+    assert declares_cheap_calls("RewardLab/ToolCall-v3") and not declares_cheap_calls(faulty.SLOW_ID)
+    assert not declares_cheap_calls("NoSuch/Env-v0")
+    before = session_threads()
+    connections = [connect(server.url + "/ws") for _ in range(6)]
+    try:
+        for index, connection in enumerate(connections):
+            reply = request(connection, {"type": "reset", "data": {"env_id": "RewardLab/ToolCall-v3", "seed": index}})
+            assert reply["type"] == "observation" and reply["data"]["observation"]["task_id"]
+            reply = request(connection, {"type": "step", "data": {"action": "not a tool call"}})
+            assert reply["type"] == "observation"
+        assert session_threads() == before
+        cheap = [t for t in threading.enumerate() if t.name.startswith("rewardlab-cheap")]
+        assert 1 <= len(cheap) <= CHEAP_CALL_WORKERS
+        with connect(server.url + "/ws") as other:
+            assert request(other, {"type": "reset", "data": {"env_id": faulty.SLOW_ID}})["type"] == "observation"
+            assert session_threads() == before + 1
+    finally:
+        for connection in connections:
+            connection.close()
+    wait_until(lambda: active_sessions(server) == 0)
+
+
 def test_a_surprise_slow_step_of_a_cheap_env_sends_its_later_calls_off_the_event_loop(server):
     assert faulty.FaultyEchoEnv.cheap_calls  # inherited from EchoEnv: steps run on the event loop
     with connect(server.url + "/ws") as slow, connect(server.url + "/ws") as fast:

@@ -22,6 +22,7 @@ from rewardlab.envs.toolcall.tasks import (
     collateral_changes,
     effect_reached,
     expected_state,
+    initial_state,
     initial_world,
     load_tasks,
     min_calls,
@@ -202,10 +203,6 @@ class ToolCallEnv(TextEnv):
         self._seen = SeenValues()
         self._sent = SeenValues()
         """Arguments of the episode's schema-valid calls (numbers the agent may report, e.g. an amount moved)."""
-        self._expected: dict[str, dict[str, Any]] = {}
-        """The expected final state by task id."""
-        self._initial: dict[tuple[str, int], dict[str, Any]] = {}
-        """The state of a fresh world by (domain, seed)."""
         self._sample_pools: dict[str, dict[str, list[Any]]] = {}
 
     @property
@@ -307,13 +304,7 @@ class ToolCallEnv(TextEnv):
     def _finish(self) -> ToolCallOutcome:
         outcome, world = self.current_outcome, self.current_world
         outcome.actions = self.actions_taken
-        expected = self._expected.get(self.current_task.id)
-        if expected is None:
-            expected = self._expected[self.current_task.id] = expected_state(self.current_task)
-        world_key = (self.current_task.data["domain"], int(self.current_task.data["world_seed"]))
-        initial = self._initial.get(world_key)
-        if initial is None:
-            initial = self._initial[world_key] = initial_world(self.current_task).state()
+        expected, initial = expected_state(self.current_task), initial_state(self.current_task)
         final = world.state()
         outcome.state_matches = final == expected
         outcome.collateral = collateral_changes(initial, expected, final) if not outcome.state_matches else 0

@@ -19,12 +19,13 @@ Each row holds, besides ``id``, ``split`` and ``prompt`` (privileged, never show
 ===================  ========================================================================
 
 The expected final state is the state after replaying ``solution`` on a fresh world
-(:func:`expected_state`); derived counts: ``min_calls`` (calls in the solution) and ``min_turns``
-(its turns plus the final answer).
+(:func:`expected_state`, computed once per process); derived counts: ``min_calls`` (calls in the solution)
+and ``min_turns`` (its turns plus the final answer).
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -57,10 +58,27 @@ def replay(world: World, solution: Iterable[Sequence[Mapping[str, Any]]]) -> lis
 
 
 def expected_state(task: Task) -> dict[str, Any]:
-    """The hidden expected final state: the state after the reference solution."""
-    world = initial_world(task)
-    replay(world, task.data["solution"])
+    """The hidden expected final state: the state after the reference solution. Shared by every env of the
+    process (computed once per domain, seed and solution): read it, never change it."""
+    solution = json.dumps(task.data["solution"], sort_keys=True)
+    return _expected_state(task.data["domain"], int(task.data["world_seed"]), solution)
+
+
+def initial_state(task: Task) -> dict[str, Any]:
+    """The state of the task's fresh world; shared like :func:`expected_state`."""
+    return _initial_state(task.data["domain"], int(task.data["world_seed"]))
+
+
+@lru_cache(maxsize=4096)
+def _expected_state(domain: str, seed: int, solution: str) -> dict[str, Any]:
+    world = make_world(domain, seed)
+    replay(world, json.loads(solution))
     return world.state()
+
+
+@lru_cache(maxsize=256)
+def _initial_state(domain: str, seed: int) -> dict[str, Any]:
+    return make_world(domain, seed).state()
 
 
 def collateral_changes(initial: Mapping[str, Any], expected: Mapping[str, Any], final: Mapping[str, Any]) -> int:
