@@ -4,13 +4,14 @@ Env calls run on the session's single worker thread, off the event loop, so a sl
 run, a page load) stalls no other session, and an env that must stay on the thread that made it
 (Playwright's sync API) always does. The one exception is speed: an env that declares
 ``cheap_calls`` (ToolCall, BFCL: microseconds of pure Python per step, while handing a call to a
-thread and back costs ~100 µs) runs on the event loop itself, as long as its previous call took
-under :data:`INLINE_BUDGET_S`; a call that takes longer sends the following one to a small pool of threads
+thread and back costs ~100 µs) runs on the event loop itself, as long as its previous call of the same kind
+(make, reset, step, close) took under :data:`INLINE_BUDGET_S` (a step before any: trusted to); a call that takes
+longer sends the following one of its kind to a small pool of threads
 the server's cheap sessions share (:data:`CHEAP_CALL_WORKERS`, first come first served; the env is made there
 too), not to a thread of the session's own: a thousand session threads all wanting the GIL at once would starve
 the event loop and serve the sessions in no order (P99 step latency under overload,
-``benchmarks/bench_scaling.py``). A call that took over :data:`POOL_BUDGET_S` sends the following one to the
-session's own thread, so that one surprise slow call never holds up the others' turns in the pool.
+``benchmarks/bench_scaling.py``). A call that took over :data:`POOL_BUDGET_S` sends the following one of its kind
+to the session's own thread, so that one surprise slow call never holds up the others' turns in the pool.
 
 Errors are sorted by whose they are:
 
@@ -102,22 +103,25 @@ class Session:
         self.ended = False
         self.inline = False
         """Whether env calls may run on the event loop (the env declares ``cheap_calls``)."""
-        self.last_call_s = INLINE_BUDGET_S
-        """How long the env's previous call took (before the first: not fast enough to run inline)."""
+        self.last_call_s: dict[str, float] = {"step": 0.0}
+        """How long the env's previous call of each kind took; a kind not called yet is not fast enough to run
+        inline, but a step: a reset that builds the episode's world does not say how cheap its steps are."""
 
     async def _call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` on the session's thread, or inline when fast enough (module docstring)."""
+        kind = fn.__name__
 
         def timed() -> T:
             start = time.perf_counter()
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.last_call_s = time.perf_counter() - start
+                self.last_call_s[kind] = time.perf_counter() - start
 
-        if self.inline and self.last_call_s < INLINE_BUDGET_S:
+        last = self.last_call_s.get(kind, INLINE_BUDGET_S)
+        if self.inline and last < INLINE_BUDGET_S:
             return timed()
-        shared = self.inline and self.cheap_pool is not None and self.last_call_s < POOL_BUDGET_S
+        shared = self.inline and self.cheap_pool is not None and last < POOL_BUDGET_S
         pool = self.cheap_pool if shared else self.executor
         return await asyncio.get_running_loop().run_in_executor(pool, timed)
 
