@@ -68,9 +68,8 @@ def declares_cheap_calls(env_id: str) -> bool:
     """Whether the class registered as ``env_id`` declares ``cheap_calls`` (read from the registry, without
     making the env); False when the registry cannot tell (the make reports what is wrong)."""
     try:
-        creator = gym.spec(env_id).entry_point
-        if isinstance(creator, str):
-            creator = load_env_creator(creator)
+        entry_point = gym.spec(env_id).entry_point
+        creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
     except (gym.error.Error, ImportError, AttributeError, ValueError):
         return False
     return getattr(creator, "cheap_calls", False) is True

@@ -96,9 +96,7 @@ def env(chromium):
 def report(chromium):
     """The degenerate battery on every test task (the rewrite batteries: tests/envs/miniwob/test_miniwob_batteries.py
     and tests/audit/test_audit_envs.py)."""
-    return audit_env(
-        "RewardLab/MiniWoB-v1", split="test", env_kwargs={"chromium": chromium}, batteries=("degenerate",)
-    )
+    return audit_env("RewardLab/MiniWoB-v1", split="test", env_kwargs={"chromium": chromium}, batteries=("degenerate",))
 
 
 def _ids(observation: str, role: str | None = None) -> dict[str, int]:
