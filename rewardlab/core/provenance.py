@@ -50,7 +50,7 @@ import math
 import threading
 import types
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -203,13 +203,7 @@ def rubric_identity(rubric: Rubric) -> dict[str, Any]:
 def tasks_digest(tasks: TaskSet) -> str:
     """:func:`data_digest` of every task's JSON, in order; cached per TaskSet object (tasks are data that does not
     change once loaded, and the envs of one process share their TaskSet: BFCL's 3,500 tasks take ~2 s to digest)."""
-    cached = _TASKS_DIGESTS.get(tasks)
-    if cached is None:
-        with FIRST_DIGESTS:
-            cached = _TASKS_DIGESTS.get(tasks)
-            if cached is None:
-                cached = _TASKS_DIGESTS[tasks] = data_digest([task.to_json() for task in tasks])
-    return cached
+    return _once(_TASKS_DIGESTS, tasks, lambda: data_digest([task.to_json() for task in tasks]))
 
 
 _TASKS_DIGESTS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
@@ -218,6 +212,17 @@ _TASKS_DIGESTS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary(
 FIRST_DIGESTS = threading.RLock()
 """Held while a file's or a TaskSet's digest is computed for the first time: the threads that need the same one
 wait for it instead of computing it again (single flight; cached digests are read without it)."""
+
+
+def _once(cache: MutableMapping[Any, str], key: Any, compute: Callable[[], str]) -> str:
+    """``cache[key]``, computed under :data:`FIRST_DIGESTS` by the first thread that misses it."""
+    cached = cache.get(key)
+    if cached is None:
+        with FIRST_DIGESTS:
+            cached = cache.get(key)
+            if cached is None:
+                cached = cache[key] = compute()
+    return cached
 
 
 def data_digest(value: Any) -> str:
@@ -229,16 +234,9 @@ def file_digest(path: Path) -> str:
     """:func:`source_digest` of a Python file, SHA-256 of any other file's bytes; cached per (path, size,
     modification time)."""
     stat = path.stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    cached = _FILE_DIGESTS.get(key)
-    if cached is None:
-        with FIRST_DIGESTS:
-            cached = _FILE_DIGESTS.get(key)
-            if cached is None:
-                if len(_FILE_DIGESTS) >= MAX_FILE_DIGESTS:
-                    _FILE_DIGESTS.clear()
-                cached = _FILE_DIGESTS[key] = _file_digest(Path(path))
-    return cached
+    if len(_FILE_DIGESTS) >= MAX_FILE_DIGESTS:
+        _FILE_DIGESTS.clear()
+    return _once(_FILE_DIGESTS, (str(path), stat.st_size, stat.st_mtime_ns), lambda: _file_digest(path))
 
 
 def source_digest(path: Path) -> str:

@@ -5,13 +5,13 @@ run, a page load) stalls no other session, and an env that must stay on the thre
 (Playwright's sync API) always does. The one exception is speed: an env that declares
 ``cheap_calls`` (ToolCall, BFCL: microseconds of pure Python per step, while handing a call to a
 thread and back costs ~100 µs) runs on the event loop itself, as long as its previous call of the same kind
-(make, reset, step, close) took under :data:`INLINE_BUDGET_S` (a step before any: trusted to); a call that takes
-longer sends the following one of its kind to a small pool of threads
-the server's cheap sessions share (:data:`CHEAP_CALL_WORKERS`, first come first served; the env is made there
-too), not to a thread of the session's own: a thousand session threads all wanting the GIL at once would starve
-the event loop and serve the sessions in no order (P99 step latency under overload,
-``benchmarks/bench_scaling.py``). A call that took over :data:`POOL_BUDGET_S` sends the following one of its kind
-to the session's own thread, so that one surprise slow call never holds up the others' turns in the pool.
+(make, reset, step, close) took under :data:`INLINE_BUDGET_S` (a step before any: trusted to). A call that took
+longer sends the following one of its kind to a small pool of threads the server's cheap sessions share
+(:data:`CHEAP_CALL_WORKERS`, first come first served; the env is made there too), not to a thread of the
+session's own: a thousand session threads all wanting the GIL at once would starve the event loop and serve the
+sessions in no order (P99 step latency under overload, ``benchmarks/bench_scaling.py``). A call that took over
+:data:`POOL_BUDGET_S` sends the following one of its kind to the session's own thread, so that one surprise slow
+call never holds up the others' turns in the pool.
 
 Errors are sorted by whose they are:
 
