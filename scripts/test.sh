@@ -1,31 +1,59 @@
 #!/usr/bin/env bash
 # Install everything, run the whole test suite, the core's doctests and the type check (what CI runs).
 # The set-up: the main job's (setup.sh), then what only the tests need (setup-tests.sh); both are quick when done.
+# Arguments go to every pytest run of the main suite (e.g. -q, -x, a path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/setup-tests.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-.venv/bin/python -m pytest "$@"
-# The type check (packages and settings: pyproject.toml's [tool.mypy]) and every docstring example of the core
-# (tests/core/test_doctests.py covers only some of its modules) run beside the NumPy 2 suite: mypy reads files only,
-# so the two cores are shared without one slowing the other's tests. Their output is printed after it.
-checks_log=$(mktemp -t rewardlab-checks-XXXXXX.log)
-trap 'rm -f "$checks_log"' EXIT
+# torch gets one thread per process: two test processes of two threads each would oversubscribe two cores.
+export OMP_NUM_THREADS=1
+
+# 1. Every test but the serial ones, on pytest-xdist workers (REWARDLAB_TEST_WORKERS, default 2); a test file
+#    stays on one worker, so its module fixtures are made once. Exit 5 is "no test selected".
+suite_rc=0
+.venv/bin/python -m pytest -n "${REWARDLAB_TEST_WORKERS:-2}" --dist loadfile -m "not serial" "$@" || suite_rc=$?
+
+# 2. Three jobs side by side, their output printed in turn after the last: the serial tests (marker `serial`:
+#    they kill or count what other tests share, the Docker engine, Chromium, the sandbox uid's processes, a local
+#    Ray instance; they mostly wait on those), the type check and every docstring example of the core (mypy reads
+#    files only; tests/core/test_doctests.py covers only some modules), and the NumPy 2 suite (.venv-np2, see
+#    scripts/setup-numpy2.sh: the core, the wrappers, the server, the BFCL envs without bfcl-eval's dependencies,
+#    TRL and verifiers, whose chat harness runs as a uv script: uv is in its bin). None of the three uses what the
+#    serial tests kill.
+logs=$(mktemp -d -t rewardlab-test-XXXXXX)
+trap 'rm -rf "$logs"' EXIT
+.venv/bin/python -m pytest -m serial "$@" >"$logs/serial.log" 2>&1 &
+serial_job=$!
 ( .venv/bin/python -m pytest -q -p no:cacheprovider --doctest-modules rewardlab/core && .venv/bin/python -m mypy ) \
-  >"$checks_log" 2>&1 &
+  >"$logs/checks.log" 2>&1 &
 checks_job=$!
-# NumPy 2 and verifiers (.venv-np2, see scripts/setup-numpy2.sh): the core, the wrappers, the server, the BFCL envs
-# without bfcl-eval's dependencies, TRL and verifiers. verifiers' chat harness runs as a uv script: uv is in its bin.
 np2_rc=0
 PATH="$PWD/.venv-np2/bin:$PATH" .venv-np2/bin/python -m pytest -q -p no:cacheprovider \
   tests/core tests/wrappers tests/serve/test_server.py tests/serve/test_protocol.py \
   tests/envs/toolcall/test_toolcall.py tests/envs/bfcl/test_bfcl.py tests/envs/bfcl/test_bfcl_multi_turn.py \
   tests/envs/bfcl/test_bfcl_numpy2.py \
-  tests/integrations/test_trl.py tests/integrations/test_skyrl.py tests/integrations/test_verifiers.py || np2_rc=$?
+  tests/integrations/test_trl.py tests/integrations/test_skyrl.py tests/integrations/test_verifiers.py \
+  >"$logs/np2.log" 2>&1 || np2_rc=$?
+serial_rc=0
+wait "$serial_job" || serial_rc=$?
 checks_rc=0
 wait "$checks_job" || checks_rc=$?
+echo "== the serial tests:"
+cat "$logs/serial.log"
+echo "== the NumPy 2 suite:"
+cat "$logs/np2.log"
 echo "== core doctests and mypy:"
-cat "$checks_log"
-[ "$np2_rc" = 0 ] || { echo "!! the NumPy 2 suite failed (exit $np2_rc)" >&2; exit "$np2_rc"; }
-[ "$checks_rc" = 0 ] || { echo "!! the core doctests or mypy failed (exit $checks_rc)" >&2; exit "$checks_rc"; }
+cat "$logs/checks.log"
+
+failed=0
+for phase in "parallel suite:$suite_rc" "serial tests:$serial_rc" "NumPy 2 suite:$np2_rc" \
+  "core doctests or mypy:$checks_rc"; do
+  rc=${phase##*:}
+  if [ "$rc" != 0 ] && [ "$rc" != 5 ]; then
+    echo "!! the ${phase%:*} failed (exit $rc)" >&2
+    failed=$rc
+  fi
+done
+exit "$failed"

@@ -1,4 +1,5 @@
-"""Kill and restart the local Docker engine, for the tests that make it fail on purpose."""
+"""The local Docker engine for the tests: kill and restart it (for the tests that make it fail on purpose), and
+list the sandbox containers this process owns."""
 
 from __future__ import annotations
 
@@ -52,3 +53,17 @@ def restart_dockerd(timeout: float = 180.0) -> None:
             with open(DOCKERD_LOG, "ab") as log:
                 daemon = subprocess.Popen(["dockerd"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         time.sleep(0.5)
+
+
+def own_sandbox_containers() -> set[str]:
+    """The ids of the sandbox containers this process owns, running or not: what another process (a parallel
+    test worker) makes is not counted."""
+    from rewardlab.leases import OWNER_LABEL, current_owner
+    from rewardlab.sandbox.image import docker_client
+
+    client = docker_client()
+    try:
+        labels = ["rewardlab.sandbox=1", f"{OWNER_LABEL}={current_owner().token}"]
+        return {entry["Id"] for entry in client.api.containers(all=True, filters={"label": labels})}
+    finally:
+        client.close()

@@ -13,6 +13,7 @@ from tests.agents.test_openai_agent import ChatServer, echo_target
 from tests.agents.tiny import register_echo, tiny_model, tiny_tokenizer
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.serial  # a local Ray instance of its own
 ROOT = str(Path(__file__).resolve().parents[2])
 
 

@@ -19,7 +19,7 @@ from tests.chaos import harness
 from tests.chaos.harness import MEMORY_SPEC, ServerProcess, Usage
 from tests.conftest import docker_or_skip
 
-pytestmark = [pytest.mark.slow, pytest.mark.docker, pytest.mark.browser, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.serial, pytest.mark.slow, pytest.mark.docker, pytest.mark.browser, pytest.mark.timeout(300)]
 
 ENV_IDS = harness.ENV_IDS
 

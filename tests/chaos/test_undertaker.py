@@ -14,7 +14,7 @@ from rewardlab.sandbox.docker import DEFAULT_IMAGE, UNDERTAKER
 from tests.chaos import harness
 from tests.conftest import docker_or_skip
 
-pytestmark = [pytest.mark.slow, pytest.mark.docker, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.serial, pytest.mark.slow, pytest.mark.docker, pytest.mark.timeout(180)]
 
 
 def test_a_container_left_while_the_engine_was_down_goes_when_it_is_back():

@@ -23,6 +23,8 @@ import rewardlab
 from rewardlab.sandbox import DockerSandbox, Limits, LocalSandbox, isolation_modes
 from tests.conftest import docker_or_skip
 
+pytestmark = pytest.mark.serial  # counts every process of the sandbox uid
+
 STRONG_MODES = [m for m in ("bwrap", "unshare") if m in isolation_modes()]
 CHEAP = Limits(cpu_seconds=3, memory_bytes=1 << 30, max_processes=32, file_size_bytes=1 << 20, open_files=64)
 

@@ -10,8 +10,9 @@ import pytest
 from rewardlab.cli import main
 from rewardlab.sandbox import DockerSandbox, Limits
 from rewardlab.sandbox import image as image_module
-from rewardlab.sandbox.image import SandboxError, default_image, docker_client, recipe_hash
+from rewardlab.sandbox.image import SandboxError, default_image, recipe_hash
 from tests.conftest import docker_or_skip
+from tests.docker_engine import own_sandbox_containers
 
 pytestmark = pytest.mark.docker
 CHEAP = Limits(cpu_seconds=5, memory_bytes=256 << 20, max_processes=32)
@@ -23,14 +24,6 @@ def box():
     sandbox = DockerSandbox(limits=CHEAP)
     yield sandbox
     sandbox.close()
-
-
-def sandbox_containers() -> list:
-    client = docker_client()
-    try:
-        return client.containers.list(all=True, filters={"label": "rewardlab.sandbox=1"})
-    finally:
-        client.close()
 
 
 def test_the_tag_follows_the_recipe(monkeypatch):
@@ -119,10 +112,11 @@ def engine_and_client_rss() -> int:
     return psutil.Process().memory_info().rss + sum(p.memory_info().rss for p in daemons)
 
 
+@pytest.mark.serial  # measures the Docker engine's memory, which other tests' containers change
 def test_many_episodes_leave_no_container_behind_and_memory_flat():
     """50 episodes of 4 runs each, with timeouts and memory kills among them."""
     docker_or_skip()
-    before = len(sandbox_containers())
+    before = len(own_sandbox_containers())
     box = DockerSandbox(limits=CHEAP)
     warm_rss = 0
     try:
@@ -138,20 +132,20 @@ def test_many_episodes_leave_no_container_behind_and_memory_flat():
                     assert result.killed_reason == "memory_limit"
                 else:
                     assert box.run(f"echo {episode}.{run}", timeout=30).stdout == f"{episode}.{run}\n"
-            assert len(sandbox_containers()) <= before + 1
+            assert len(own_sandbox_containers()) <= before + 1
     finally:
         box.close()
-    assert len(sandbox_containers()) == before
+    assert len(own_sandbox_containers()) == before
     growth = engine_and_client_rss() - warm_rss
     assert growth < 64 << 20, f"host memory grew by {growth / 2**20:.0f} MiB over 40 episodes"
 
 
 def test_garbage_collection_removes_the_container():
     docker_or_skip()
-    before = len(sandbox_containers())
+    before = len(own_sandbox_containers())
     box = DockerSandbox(limits=CHEAP)
     box.run("true", timeout=30)
-    assert len(sandbox_containers()) == before + 1
+    assert len(own_sandbox_containers()) == before + 1
     del box
     gc.collect()
-    assert len(sandbox_containers()) == before
+    assert len(own_sandbox_containers()) == before

@@ -223,7 +223,7 @@ def test_the_reaper_removes_containers_of_gone_owners_and_only_those():
     try:
         report = ReapReport()
         reap_containers(client, report)
-        assert report.containers == [made["gone"][:12]]
+        assert made["gone"][:12] in report.containers  # with any a parallel test worker's dead child left
         assert not exists(client, made["gone"])
         assert all(exists(client, made[name]) for name in ("live", "unowned", "foreign", "elsewhere"))
     finally:

@@ -34,7 +34,7 @@ ray = pytest.importorskip("ray")
 serve = pytest.importorskip("ray.serve", reason="needs ray[serve] (grpcio-reflection among its extras)")
 connect = pytest.importorskip("websockets.sync.client").connect
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.serial]  # a local Ray instance of its own
 
 ENV_ID = "RewardLab/ToolCall-v3"
 REPLICAS = 2

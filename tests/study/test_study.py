@@ -313,6 +313,7 @@ def test_dry_run_prints_the_runs_and_their_state(study, capsys):
 
 # ------------------------------------------------------------------------------ Ray
 @pytest.mark.slow
+@pytest.mark.serial  # a local Ray instance of its own
 def test_the_ray_runner_runs_the_same_spec_in_parallel_with_sampled_evaluation(tmp_path, tiny_model_dir):
     ray = pytest.importorskip("ray")
     data = base_spec(str(tiny_model_dir))

@@ -9,9 +9,8 @@ from rewardlab.agents import OracleAgent
 from rewardlab.audit import audit_env
 from rewardlab.evaluation import run_episode
 from rewardlab.sandbox import docker_engine_error
-from rewardlab.sandbox.image import docker_client
 from tests.conftest import docker_or_skip
-from tests.docker_engine import dockerd_killable, kill_dockerd, restart_dockerd
+from tests.docker_engine import dockerd_killable, kill_dockerd, own_sandbox_containers, restart_dockerd
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -22,15 +21,6 @@ def docker_env():
     env = gym.make("RewardLab/SWE-v2", sandbox="docker")
     yield env
     env.close()
-
-
-def sandbox_containers() -> set[str]:
-    """The ids of every sandbox container, running or not."""
-    client = docker_client()
-    try:
-        return {entry["Id"] for entry in client.api.containers(all=True, filters={"label": "rewardlab.sandbox=1"})}
-    finally:
-        client.close()
 
 
 def test_oracle_resolves_every_task_and_the_empty_submission_none(docker_env):
@@ -52,23 +42,24 @@ def test_the_hardened_evaluation_holds_in_docker():
 
 def test_no_container_outlives_the_env():
     docker_or_skip()
-    before = sandbox_containers()
+    before = own_sandbox_containers()
     env = gym.make("RewardLab/SWE-v2", sandbox="docker")
     for task_id in env.unwrapped.tasks.ids("test")[:3]:
         env.reset(options={"task_id": task_id})
         env.step("python\nimport subprocess; subprocess.Popen(['sleep', '300'])")
         env.step("test")
-    assert len(sandbox_containers() - before) == 1
+    assert len(own_sandbox_containers() - before) == 1
     env.close()
-    assert sandbox_containers() <= before
+    assert own_sandbox_containers() <= before
 
 
+@pytest.mark.serial  # kills the Docker engine every other test uses
 def test_an_engine_killed_mid_episode_is_an_infra_error_and_the_next_reset_recovers():
     docker_or_skip()
     problem = dockerd_killable()
     if problem is not None:
         pytest.skip(problem)
-    before = sandbox_containers()
+    before = own_sandbox_containers()
     env = gym.make("RewardLab/SWE-v2", sandbox="docker")
     try:
         env.reset(options={"task_id": "textkit-4"})
@@ -84,7 +75,7 @@ def test_an_engine_killed_mid_episode_is_an_infra_error_and_the_next_reset_recov
         if docker_engine_error() is not None:
             restart_dockerd()
         env.close()
-    assert sandbox_containers() <= before, "a container made by the env outlived it (the engine restart may end others)"
+    assert own_sandbox_containers() <= before, "a container made by the env outlived it"
 
 
 def test_unittest_cases_and_installed_twins_are_graded_right_in_docker(tmp_path):
