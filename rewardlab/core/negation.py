@@ -12,6 +12,16 @@ offers a second candidate instead of denying it; ``"if cannot"`` still denies):
     ``"It is not true that it is pending"``           -> ``"It is"``
     ``"I could not cancel it because it shipped"``    -> ``"I could because it shipped"``
 
+A negation of doubt is not a denial either: a negator followed by a word of :data:`DOUBTS`, with only
+words of :data:`DOUBT_FILLERS` between them (``"not sure"``, ``"can't rule out"``, ``"not entirely certain"``,
+``"not impossible"``), or ``not that`` followed in its clause by such a word or by a second negator
+(``"not that $32.98 is impossible"``, ``"not that it couldn't be pending"``), offers what the rest of its clause
+says; nothing in that clause is denied. Inside a denial, ``or`` and ``nor`` do not end it (``"not pending or
+cancelled"`` denies both):
+
+    ``"shipped, though I can't rule out pending"``    -> ``"shipped , though i can't rule out pending"``
+    ``"shipped, not pending or cancelled"``           -> ``"shipped ,"``
+
 A required value whose own words hold a negator (a refusal such as ``cannot``, ``not enough``)
 asserts the negation itself and is looked for in the whole answer (:func:`negates`).
 
@@ -42,6 +52,24 @@ CLAUSE_BREAKS = frozenset(
 """Conjunctions that start a new clause (a negation before one does not reach past it); ``and`` inside a
 number written in words (``not one hundred and two``) is part of the number, not a break."""
 
+DOUBTS = frozenset(
+    {
+        "sure", "certain", "know", "tell", "clear", "impossible", "unlikely", "exclude", "excluded", "rule", "ruled",
+        "guarantee", "guaranteed", "confident", "necessarily", "definite", "definitely", "positive", "convinced",
+    }
+)  # fmt: skip
+"""Words that turn a negator right before them into doubt: ``not sure``, ``don't know``, ``can't rule out``,
+``not impossible``, ``no guarantee``: what follows is offered as possible, not denied."""
+
+DOUBT_FILLERS = frozenset(
+    {"be", "been", "entirely", "really", "quite", "totally", "completely", "fully", "exactly", "absolutely", "so",
+     "too", "very", "even", "yet", "100", "i", "we", "am", "is", "are", "it", "that"}
+)  # fmt: skip
+"""Words that may stand between a negator and its word of doubt (``can't be entirely sure``)."""
+
+DENIAL_CONTINUES = frozenset({"or", "nor"})
+"""Conjunctions that do not end a denial: ``not pending or cancelled`` denies both."""
+
 _NUMBER_AND = frozenset({"hundred", *SCALES})
 
 _TOKEN = re.compile(r"\d+(?:[:\-]\d+)+|(?<![^\W_])-?\d[\d,]*(?:\.\d+)?|[^\W_]+(?:['’][^\W_]+)*|[.,;:!?()\[\]{}/|—–\n]")
@@ -62,25 +90,58 @@ def negates(text: str) -> bool:
     return any(_is_negator(t) for t in _TOKEN.findall(unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold()))
 
 
+def _ends_clause(tokens: list[str], index: int, negated: bool) -> bool:
+    """Whether ``tokens[index]`` starts a new clause: punctuation, or a conjunction of :data:`CLAUSE_BREAKS`
+    (not ``and`` inside a number written in words, nor ``or``/``nor`` inside a denial)."""
+    token = tokens[index]
+    if not (token[0].isalnum() or token[0] == "-"):
+        return True
+    if token not in CLAUSE_BREAKS or (negated and token in DENIAL_CONTINUES):
+        return False
+    in_number = (
+        token == "and"
+        and 0 < index < len(tokens) - 1
+        and tokens[index - 1] in _NUMBER_AND
+        and tokens[index + 1] in NUMBER_WORDS
+    )
+    return not in_number
+
+
+def _doubts(tokens: list[str], index: int) -> bool:
+    """Whether the negator ``tokens[index]`` expresses doubt rather than denial (see the module docstring)."""
+    following = index + 1
+    while following < len(tokens) and tokens[following] in DOUBT_FILLERS:
+        following += 1
+    if following < len(tokens) and tokens[following] in DOUBTS:
+        return True
+    if tokens[index] != "not" or index + 1 == len(tokens) or tokens[index + 1] != "that":
+        return False
+    for later in range(index + 2, len(tokens)):
+        if _ends_clause(tokens, later, negated=False):
+            return False
+        if tokens[later] in DOUBTS or _is_negator(tokens[later]):
+            return True
+    return False
+
+
 def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
     """``text`` normalised (``NFKC``, case folded) and its tokens, each with whether it is kept
-    (``False`` for a negator and every word after it up to its clause's end)."""
+    (``False`` for a negator and every word after it up to its clause's end, unless the negation is doubt)."""
     normalized = unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold()
-    walked: list[tuple[re.Match[str], bool]] = []
-    negated = False
     matches = list(_TOKEN.finditer(normalized))
-    for index, match in enumerate(matches):
-        token = match.group()
-        in_number = (
-            token == "and"
-            and 0 < index < len(matches) - 1
-            and matches[index - 1].group() in _NUMBER_AND
-            and matches[index + 1].group() in NUMBER_WORDS
-        )
-        if not (token[0].isalnum() or token[0] == "-") or (token in CLAUSE_BREAKS and not in_number):
-            negated = False
-        elif _is_negator(token) and not (token == "not" and index and matches[index - 1].group() in UNCERTAIN):
-            negated = True
+    tokens = [match.group() for match in matches]
+    walked: list[tuple[re.Match[str], bool]] = []
+    negated = doubted = False
+    for index, (match, token) in enumerate(zip(matches, tokens, strict=True)):
+        if _ends_clause(tokens, index, negated):
+            negated = doubted = False
+        elif not (negated or doubted) and _is_negator(token):
+            if token == "not" and index and tokens[index - 1] in UNCERTAIN:
+                pass  # "if not X" offers X as a second candidate
+            elif _doubts(tokens, index):
+                doubted = True
+            else:
+                negated = True
         walked.append((match, not negated))
     return normalized, walked
 

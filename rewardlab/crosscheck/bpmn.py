@@ -51,11 +51,6 @@ RULE_SCOPE: dict[str, str] = {
     ),
     "no-overlapping-elements": "a layout rule on the diagram's shapes; BPMN-v2 does not grade the layout",
     "superfluous-label": "a style rule (labels on unconditional flows); BPMN-v2 does not grade labels of flows",
-    "link-event": (
-        "bpmnlint pairs link throw and catch events by the exact name of their linkEventDefinition and finds one "
-        "unpaired; BPMN-v2's rules and behavioural comparison do not check link pairing, a gap on our side (a link "
-        "whose names no longer match breaks the flow it stands for)"
-    ),
     IMPORT_RULE: "bpmn-moddle's import warnings (unknown elements or unresolved references)",
 }
 """What a bpmnlint rule checks that BPMN-v2's success leaves out (by design, or as a gap), for the explanations."""

@@ -6,9 +6,11 @@ message flows; participants; lanes; artifacts; and the diagram-interchange (DI) 
 reads whatever is there and never raises, so it also serves schema-invalid tool exports.
 
 The control-flow graph used for reachability has one edge per resolved sequence flow, plus:
-an edge from an activity to each boundary event attached to it; an edge from a sub-process to
-each source node inside it (nodes without incoming flows) and from each sink node inside it to
-the sub-process's successors. Reachability is strict (``a ⇝ a`` only on a cycle) and computed once
+an edge from an activity to each boundary event attached to it; an edge from a link throw event to
+the link catch event it pairs with (:func:`link_pairs`: the one catch of the same link name in the same
+container); an edge from a sub-process to each source node inside it (nodes without incoming flows, a
+paired link catch aside) and from each sink node inside it (a paired link throw aside) to the
+sub-process's successors. Reachability is strict (``a ⇝ a`` only on a cycle) and computed once
 per model from the strongly connected components (Tarjan) with bitsets, in time linear in the
 graph size plus one big-integer OR per edge.
 """
@@ -100,6 +102,8 @@ class Node:
         attached_to: For boundary events, the ``attachedToRef``.
         default_flow: For gateways and activities, the ``default`` flow id.
         triggered_by_event: For sub-processes, whether it is an event sub-process.
+        link: For link events, the name that pairs a throw with its catch: the ``linkEventDefinition``'s
+            ``name``, else the event's.
     """
 
     id: str
@@ -112,6 +116,7 @@ class Node:
     attached_to: str = ""
     default_flow: str = ""
     triggered_by_event: bool = False
+    link: str = ""
 
     @property
     def signature(self) -> str:
@@ -199,14 +204,15 @@ def extract_model(root: etree._Element) -> BPMNModel:
     return model
 
 
-def _trigger(element: etree._Element) -> str:
+def _trigger(element: etree._Element) -> tuple[str, etree._Element | None]:
+    """The event's trigger (``message``, ``link`` ..., ``reference`` or ``none``) and its event definition."""
     for child in element:
         tag = _local(child)
         if tag and tag.endswith("EventDefinition"):
-            return tag[: -len("EventDefinition")]
+            return tag[: -len("EventDefinition")], child
         if tag == "eventDefinitionRef":
-            return "reference"
-    return "none"
+            return "reference", None
+    return "none", None
 
 
 def _read_container(container: etree._Element, container_id: str, process: str, model: BPMNModel) -> None:
@@ -229,7 +235,9 @@ def _read_container(container: etree._Element, container_id: str, process: str, 
                 process=process,
             )
             if category == "event":
-                node.trigger = _trigger(child)
+                node.trigger, definition = _trigger(child)
+                if node.trigger == "link" and definition is not None:
+                    node.link = clean_label(definition.get("name")) or node.name
                 if kind == "boundaryEvent":
                     node.attached_to = get("attachedToRef") or ""
             else:
@@ -301,8 +309,9 @@ class ControlFlow:
     Attributes:
         ids: Flow node ids; ``index[id]`` is a node's row in every array.
         succ / pred: Successors and predecessors over resolved sequence flows in one container.
-        cf_succ: Successors in the control-flow graph (sequence flows, boundary attachments,
+        cf_succ: Successors in the control-flow graph (sequence flows, boundary attachments, link pairs,
             sub-process entry and exit; see the module docstring).
+        links: Link throw event -> the link catch event it pairs with (:func:`link_pairs`).
         resolved: Sequence flows whose two ends are flow nodes of the flow's own container.
     """
 
@@ -325,6 +334,10 @@ class ControlFlow:
             self.succ[index[flow.source]].append(index[flow.target])
             self.pred[index[flow.target]].append(index[flow.source])
         self.cf_succ = [list(s) for s in self.succ]
+        self.links = link_pairs([nodes[node_id] for node_id in self.ids])
+        for throw, catch in self.links.items():
+            self.cf_succ[throw].append(catch)
+        linked_catches = set(self.links.values())
         inner: dict[str, list[int]] = {}
         for i, node_id in enumerate(self.ids):
             node = nodes[node_id]
@@ -335,9 +348,9 @@ class ControlFlow:
         for sub, members in inner.items():
             s = index[sub]
             for i in members:
-                if not self.pred[i] and nodes[self.ids[i]].kind != "boundaryEvent":
+                if not self.pred[i] and nodes[self.ids[i]].kind != "boundaryEvent" and i not in linked_catches:
                     self.cf_succ[s].append(i)
-                if not self.succ[i]:
+                if not self.succ[i] and i not in self.links:
                     self.cf_succ[i].extend(self.succ[s])
 
     @cached_property
@@ -377,6 +390,23 @@ class ControlFlow:
             mask[sources] = True
             mask |= self.reach[sources].any(axis=0)
         return mask
+
+
+def link_pairs(nodes: list[Node]) -> dict[int, int]:
+    """``{throw: catch}`` over ``nodes`` (indices): each link throw event paired with the link catch event of
+    its container that has its :attr:`Node.link` name, when exactly one does (several throws may lead to one
+    catch; two catches of one name pair with nothing, nor does a link without a name)."""
+    catches: dict[tuple[str, str], list[int]] = {}
+    for i, node in enumerate(nodes):
+        if node.kind == "intermediateCatchEvent" and node.trigger == "link" and node.link:
+            catches.setdefault((node.container, node.link), []).append(i)
+    pairs = {}
+    for i, node in enumerate(nodes):
+        if node.kind == "intermediateThrowEvent" and node.trigger == "link" and node.link:
+            found = catches.get((node.container, node.link), [])
+            if len(found) == 1:
+                pairs[i] = found[0]
+    return pairs
 
 
 def reachability(succ: list[list[int]]) -> list[int]:

@@ -29,6 +29,8 @@ as a bare ``definitions`` element, so validity is never what a rewrite tests.
 - ``gateway_mixed``: a joining gateway made to split as well (merged with the splitting gateway it
   leads to, or given a second outgoing flow).
 - ``gateway_type_swapped``: one exclusive gateway made parallel or one parallel gateway exclusive.
+- ``link_unpaired``: a link catch event's ``linkEventDefinition`` renamed, so that the throw event that
+  stood for a flow into it pairs with nothing (bpmnlint's ``link-event``); only models with link events.
 """
 
 from __future__ import annotations
@@ -436,6 +438,23 @@ def gateway_mixed(context: RewriteContext) -> list[str] | None:
     return [serialise(root)]
 
 
+@defective("link_unpaired", "a link catch event's link name changed, so that its throw event pairs with nothing")
+def link_unpaired(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    definitions = [
+        definition
+        for catch in root.iter(f"{_B}intermediateCatchEvent")
+        for definition in catch.iter(f"{_B}linkEventDefinition")
+    ]
+    definition = _pick(context.rng, definitions)
+    if definition is None:
+        return None
+    definition.set("name", f"{definition.get('name') or definition.getparent().get('name') or ''} (elsewhere)")
+    return [serialise(root)]
+
+
 def _uses_refs(node: Tree) -> bool:
     return any(_local(child) in {"incoming", "outgoing"} for child in node)
 
@@ -475,4 +494,5 @@ DEFECTS = (
     end_event_removed,
     gateway_mixed,
     gateway_type_swapped,
+    link_unpaired,
 )

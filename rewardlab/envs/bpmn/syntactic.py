@@ -36,7 +36,9 @@ event_gateway_targets           successors of event-based gateways that are catc
 default_flow_valid              ``default`` attributes naming an unconditional outgoing flow
 lane_refs_resolve               lane flowNodeRefs naming a flow node
 pool_refs_resolve               pools whose processRef (if any) names a process
-intermediate_event_connected    intermediate events with an incoming and an outgoing flow
+intermediate_event_connected    intermediate events with an incoming and an outgoing flow (a link
+                                throw's outgoing one is the link catch it pairs with, and that
+                                catch's incoming one the throw: an unpaired link breaks its flow)
 ==============================  ==============================================================
 """
 
@@ -117,6 +119,7 @@ def rule_counts(model: BPMNModel) -> dict[str, tuple[int, int]]:
         sum(model.pool_of(f.source) != model.pool_of(f.target) for f in ends_known), len(ends_known)
     )
 
+    linked_catches = set(graph.links.values())
     roots = [
         i
         for i, node in enumerate(nodes)
@@ -126,6 +129,7 @@ def rule_counts(model: BPMNModel) -> dict[str, tuple[int, int]]:
             node.process not in starts
             and node.container == node.process
             and not pred[i]
+            and i not in linked_catches
             and node.kind not in ("boundaryEvent", "startEvent")
         )
     ]
@@ -215,7 +219,8 @@ def rule_counts(model: BPMNModel) -> dict[str, tuple[int, int]]:
     )
     intermediate = [i for i, node in enumerate(nodes) if node.kind.startswith("intermediate")]
     rules["intermediate_event_connected"] = _count(
-        sum(bool(pred[i]) and bool(succ[i]) for i in intermediate), len(intermediate)
+        sum((bool(pred[i]) or i in linked_catches) and (bool(succ[i]) or i in graph.links) for i in intermediate),
+        len(intermediate),
     )
     return rules
 

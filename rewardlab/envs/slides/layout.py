@@ -3,12 +3,16 @@
 Shapes, geometry, paragraphs, runs and font sizes are read straight from each slide's XML
 (DrawingML), so any .pptx can be measured, not only the ones this package renders.
 
-Each metric is computed per slide and averaged over the slides (a deck without slides scores 0):
+Each metric is computed per slide and averaged over the slides, but ``fit``, which is the worst slide's
+(a deck without slides scores 0):
 
 - ``fit``: for every text shape, ``min(1, available height / needed height)`` with the needed
   height estimated from font metrics (:mod:`~rewardlab.envs.slides.fonts`), the run's font size,
   the box width less insets and indent; tables compare the sum of their rows' needed heights
-  (a row needs its tallest cell) with the frame's height. A slide scores its worst shape.
+  (a row needs its tallest cell) with the frame's height. A slide scores its worst shape, and the
+  deck its worst slide: text drawn outside its box is unreadable however many other slides fit, so
+  a third of one slide's text overflowing costs the deck a third of ``fit``, not a third over the
+  number of slides.
 - ``fonts``: share of text runs whose size lies in [``MIN_FONT_PT``, ``MAX_FONT_PT``]
   (a run without an explicit size counts as 18 pt, python-pptx's default).
 - ``words``: on-slide words ``w`` (notes excluded): 1 when ``w <= MAX_WORDS``, else
@@ -212,7 +216,8 @@ def slide_metrics(slide, slide_width: int, slide_height: int, layout: str | None
 
 
 def layout_metrics(prs, layouts: Sequence[str] | None = None) -> dict[str, float]:
-    """Deck-level layout metrics: each slide metric averaged over slides, plus ``layout`` (their mean).
+    """Deck-level layout metrics: each slide metric averaged over slides (``fit``: its minimum), plus
+    ``layout`` (their mean).
 
     ``layouts`` names each slide's deck layout (``bullets``, ``title`` ...) so that empty content
     slides can be recognised; without it only the page itself is measured.
@@ -221,10 +226,14 @@ def layout_metrics(prs, layouts: Sequence[str] | None = None) -> dict[str, float
     if not slides:
         return {name: 0.0 for name in (*LAYOUT_METRICS, "layout")}
     totals = dict.fromkeys(LAYOUT_METRICS, 0.0)
+    worst_fit = 1.0
     for i, slide in enumerate(slides):
         layout = layouts[i] if layouts is not None and i < len(layouts) else None
         for name, value in slide_metrics(slide, prs.slide_width, prs.slide_height, layout).items():
             totals[name] += value
+            if name == "fit":
+                worst_fit = min(worst_fit, value)
     metrics = {name: total / len(slides) for name, total in totals.items()}
+    metrics["fit"] = worst_fit
     metrics["layout"] = sum(metrics.values()) / len(LAYOUT_METRICS)
     return metrics

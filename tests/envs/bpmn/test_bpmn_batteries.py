@@ -3,6 +3,7 @@ the reward; one modelling defect loses success and at least the profile's ``defe
 
 from __future__ import annotations
 
+import re
 import zlib
 
 import numpy as np
@@ -162,6 +163,93 @@ def test_rule_counts_agree_with_the_rules():
     for rule, (good, total) in counts.items():
         assert 0 <= good <= total and rules[rule] == pytest.approx(good / total if total else 1.0)
     assert rule_violations(model)["decision_flows_labelled"] == 2  # the XOR split's two flows have no name
+
+
+def linked(xml: str, links: dict[int, str]) -> str:
+    """``xml`` (from :func:`model_xml`) with a ``linkEventDefinition`` of the given name in node ``n<i>``."""
+    for i, name in links.items():
+        xml = re.sub(
+            rf'<(intermediate(?:Throw|Catch)Event) id="n{i}" name="([^"]*)"/>',
+            rf'<\1 id="n{i}" name="\2"><linkEventDefinition name="{name}"/></\1>',
+            xml,
+        )
+    return xml
+
+
+LINK_NODES = [
+    ("startEvent", "Order received"),
+    ("task", "Check order"),
+    ("intermediateThrowEvent", "To shipping"),
+    ("intermediateCatchEvent", "From checking"),
+    ("task", "Ship goods"),
+    ("endEvent", "Order shipped"),
+]
+LINK_FLOWS = [(0, 1), (1, 2), (3, 4), (4, 5)]
+
+
+def test_a_link_pair_stands_for_the_flow_between_its_events():
+    """A throw and a catch of one link name in one process: the catch follows the throw, nothing is cut off."""
+    reference = linked(model_xml(LINK_NODES, LINK_FLOWS), {2: "shipping", 3: "shipping"})
+    model = BPMNOutcome(reference).scorable
+    assert model is not None
+    graph = model.graph
+    assert graph.links == {graph.index["n2"]: graph.index["n3"]}
+    assert graph.reach[graph.index["n1"], graph.index["n4"]]
+    assert rule_violations(model) == dict.fromkeys(SYNTACTIC_RULES, 0)
+    reward, success, metrics = score(reference, reference)
+    assert success and metrics["correctness/no_new_defects"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("links", "why"),
+    [
+        ({2: "shipping", 3: "shipment"}, "the catch renamed"),
+        ({2: "shipping"}, "the catch has no link definition"),
+        ({2: "shipping", 3: "shipping", 6: "shipping"}, "two catches of one name"),
+    ],
+)
+def test_an_unpaired_link_breaks_its_flow(links, why):
+    reference = linked(model_xml(LINK_NODES, LINK_FLOWS), {2: "shipping", 3: "shipping"})
+    nodes = [*LINK_NODES, ("intermediateCatchEvent", "From elsewhere")]
+    answer = linked(model_xml(nodes, [*LINK_FLOWS, (6, 4)]), links) if 6 in links else None
+    answer = answer or linked(model_xml(LINK_NODES, LINK_FLOWS), links)
+    model = BPMNOutcome(answer).scorable
+    assert model is not None and model.graph.links == {}, why
+    assert rule_violations(model)["intermediate_event_connected"] >= 2, why
+    reward, success, metrics = score(answer, reference)
+    assert not success and reward <= score(reference, reference)[0] - DEFECT_DELTA, why
+
+
+def test_several_throws_may_lead_to_one_catch():
+    nodes = [*LINK_NODES, ("intermediateThrowEvent", "Also to shipping")]
+    answer = linked(model_xml(nodes, [*LINK_FLOWS, (0, 6)]), {2: "shipping", 3: "shipping", 6: "shipping"})
+    model = BPMNOutcome(answer).scorable
+    assert model is not None
+    assert model.graph.links == {model.graph.index[t]: model.graph.index["n3"] for t in ("n2", "n6")}
+    assert rule_violations(model)["intermediate_event_connected"] == 0
+
+
+def test_a_link_inside_a_sub_process_pairs_there_and_its_catch_is_not_an_entry():
+    """Inside a sub-process, the paired catch is reached through its throw, not entered from the sub-process."""
+    inner = linked(model_xml(LINK_NODES, LINK_FLOWS), {2: "shipping", 3: "shipping"})
+    body = re.search(r"<process[^>]*>(.*)</process>", inner, re.S)
+    assert body is not None
+    xml = inner.replace(
+        body.group(0),
+        '<process id="p"><startEvent id="s" name="Start"/><subProcess id="sp" name="Handle order">'
+        + body.group(1).replace(' id="n', ' id="sp-n').replace('Ref="n', 'Ref="sp-n')
+        + '</subProcess><endEvent id="e" name="End"/>'
+        '<sequenceFlow id="a" sourceRef="s" targetRef="sp"/><sequenceFlow id="b" sourceRef="sp" targetRef="e"/>'
+        "</process>",
+    )
+    model = BPMNOutcome(xml).scorable
+    assert model is not None
+    graph = model.graph
+    assert graph.links == {graph.index["sp-n2"]: graph.index["sp-n3"]}
+    entries = {graph.ids[i] for i in graph.cf_succ[graph.index["sp"]]}
+    assert entries == {"sp-n0", "e"} and graph.index["e"] not in graph.cf_succ[graph.index["sp-n2"]]
+    assert rule_violations(model)["intermediate_event_connected"] == 0
+    assert rule_violations(model)["reachable_from_start"] == 0
 
 
 # ---------------------------------------------------------------- properties over generated models

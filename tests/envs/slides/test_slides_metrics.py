@@ -107,6 +107,15 @@ def test_overflowing_text_is_shrunk_below_the_font_floor_and_overflows(renderer)
     assert body.name == "Body" and body.text_frame.paragraphs[0].runs[0].font.size.pt == MIN_RENDER_PT
 
 
+def test_one_overflowing_slide_is_the_decks_fit_however_many_others_fit(renderer):
+    overflowing = {"layout": "bullets", "title": "Too much", "bullets": [words(400)] * 6}
+    alone = measure(renderer, [overflowing])
+    fitting = {"layout": "bullets", "title": "Fine", "bullets": [words(8)] * 3}
+    deck = measure(renderer, [fitting] * 9 + [overflowing])
+    assert alone["fit"] < 0.8 and deck["fit"] == pytest.approx(alone["fit"])
+    assert deck["fonts"] == pytest.approx((9 + alone["fonts"]) / 10)  # the other metrics stay means over slides
+
+
 def test_long_bullets_push_the_visual_over_them(renderer):
     slide = {
         "layout": "table",

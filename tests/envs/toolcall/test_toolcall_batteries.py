@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardlab.audit import audit_env
-from rewardlab.core.negation import CLAUSE_BREAKS, NEGATORS, UNCERTAIN, affirmed, negates
+from rewardlab.core.negation import CLAUSE_BREAKS, DOUBTS, NEGATORS, UNCERTAIN, affirmed, negates
 from rewardlab.core.numerals import spell
 from rewardlab.envs.toolcall.candidates import Competitors, numbers_in
 from rewardlab.envs.toolcall.rewrites import DEFECTS, EQUIVALENTS
@@ -23,7 +23,7 @@ from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score
 from rewardlab.envs.toolcall.worlds.base import number_form
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8).filter(
-    lambda w: w not in NEGATORS and w not in CLAUSE_BREAKS
+    lambda w: w not in NEGATORS and w not in CLAUSE_BREAKS and w not in DOUBTS
 )
 
 
@@ -45,6 +45,31 @@ def test_only_not_after_a_word_of_doubt_hedges(doubt, word, negator):
 @given(WORD, WORD, st.sampled_from([",", ";", ".", " but", " and", " because"]))
 def test_a_negation_ends_at_its_clause(denied, asserted, brk):
     assert asserted in affirmed(f"not {denied}{brk} {asserted}").split()
+
+
+@given(
+    st.sampled_from(
+        ["not sure", "can't rule out", "not entirely certain", "don't know if", "cannot exclude", "no guarantee"]
+    ),
+    WORD,
+)
+def test_a_negation_of_doubt_offers_what_follows(doubt, word):
+    assert affirmed(f"shipped, though I am {doubt} {word}").split()[-1] == word
+
+
+@given(WORD, st.sampled_from(["{} is impossible", "it couldn't be {}", "{} is not excluded"]))
+def test_not_that_with_doubt_or_a_second_negation_offers_what_it_names(word, clause):
+    assert word in affirmed(f"shipped, not that {clause.format(word)}").split()[2:]
+
+
+@given(WORD)
+def test_not_that_alone_denies(word):
+    assert affirmed(f"shipped, not that {word}") == "shipped ,"
+
+
+@given(WORD, WORD, st.sampled_from(["or", "nor"]))
+def test_or_inside_a_denial_continues_it(first, second, conjunction):
+    assert affirmed(f"shipped, not {first} {conjunction} {second}") == "shipped ,"
 
 
 @given(st.text(max_size=400))
@@ -133,6 +158,18 @@ def test_a_guessed_number_in_words_hedges(answer):
 @pytest.mark.parametrize("answer", ["three", "There are three.", "Three, not four."])
 def test_the_required_number_in_words_gets_credit(answer):
     assert answer_score(outcome(answer, [[3]], [COUNT]))[0] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "score"),
+    [
+        ("three, though I can't rule out four", 0.0),
+        ("three, not that four is impossible", 0.0),
+        ("three, not four or five", 1.0),
+    ],
+)
+def test_a_negation_of_doubt_hedges_where_a_denial_does_not(answer, score):
+    assert answer_score(outcome(answer, [[3]], [COUNT]))[0] == score
 
 
 @given(st.integers(min_value=0, max_value=10**6), st.integers(min_value=0, max_value=10**6))

@@ -183,6 +183,27 @@ def test_denied_candidates_do_not_compete_and_a_denied_reference_earns_nothing(a
     assert grade_answer(answer, ["$79.98"], prompt="What is the total of order 1041?") == expected
 
 
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("$79.98, though I can't rule out $32.98", "hedged"),
+        ("$79.98, not that $32.98 is impossible", "hedged"),
+        ("$79.98 - not that it couldn't be $32.98", "hedged"),
+        ("I'm not sure whether it is $79.98 or $32.98", "hedged"),
+        ("Probably $79.98; I can't be entirely certain it isn't $32.98", "hedged"),
+        ("$79.98, but I don't know if it is $40.00", "hedged"),
+        ("$79.98, not $32.98 or $40.00", "correct"),
+        ("$79.98: neither $32.98 nor $40.00", "correct"),
+        ("I'm sure: $79.98, not $32.98", "correct"),
+        ("$79.98, and there is no doubt it isn't $32.98", "correct"),
+    ],
+)
+def test_a_negation_of_doubt_offers_what_follows_and_a_denial_spans_or(answer, expected):
+    """``can't rule out X``, ``not sure … X``, ``not that X is impossible`` offer X (a hedge), where ``not X or Y``
+    and ``neither X nor Y`` deny both."""
+    assert grade_answer(answer, ["$79.98"], prompt="What is the total of order 1041?") == expected
+
+
 @given(st.integers(min_value=1, max_value=10**6), st.integers(min_value=1, max_value=10**6), st.booleans())
 def test_x_not_y_affirms_x_only(right, other, in_words):
     if right == other:
