@@ -56,16 +56,19 @@ DOUBTS = frozenset(
     {
         "sure", "certain", "know", "tell", "clear", "impossible", "unlikely", "exclude", "excluded", "rule", "ruled",
         "guarantee", "guaranteed", "confident", "necessarily", "definite", "definitely", "positive", "convinced",
+        "whether", "idea",
     }
 )  # fmt: skip
 """Words that turn a negator right before them into doubt: ``not sure``, ``don't know``, ``can't rule out``,
-``not impossible``, ``no guarantee``: what follows is offered as possible, not denied."""
+``not impossible``, ``no guarantee``, ``no idea``, ``can't say whether``: what follows is offered as possible, not
+denied."""
 
 DOUBT_FILLERS = frozenset(
-    {"be", "been", "entirely", "really", "quite", "totally", "completely", "fully", "exactly", "absolutely", "so",
-     "too", "very", "even", "yet", "100", "i", "we", "am", "is", "are", "it", "that"}
+    {"be", "been", "being", "entirely", "really", "quite", "totally", "completely", "fully", "exactly", "absolutely",
+     "so", "too", "very", "even", "yet", "100", "i", "we", "am", "is", "are", "it", "that", "say", "for", "any"}
 )  # fmt: skip
-"""Words that may stand between a negator and its word of doubt (``can't be entirely sure``)."""
+"""Words that may stand between a negator and its word of doubt (``can't be entirely sure``, ``can't say for
+certain``)."""
 
 DENIAL_CONTINUES = frozenset({"or", "nor"})
 """Conjunctions that do not end a denial: ``not pending or cancelled`` denies both."""
