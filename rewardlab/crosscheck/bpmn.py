@@ -34,6 +34,7 @@ from typing import Any
 
 from rewardlab.crosscheck.answers import Answer
 from rewardlab.crosscheck.grader import ExternalVerdict
+from rewardlab.envs.bpmn.syntactic import SYNTACTIC_RULES
 from rewardlab.errors import MissingDependencyError, RewardLabError
 
 NODE_DIR = Path(__file__).parent / "node"
@@ -215,10 +216,11 @@ class BPMNLintGrader:
             fired = [part.split("×")[0] for part in verdict.detail.split(": ", 1)[-1].split(", ")]
             scoped = [f"{rule}: {RULE_SCOPE[rule]}" for rule in fired if rule in RULE_SCOPE]
             other = [rule for rule in fired if rule not in RULE_SCOPE]
-            reasons = scoped + (
-                [f"{', '.join(other)}: our 24 modelling rules and the behavioural comparison find no defect beyond the "
-                 "reference's there (a rule that ours do not share, or read differently)"] if other else []
-            )  # fmt: skip
+            unshared = (
+                f"{', '.join(other)}: our {len(SYNTACTIC_RULES)} modelling rules and the behavioural comparison find "
+                "no defect beyond the reference's there (a rule that ours do not share, or read differently)"
+            )
+            reasons = scoped + ([unshared] if other else [])
             return f"bpmnlint: {verdict.detail}; " + "; ".join(reasons)
         return "no disagreement"
 

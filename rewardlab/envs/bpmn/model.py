@@ -134,6 +134,8 @@ class Flow:
     name: str
     container: str
     conditional: bool = False
+    condition: str = ""
+    """The text of its ``conditionExpression`` (cleaned), if any."""
 
 
 @dataclass
@@ -254,6 +256,7 @@ def _read_container(container: etree._Element, container_id: str, process: str, 
                 model.oversized = True
                 continue
             get = child.get
+            condition = child.find(_CONDITION)
             model.flows.append(
                 Flow(
                     get("id") or "",
@@ -261,7 +264,8 @@ def _read_container(container: etree._Element, container_id: str, process: str, 
                     get("targetRef") or "",
                     clean_label(get("name")),
                     container_id,
-                    child.find(_CONDITION) is not None,
+                    condition is not None,
+                    clean_label(condition.text) if condition is not None else "",
                 )
             )
         elif local == "laneSet":

@@ -18,8 +18,8 @@ as a bare ``definitions`` element, so validity is never what a rewrite tests.
   document, so names that were equal stay equal: link events pair by name) with its whitespace
   respaced (doubled, leading and trailing).
 
-*Defective* (the same model with one modelling defect that bpmnlint reports; each must lose
-``is_success``):
+*Defective* (the same model with one modelling defect, which bpmnlint reports but for a swapped decision; each must
+lose ``is_success``):
 
 - ``flow_removed``: one sequence flow removed (with its diagram edge and references).
 - ``implicit_split_added``: an extra unconditional flow from an activity or event that already has
@@ -31,6 +31,10 @@ as a bare ``definitions`` element, so validity is never what a rewrite tests.
 - ``gateway_type_swapped``: one exclusive gateway made parallel or one parallel gateway exclusive.
 - ``link_unpaired``: a link catch event's ``linkEventDefinition`` renamed, so that the throw event that
   stood for a flow into it pairs with nothing (bpmnlint's ``link-event``); only models with link events.
+- ``flow_duplicated``: a second sequence flow joining the same two nodes as an existing one (bpmnlint's
+  ``no-duplicate-sequence-flows``).
+- ``decision_swapped``: the names (and conditions, where both flows have one) of two differently labelled
+  ways out of one gateway swapped: the same graph, with "yes" now leading where "no" did.
 """
 
 from __future__ import annotations
@@ -438,6 +442,62 @@ def gateway_mixed(context: RewriteContext) -> list[str] | None:
     return [serialise(root)]
 
 
+@defective("flow_duplicated", "a second sequence flow from one node to the same target as an existing one")
+def flow_duplicated(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    options = []
+    for container in _containers(root):
+        nodes = _nodes(container)
+        for flow in _flows(container):
+            source, target = nodes.get(flow.get("sourceRef", "")), nodes.get(flow.get("targetRef", ""))
+            if source is not None and target is not None:
+                options.append((container, source, target))
+    if not options:
+        return None
+    container, source, target = options[int(context.rng.integers(len(options)))]
+    _add_flow(container, source, target, _fresh_id(root, "duplicate"))
+    return [serialise(root)]
+
+
+def _decision_label(flow: Tree) -> str:
+    condition = flow.find(f"{_B}conditionExpression")
+    text = flow.get("name") or (condition.text if condition is not None else "") or ""
+    return " ".join(text.split()).casefold()
+
+
+@defective("decision_swapped", 'the labels of two ways out of one decision swapped ("yes" now leads where "no" did)')
+def decision_swapped(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    options = []
+    for container in _containers(root):
+        by_gateway: dict[str, list[Tree]] = {}
+        for flow in _flows(container):
+            by_gateway.setdefault(flow.get("sourceRef", ""), []).append(flow)
+        for gateway_id, node in _nodes(container).items():
+            labelled = [f for f in by_gateway.get(gateway_id, []) if _decision_label(f)]
+            if _local(node) in GATEWAYS and len({_decision_label(f) for f in labelled}) >= 2:
+                options.append(labelled)
+    if not options:
+        return None
+    labelled = options[int(context.rng.integers(len(options)))]
+    first = labelled[int(context.rng.integers(len(labelled)))]
+    second = next(f for f in labelled if _decision_label(f) != _decision_label(first))
+    names = first.get("name"), second.get("name")
+    for flow, name in ((first, names[1]), (second, names[0])):
+        if name is None:
+            flow.attrib.pop("name", None)
+        else:
+            flow.set("name", name)
+    a_condition, b_condition = first.find(f"{_B}conditionExpression"), second.find(f"{_B}conditionExpression")
+    if a_condition is not None and b_condition is not None:
+        a_condition.text, b_condition.text = b_condition.text, a_condition.text
+    return [serialise(root)]
+
+
 @defective("link_unpaired", "a link catch event's link name changed, so that its throw event pairs with nothing")
 def link_unpaired(context: RewriteContext) -> list[str] | None:
     root = oracle_tree(context)
@@ -495,4 +555,6 @@ DEFECTS = (
     gateway_mixed,
     gateway_type_swapped,
     link_unpaired,
+    flow_duplicated,
+    decision_swapped,
 )

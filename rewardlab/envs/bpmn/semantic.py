@@ -37,6 +37,13 @@ routing, not content: they enter through the successions and relations below). T
    few pairs it has, so a chain that gets the many order pairs right and the few exclusive or
    parallel pairs wrong loses whole classes (1 when neither model has any pair and every node
    is matched, else 0).
+   **Decisions**: ``(a, b, kind, label)`` for every labelled flow out of a splitting gateway of that
+   ``kind``, ``a`` an item that reaches the gateway and ``b`` one the flow reaches (gateways only
+   between), ``label`` the flow's name, else its condition, as canonical text. ``decision_f1`` is
+   the F1 of the candidate's decisions, mapped and kept where the reference labels the same pair of
+   items, against the reference's (1 when neither has any): "yes" leading to "Reject loan" is not the reference's
+   decision, though the graph is the same, nor is a "yes" out of a parallel split where the reference
+   decides exclusively. It enters same behaviour, not ``semantic``.
 4. **Coverage** of required elements, each ``Σ_t min(c_t, r_t) / Σ_t max(c_t, r_t)`` over the
    type counts ``c`` (candidate) and ``r`` (reference): gateway types, event types (with
    triggers), activity types, artifacts; pools and lanes by optimal label assignment
@@ -48,7 +55,8 @@ routing, not content: they enter through the successions and relations below). T
 **Same behaviour** (:attr:`Comparison.same_behaviour`, read by the rubric's ``correctness``): every
 node of each model is matched, with its element type; the mapped successions equal the
 reference's and every relation class agrees pair for pair (``succession_f1 = 1`` and
-``behavioural_similarity = 1``); and the message flows map one to one (``message_flow_coverage = 1``).
+``behavioural_similarity = 1``); every labelled decision leads where the reference's does (``decision_f1 = 1``);
+and the message flows map one to one (``message_flow_coverage = 1``).
 
 ``semantic = node_f1 · (succession_f1 + behavioural_similarity + element_coverage) / 3``: the
 share of the reference's elements the candidate names, times how much of the control flow and
@@ -84,6 +92,7 @@ SEMANTIC_METRICS: tuple[str, ...] = (
     "succession_recall",
     "succession_f1",
     "behavioural_similarity",
+    "decision_f1",
     "gateway_coverage",
     "event_coverage",
     "activity_type_coverage",
@@ -173,6 +182,8 @@ class Profile:
     """Per node, its label as :func:`~rewardlab.core.text.canonical_text`, padded with one space each side."""
     refs: tuple[str, ...]
     succession: frozenset[tuple[int, int, str, str]]
+    decisions: frozenset[tuple[int, int, str, str]]
+    """``(a, b, kind, label)`` of :func:`_decisions`."""
     relations: np.ndarray
     type_counts: dict[str, Counter]
     pool_ids: tuple[str, ...]
@@ -210,6 +221,7 @@ def profile(model: BPMNModel) -> Profile:
         canonical=tuple(f" {canonical_text(node.name)} " for node in nodes),
         refs=tuple(node.id for node in nodes),
         succession=frozenset(succession),
+        decisions=_decisions(model, items),
         relations=relations,
         type_counts=counts,
         pool_ids=tuple(model.participants),
@@ -285,6 +297,44 @@ def _routed_succession(model: BPMNModel, items: list[int]) -> frozenset[tuple[in
             else:
                 succession.update((p, q, kinds[t], last) for q, last in exits(t))
     return frozenset(succession)
+
+
+def _decisions(model: BPMNModel, items: list[int]) -> frozenset[tuple[int, int, str, str]]:
+    """``(a, b, kind, label)`` for every labelled sequence flow out of a splitting gateway of that ``kind``: ``a``
+    an item that reaches the gateway, ``b`` an item the flow reaches, both through gateways only, and ``label``
+    the flow's name (else its condition) as canonical text: ``("Check credit", "Approve loan",
+    "exclusiveGateway", "yes")`` (items by position)."""
+    graph = model.graph
+    position = {g: p for p, g in enumerate(items)}
+    cf_pred: list[list[int]] = [[] for _ in graph.ids]
+    for source, successors in enumerate(graph.cf_succ):
+        for target in successors:
+            cf_pred[target].append(source)
+
+    def reached(start: int, adjacency: list[list[int]]) -> set[int]:
+        """Items (positions) at ``start`` or first met from it over gateways only, along ``adjacency``."""
+        if start in position:
+            return {position[start]}
+        found, seen, stack = set(), {start}, [start]
+        while stack:
+            for t in adjacency[stack.pop()]:
+                if t in position:
+                    found.add(position[t])
+                elif t not in seen:
+                    seen.add(t)
+                    stack.append(t)
+        return found
+
+    decisions: set[tuple[int, int, str, str]] = set()
+    for flow in graph.resolved:
+        label = canonical_text(flow.name or flow.condition)
+        gateway = graph.index[flow.source]
+        if not label or gateway in position or len(graph.succ[gateway]) < 2:
+            continue
+        after = reached(graph.index[flow.target], graph.cf_succ)
+        kind = model.nodes[flow.source].kind
+        decisions.update((a, b, kind, label) for a in reached(gateway, cf_pred) for b in after)
+    return frozenset(decisions)
 
 
 def _relations(model: BPMNModel, items: list[int]) -> np.ndarray:
@@ -389,6 +439,7 @@ class Comparison:
             and metrics["type_agreement"] == 1.0
             and metrics["succession_f1"] == 1.0
             and metrics["behavioural_similarity"] == 1.0
+            and metrics["decision_f1"] == 1.0
             and metrics["message_flow_coverage"] == 1.0
         )
 
@@ -454,6 +505,7 @@ def compare(candidate: Profile, reference: Profile) -> Comparison:
     metrics["succession_f1"] = _f1(precision, recall)
 
     metrics["behavioural_similarity"] = _behavioural_similarity(candidate, reference, rows, cols)
+    metrics["decision_f1"] = _decision_f1(candidate, reference, mapping)
 
     metrics["gateway_coverage"] = _coverage(candidate.type_counts["gateway"], reference.type_counts["gateway"])
     metrics["event_coverage"] = _coverage(candidate.type_counts["event"], reference.type_counts["event"])
@@ -478,6 +530,21 @@ def compare(candidate: Profile, reference: Profile) -> Comparison:
     control = (metrics["succession_f1"] + metrics["behavioural_similarity"] + metrics["element_coverage"]) / 3
     value = metrics["node_f1"] * control
     return Comparison(value, metrics, tuple(pairs), (k, m))
+
+
+def _decision_f1(candidate: Profile, reference: Profile, mapping: dict[int, int]) -> float:
+    """F1 of the candidate's decisions (mapped, and only those between item pairs the reference labels) against
+    the reference's; 1 when neither has any. Extra labels elsewhere cost nothing."""
+    labelled = {(a, b) for a, b, _, _ in reference.decisions}
+    mapped = {
+        (mapping[a], mapping[b], kind, label)
+        for a, b, kind, label in candidate.decisions
+        if a in mapping and b in mapping and (mapping[a], mapping[b]) in labelled
+    }
+    if not mapped and not reference.decisions:
+        return 1.0
+    hits = len(mapped & reference.decisions)
+    return _f1(hits / len(mapped) if mapped else 0.0, hits / len(reference.decisions))
 
 
 def _relation_classes(profile: Profile) -> list[np.ndarray]:

@@ -14,6 +14,7 @@ start_no_incoming               start events that have no incoming sequence flow
 end_no_outgoing                 end events that have no outgoing sequence flow
 sequence_flow_refs_resolve      sequence flows whose sourceRef and targetRef are flow nodes
 sequence_flow_in_container      resolved sequence flows that stay inside their (sub-)process
+no_duplicate_flow               resolved sequence flows whose source and target no other flow joins
 message_flow_refs_resolve       message flows whose ends are flow nodes or pools
 message_flow_between_pools      resolved message flows that connect two different pools
 reachable_from_start            flow nodes on a path from a start event (or, in a process
@@ -44,6 +45,8 @@ intermediate_event_connected    intermediate events with an incoming and an outg
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rewardlab.envs.bpmn.model import BPMNModel, compatible_gateways
 
 SYNTACTIC_RULES: tuple[str, ...] = (
@@ -53,6 +56,7 @@ SYNTACTIC_RULES: tuple[str, ...] = (
     "end_no_outgoing",
     "sequence_flow_refs_resolve",
     "sequence_flow_in_container",
+    "no_duplicate_flow",
     "message_flow_refs_resolve",
     "message_flow_between_pools",
     "reachable_from_start",
@@ -113,6 +117,10 @@ def rule_counts(model: BPMNModel) -> dict[str, tuple[int, int]]:
     resolving = [f for f in model.flows if f.source in known and f.target in known]
     rules["sequence_flow_refs_resolve"] = _count(len(resolving), len(model.flows))
     rules["sequence_flow_in_container"] = _count(len(graph.resolved), len(resolving))
+    joined = Counter((flow.source, flow.target) for flow in graph.resolved)
+    rules["no_duplicate_flow"] = _count(
+        sum(joined[(f.source, f.target)] == 1 for f in graph.resolved), len(graph.resolved)
+    )
     ends_known = [f for f in model.message_flows if _endpoint(model, f.source) and _endpoint(model, f.target)]
     rules["message_flow_refs_resolve"] = _count(len(ends_known), len(model.message_flows))
     rules["message_flow_between_pools"] = _count(

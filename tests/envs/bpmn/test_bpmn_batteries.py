@@ -17,6 +17,7 @@ from rewardlab.envs.bpmn.audit import DEFECT_DELTA, PROFILE, chain_graph, model_
 from rewardlab.envs.bpmn.rewrites import (
     DEFECTS,
     EQUIVALENTS,
+    decision_swapped,
     elements_shuffled,
     gateway_mixed,
     ids_renamed,
@@ -307,6 +308,25 @@ def test_rewrites_seeded_per_task_are_deterministic():
         assert rewrite(item, DIAMOND, seed) == rewrite(item, DIAMOND, seed)
 
 
-def test_every_defect_applies_to_a_model_with_a_decision():
-    assert all(rewrite(defect, DIAMOND) is not None for defect in DEFECTS)
+def test_every_defect_applies_to_a_model_with_a_labelled_decision_and_a_link():
+    nodes = [
+        ("startEvent", "Order received"),
+        ("task", "Check order"),
+        ("exclusiveGateway", "Order valid?"),
+        ("task", "Ship goods"),
+        ("task", "Reject order"),
+        ("exclusiveGateway", ""),
+        ("intermediateThrowEvent", "To closing"),
+        ("intermediateCatchEvent", "From checking"),
+        ("task", "Close order"),
+        ("endEvent", "Order closed"),
+    ]
+    flows = [(0, 1), (1, 2), (2, 3), (2, 4), (3, 5), (4, 5), (5, 6), (7, 8), (8, 9)]
+    model = linked(model_xml(nodes, flows), {6: "closing", 7: "closing"})
+    model = model.replace('id="f2" ', 'id="f2" name="yes" ').replace('id="f3" ', 'id="f3" name="no" ')
+    assert score(model, model)[1]
+    assert all(rewrite(defect, model) is not None for defect in DEFECTS)
+    swapped = rewrite(decision_swapped, model) or ""
+    assert 'id="f2" name="no"' in swapped and 'id="f3" name="yes"' in swapped
+    assert not score(swapped, model)[1] and score(swapped, model)[2]["semantic/decision_f1"] == 0.0
     assert '<sequenceFlow id="implicit_split_0" sourceRef="n' in (rewrite(implicit_split_added, DIAMOND) or "")
