@@ -138,7 +138,8 @@ def test_the_cli_deploys_on_ray_and_stops_on_ctrl_c(tmp_path):
         local_info, served_info = oracle_episode(f"ws://127.0.0.1:{port}", task_ids(1)[0], seed=0)
         assert served_info["is_success"] is True and episode_logs(served_info) == episode_logs(jsonable(local_info))
         child.send_signal(signal.SIGINT)
-        assert child.wait(timeout=60) == 0, log.read_text()[-3000:]
+        # Serve's graceful shutdown (20 s), then Ray's: over a minute on two cores busy with other test jobs
+        assert child.wait(timeout=180) == 0, log.read_text()[-3000:]
     finally:
         if child.poll() is None:
             child.kill()
