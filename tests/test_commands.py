@@ -333,7 +333,7 @@ def test_audit_as_the_readme_shows(workdir, capsys):
         "--episodes",
         "2",
         "--env-kwargs",
-        '{"reward_weights": {"semantic": 3}}',
+        '{"reward_weights": {"semantic": 2}}',
     ]
     assert main(reweighted) == 0
     assert capsys.readouterr().out.rstrip().endswith("nothing flagged")

@@ -170,10 +170,6 @@ class DynamicRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
             return weights_from_variances(self.names, [0.0] * len(self.names), self.floor)
         return weights_from_variances(self.names, [t / self._groups for t in self._variance_totals], self.floor)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        observation, info = self.env.reset(seed=seed, options=options)
-        return observation, self.stamped(info)
-
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, env_step_reward, terminated, truncated, info = self.env.step(action)
         reward = float(env_step_reward)

@@ -98,8 +98,7 @@ class MilestoneReward(RewardStamp, gym.Wrapper[str, str, str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         self.paid_milestones = set()
         self.earned = self.paid = 0.0
-        observation, info = self.env.reset(seed=seed, options=options)
-        return observation, self.stamped(info)
+        return super().reset(seed=seed, options=options)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)

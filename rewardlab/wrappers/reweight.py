@@ -219,10 +219,6 @@ class ReweightRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
         <rewardlab.core.Rubric.combine>`."""
         return self.rubric.combine(components)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        observation, info = self.env.reset(seed=seed, options=options)
-        return observation, self.stamped(info)
-
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation, env_step_reward, terminated, truncated, info = self.env.step(action)
         reward = float(env_step_reward)

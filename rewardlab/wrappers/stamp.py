@@ -33,7 +33,7 @@ class RewardStamp:
     """Mixin for ``gym.Wrapper`` subclasses that change rewards (see the module docstring).
 
     A subclass calls :meth:`stamp_reward` at the end of ``__init__`` and passes the ``info`` of every
-    reset and step through :meth:`stamped`.
+    step through :meth:`stamped`; :meth:`reset` does so for a reset (a subclass that overrides it does too).
 
     Example:
         >>> from rewardlab.envs.echo import EchoEnv
@@ -78,6 +78,11 @@ class RewardStamp:
         if inner != self._stamp_base:
             self._restamp(inner)
         return self._stamp
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+        """The inner env's reset, its ``info`` :meth:`stamped`."""
+        observation, info = self.env.reset(seed=seed, options=options)
+        return observation, self.stamped(info)
 
     def stamped(self, info: dict[str, Any]) -> dict[str, Any]:
         """``info`` with this wrapper's ``reward_version`` (derived again if the inner ``info``'s changed)."""

@@ -54,10 +54,6 @@ class VectorReward(RewardStamp, gym.Wrapper[str, str, str, str]):
         self._zeros = np.zeros(len(self.reward_component_names), dtype=np.float32)
         self.stamp_reward({"vector": self.reward_component_names})
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        observation, info = self.env.reset(seed=seed, options=options)
-        return observation, self.stamped(info)
-
     def step(self, action: str) -> tuple[str, np.ndarray, bool, bool, dict[str, Any]]:
         observation, reward, terminated, truncated, info = self.env.step(action)
         components = info.get("reward_components")

@@ -447,16 +447,18 @@ def flow_duplicated(context: RewriteContext) -> list[str] | None:
     root = oracle_tree(context)
     if root is None:
         return None
-    options = []
-    for container in _containers(root):
-        nodes = _nodes(container)
-        for flow in _flows(container):
-            source, target = nodes.get(flow.get("sourceRef", "")), nodes.get(flow.get("targetRef", ""))
-            if source is not None and target is not None:
-                options.append((container, source, target))
-    if not options:
+    ends = [
+        (container, nodes.get(flow.get("sourceRef", "")), nodes.get(flow.get("targetRef", "")))
+        for container in _containers(root)
+        for nodes in (_nodes(container),)
+        for flow in _flows(container)
+    ]
+    joined = [
+        (container, source, target) for container, source, target in ends if source is not None and target is not None
+    ]
+    if not joined:
         return None
-    container, source, target = options[int(context.rng.integers(len(options)))]
+    container, source, target = joined[int(context.rng.integers(len(joined)))]
     _add_flow(container, source, target, _fresh_id(root, "duplicate"))
     return [serialise(root)]
 

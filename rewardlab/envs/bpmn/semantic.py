@@ -21,9 +21,11 @@ routing, not content: they enter through the successions and relations below). T
    contained in that node's (:func:`hedges`), so "Approve loan or Reject loan" matches neither.
 2. **Succession (routed).** ``(a, b, first, last)`` for every path from ``a`` to ``b`` through
    gateways only, with ``first`` and ``last`` the kinds of the first and last gateway on it
-   (``""`` for a direct flow): ``a → b`` through an XOR split is not ``a → b`` through an AND
-   split or without a gateway. Candidate successions mapped through the matching are compared
-   with the reference's: precision, recall and ``succession_f1``.
+   (``""`` for a direct flow), the first one's with the label of the way out of it taken where it
+   splits by labelled flows (``exclusiveGateway:yes``, the label as in *Decisions* below): ``a → b``
+   through an XOR split is not ``a → b`` through an AND split, without a gateway, or by its "no" flow.
+   Candidate successions mapped through the matching are compared with the reference's: precision,
+   recall and ``succession_f1``.
 3. **Behaviour.** Over each model's nodes, the relation of every ordered pair ``(a, b)`` is one
    of: order ``a ⇝ b`` only, reverse order, loop (both), parallel (neither, but on different
    branches of a parallel/inclusive split or an implicit split) and exclusive (otherwise); the
@@ -267,25 +269,34 @@ def _codes(keys: list[str | None]) -> np.ndarray:
 
 def _routed_succession(model: BPMNModel, items: list[int]) -> frozenset[tuple[int, int, str, str]]:
     """``(a, b, first, last)`` for every path from item a to item b through gateways only: ``first`` and
-    ``last`` are the kinds of the first and last gateway on it (both ``""`` for a direct flow)."""
+    ``last`` are the kinds of the first and last gateway on it (both ``""`` for a direct flow); where the first
+    gateway splits and the flow the path leaves it by is labelled, ``first`` carries the label too
+    (``exclusiveGateway:yes``, see :func:`_decision_labels`)."""
     graph = model.graph
     position = {g: p for p, g in enumerate(items)}
     kinds = [model.nodes[node_id].kind for node_id in graph.ids]
-    through: dict[int, set[tuple[int, str]]] = {}
+    labels = _decision_labels(model)
+    through: dict[int, set[tuple[int, str, str]]] = {}
 
-    def exits(gateway: int) -> set[tuple[int, str]]:
-        """(item, kind of the gateway that leads to it) over gateway-only paths from ``gateway``."""
+    def exits(gateway: int) -> set[tuple[int, str, str]]:
+        """(item, kind of the gateway that leads to it, label of the way out of ``gateway`` taken) over
+        gateway-only paths from ``gateway``."""
         if gateway not in through:
-            found: set[tuple[int, str]] = set()
-            seen, stack = {gateway}, [gateway]
-            while stack:
-                g = stack.pop()
-                for t in graph.cf_succ[g]:
-                    if t in position:
-                        found.add((position[t], kinds[g]))
-                    elif t not in seen:
-                        seen.add(t)
-                        stack.append(t)
+            found: set[tuple[int, str, str]] = set()
+            for first in graph.cf_succ[gateway]:
+                label = labels.get((gateway, first), "")
+                if first in position:
+                    found.add((position[first], kinds[gateway], label))
+                    continue
+                seen, stack = {gateway, first}, [first]
+                while stack:
+                    g = stack.pop()
+                    for t in graph.cf_succ[g]:
+                        if t in position:
+                            found.add((position[t], kinds[g], label))
+                        elif t not in seen:
+                            seen.add(t)
+                            stack.append(t)
             through[gateway] = found
         return through[gateway]
 
@@ -295,8 +306,23 @@ def _routed_succession(model: BPMNModel, items: list[int]) -> frozenset[tuple[in
             if t in position:
                 succession.add((p, position[t], "", ""))
             else:
-                succession.update((p, q, kinds[t], last) for q, last in exits(t))
+                succession.update(
+                    (p, q, f"{kinds[t]}:{label}" if label else kinds[t], last) for q, last, label in exits(t)
+                )
     return frozenset(succession)
+
+
+def _decision_labels(model: BPMNModel) -> dict[tuple[int, int], str]:
+    """``{(gateway, target): label}`` (graph indices) for the labelled flows out of splitting gateways: the flow's
+    name, else its condition, as canonical text."""
+    graph = model.graph
+    labels: dict[tuple[int, int], str] = {}
+    for flow in graph.resolved:
+        label = canonical_text(flow.name or flow.condition)
+        gateway = graph.index[flow.source]
+        if label and model.nodes[flow.source].category == "gateway" and len(graph.succ[gateway]) >= 2:
+            labels.setdefault((gateway, graph.index[flow.target]), label)
+    return labels
 
 
 def _decisions(model: BPMNModel, items: list[int]) -> frozenset[tuple[int, int, str, str]]:
@@ -326,13 +352,9 @@ def _decisions(model: BPMNModel, items: list[int]) -> frozenset[tuple[int, int, 
         return found
 
     decisions: set[tuple[int, int, str, str]] = set()
-    for flow in graph.resolved:
-        label = canonical_text(flow.name or flow.condition)
-        gateway = graph.index[flow.source]
-        if not label or gateway in position or len(graph.succ[gateway]) < 2:
-            continue
-        after = reached(graph.index[flow.target], graph.cf_succ)
-        kind = model.nodes[flow.source].kind
+    for (gateway, target), label in _decision_labels(model).items():
+        kind = model.nodes[graph.ids[gateway]].kind
+        after = reached(target, graph.cf_succ)
         decisions.update((a, b, kind, label) for a in reached(gateway, cf_pred) for b in after)
     return frozenset(decisions)
 

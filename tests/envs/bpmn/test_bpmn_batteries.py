@@ -78,6 +78,15 @@ def test_the_report_rates_are_zero(report):
     assert report.rewrites and all(not row.flagged for row in report.rewrites)
 
 
+def test_the_audit_flags_a_reweighting_that_makes_a_defect_cheap():
+    """Semantic weighted 10 leaves correctness 1/14 of the reward: a duplicated flow (the same behaviour, one
+    modelling defect) then costs less than the profile's δ, which the default weights' audit never lets pass."""
+    weights = {"reward_weights": {"semantic": 10}}
+    reweighted = audit_env("RewardLab/BPMN-v2", episodes=2, batteries=("defective",), env_kwargs=weights)
+    duplicated = next(row for row in reweighted.rewrites if row.rewrite == "flow_duplicated")
+    assert duplicated.successes == 0 and duplicated.mean_loss < DEFECT_DELTA and duplicated.flagged
+
+
 # ---------------------------------------------------------------- hand-built models
 
 DIAMOND = model_xml(

@@ -139,10 +139,14 @@ class Goal:
         )
 
 
+Route = Callable[[Request, list[str]], Response]
+"""A page handler: the request and the path's segments after the one that named it."""
+
+
 class Site:
     """Base class of a mounted site: ``name`` is the mount point, ``handle`` answers requests.
 
-    Subclasses define ``reset()`` (the initial state), ``snapshot()``, ``handle(request)``,
+    Subclasses define ``reset()`` (the initial state), ``snapshot()``, ``routes()`` (or ``handle(request)``),
     ``goals``: named builders of the :class:`Goal` a task sets (``goal(name, args)``), and
     ``checks``: named predicates over the state that milestones use. ``check(name, args)``
     answers a predicate, or for a goal's name whether the goal's target records are reached.
@@ -176,8 +180,15 @@ class Site:
     def goal(self, name: str, args: Mapping[str, Any]) -> Goal:
         return self.goals()[name](**args)
 
+    def routes(self) -> Mapping[str, Route]:
+        """Page handlers by the first segment of the path below the mount point (``""``: the site's home)."""
+        return {}
+
     def handle(self, request: Request) -> Response:
-        raise NotImplementedError
+        """The handler of :meth:`routes` named by the path's first segment, given the segments after it."""
+        first, *rest = request.path.strip("/").split("/")
+        route = self.routes().get(first)
+        return route(request, rest) if route else not_found()
 
     def checks(self) -> Mapping[str, Callable[..., bool]]:
         return {}

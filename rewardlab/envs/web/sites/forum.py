@@ -17,6 +17,7 @@ from rewardlab.envs.web.sites.base import (
     Goal,
     Request,
     Response,
+    Route,
     Site,
     esc,
     labelled_input,
@@ -117,9 +118,8 @@ class ForumSite(Site):
     def render(self, request: Request, title: str, body: str) -> Response:
         return Response(page(f"{title} — Forum", body, self.nav(self.user(request))))
 
-    def handle(self, request: Request) -> Response:
-        parts = request.path.strip("/").split("/")
-        routes: dict[str, Callable[[Request, list[str]], Response]] = {
+    def routes(self) -> Mapping[str, Route]:
+        return {
             "": self.home,
             "login": self.login,
             "logout": self.logout,
@@ -128,8 +128,6 @@ class ForumSite(Site):
             "new": self.new_thread,
             "search": self.search_page,
         }
-        route = routes.get(parts[0])
-        return route(request, parts[1:]) if route else not_found()
 
     def replies(self, thread_id: int) -> list[Post]:
         return [p for p in self.posts.values() if p.thread_id == thread_id]

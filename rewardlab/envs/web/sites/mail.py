@@ -17,6 +17,7 @@ from rewardlab.envs.web.sites.base import (
     Goal,
     Request,
     Response,
+    Route,
     Site,
     esc,
     labelled_input,
@@ -146,17 +147,14 @@ class MailSite(Site):
     def render(self, title: str, body: str) -> Response:
         return Response(page(f"{title} — Mail", body, self.nav()))
 
-    def handle(self, request: Request) -> Response:
-        parts = request.path.strip("/").split("/")
-        routes: dict[str, Callable[[Request, list[str]], Response]] = {
+    def routes(self) -> Mapping[str, Route]:
+        return {
             "": lambda r, rest: self.folder(r, ["inbox"]),
             "folder": self.folder,
             "message": self.message,
             "compose": self.compose,
             "contacts": self.contacts,
         }
-        route = routes.get(parts[0])
-        return route(request, parts[1:]) if route else not_found()
 
     def folder(self, request: Request, rest: list[str]) -> Response:
         name = rest[0] if rest and rest[0] in FOLDERS else None

@@ -17,6 +17,7 @@ from rewardlab.envs.web.sites.base import (
     Goal,
     Request,
     Response,
+    Route,
     Site,
     esc,
     labelled_input,
@@ -133,9 +134,8 @@ class ShopSite(Site):
             f"<a href='/shop/cart'>Cart ({count})</a><a href='/shop/orders'>Your orders</a></nav>"
         )
 
-    def handle(self, request: Request) -> Response:
-        parts = request.path.strip("/").split("/")
-        routes: dict[str, Callable[[Request, list[str]], Response]] = {
+    def routes(self) -> Mapping[str, Route]:
+        return {
             "": self.home,
             "search": self.search_page,
             "product": self.product,
@@ -143,8 +143,6 @@ class ShopSite(Site):
             "checkout": self.checkout,
             "orders": self.orders_page,
         }
-        route = routes.get(parts[0])
-        return route(request, parts[1:]) if route else not_found()
 
     def render(self, title: str, body: str) -> Response:
         return Response(page(f"{title} — Shop", body, self.nav()))
