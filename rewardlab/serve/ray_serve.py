@@ -23,12 +23,16 @@ client (or an operator) can tell which replica holds a session.
 
 Shutting down waits for open sessions (Serve's ``graceful_shutdown_timeout_s``, 20 s by default);
 replicas still holding sessions after it are killed without closing their envs. Close the
-clients first.
+clients first. :func:`run` waits at most :data:`SHUTDOWN_TIMEOUT_S` for Serve to shut down (Ray's
+``serve.shutdown()`` can retry a graceful-shutdown task on a controller it already killed, for ever,
+on a busy machine), then returns; a local Ray instance it started goes with the process.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rewardlab.errors import ConfigError, require
@@ -45,6 +49,9 @@ APP_NAME = "rewardlab"
 """The Serve application's name (deploying again under it replaces the running one)."""
 
 REPLICA_HEADER = "x-rewardlab-replica"
+
+SHUTDOWN_TIMEOUT_S = 60.0
+"""The longest :func:`run` waits for Serve to shut down after Ctrl-C: Serve's graceful shutdown (20 s) and more."""
 
 
 class ReplicaHeader:
@@ -154,6 +161,26 @@ def run(
         pass
     finally:
         if started_serve:
-            serve.shutdown()
+            _within(SHUTDOWN_TIMEOUT_S, serve.shutdown, "Serve's shutdown")
         elif ray.is_initialized() and APP_NAME in serve.status().applications:
-            serve.delete(APP_NAME)
+            _within(SHUTDOWN_TIMEOUT_S, lambda: serve.delete(APP_NAME), f"deleting the application {APP_NAME!r}")
+
+
+def _within(timeout: float, call: Callable[[], object], what: str) -> None:
+    """Run ``call`` in a daemon thread and wait for it at most ``timeout`` seconds; say so when it does not end
+    (the thread is left to the interpreter's exit). An exception it raises propagates."""
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            call()
+        except BaseException as exc:  # handed to the caller
+            failure.append(exc)
+
+    worker = threading.Thread(target=target, name="rewardlab-serve-shutdown", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        print(f"{what} did not end within {timeout:.0f} s; exiting without it", flush=True)
+    elif failure:
+        raise failure[0]
