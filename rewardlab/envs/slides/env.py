@@ -283,7 +283,7 @@ class SlidesEnv(TextEnv):
         return super()._reject(error)
 
     def _is_success(self, outcome: SlidesOutcome, result: RubricResult) -> bool:
-        return result.usable and meets_thresholds(result.components)
+        return result.usable and meets_thresholds(result.components, result.metrics)
 
     def milestone_names(self) -> tuple[str, ...]:
         return MILESTONES if self.mode == "tools" else ()

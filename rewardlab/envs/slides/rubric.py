@@ -17,7 +17,10 @@ backend's calibration (:mod:`~rewardlab.envs.slides.similarity`). Notation, for 
   source sentence and not from the brief. It is *containment*, not overlap: filler around a restated
   key point adds words that are in neither the notes nor the brief, so it lowers ``new``, never raises it;
 - ``info(b) = credit(sim(b, src(b))) · min(1, new(b) / NOVELTY_FULL)``, and 0 when ``b`` is not a
-  statement or holds a number that appears nowhere in the notes or the brief (an invented figure);
+  statement, holds a number that appears nowhere in the notes or the brief (an invented figure), or
+  *inverts* its source: one of the two is negated and the other not (:func:`~rewardlab.core.negation.negates`)
+  while ``W(b) ⊆ W(src(b))`` (the source's own words with a "not" added or dropped: "prices did not rise" for
+  "prices rose"; a paraphrase in other words, "stayed flat" for "did not change", is not an inversion);
 - a statement holds one sentence: a bullet of two or more sentences of 4+ words (a pasted paragraph) is none;
 - each content slide (``bullets``, ``table``, ``chart``) has a *point*, the one its title states: the key
   point ``k`` maximising ``max(sim(title, key_point_k), sim(title, support_k))``; ``title(s)`` is the
@@ -62,7 +65,9 @@ Components (``g = min(1, content / CONTENT_FULL)`` scales the three format compo
   numeric cells or values whose numbers all appear in the notes.
 
 A deck that does not parse scores 0 on every component (and is unusable: the reward is the
-invalid penalty). ``is_success`` needs every component at its :data:`SUCCESS_THRESHOLDS`.
+invalid penalty). ``is_success`` needs every component at its :data:`SUCCESS_THRESHOLDS`, and no bullet that
+states an invented figure or inverts its source (``content/invented_share = content/inverted_share = 0``): one
+false statement makes a deck wrong, however small a share of its bullets it is.
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ from typing import Any
 import numpy as np
 
 from rewardlab.core import Criterion, Rubric
+from rewardlab.core.negation import negates
 from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
 from rewardlab.envs.slides.schema import CONTENT_LAYOUTS, Deck, ParseResult
@@ -163,6 +169,7 @@ class Analysis:
     info: np.ndarray
     relevant: np.ndarray
     invented: np.ndarray
+    inverted: np.ndarray
     novelty: np.ndarray
     point_of: dict[int, int]
     title_credit: dict[int, float]
@@ -291,7 +298,7 @@ class SlidesScorer:
                 seen.add(words)
                 statement[i] = True
         info, novelty = np.zeros(n), np.zeros(n)
-        relevant, invented = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        relevant, invented, inverted = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         point_credit = np.zeros((n, k))
         index = np.flatnonzero(statement)
         brief_words = frozenset().union(*(content_words(t) for t in brief.brief_lines))
@@ -321,11 +328,24 @@ class SlidesScorer:
                 grounded_new = (words & content_words(sources[source[row]])) - brief_words
                 novelty[i] = len(grounded_new) / len(words)
                 invented[i] = not numbers(bullets[i]) <= known_numbers
+                source_text = sources[source[row]]
+                inverted[i] = negates(bullets[i]) != negates(source_text) and words <= content_words(source_text)
                 point = point_of.get(slide_of[i])
                 relevant[i] = owner[source[row]] >= 0 if point is None else owner[source[row]] == point
-                info[i] = 0.0 if invented[i] else support[row] * min(1.0, novelty[i] / NOVELTY_FULL)
+                false = invented[i] or inverted[i]
+                info[i] = 0.0 if false else support[row] * min(1.0, novelty[i] / NOVELTY_FULL)
         return Analysis(
-            bullets, slide_of, statement, info, relevant, invented, novelty, point_of, title_credit, point_credit
+            bullets,
+            slide_of,
+            statement,
+            info,
+            relevant,
+            invented,
+            inverted,
+            novelty,
+            point_of,
+            title_credit,
+            point_credit,
         )
 
     def owners(self, brief: Brief) -> tuple[int, ...]:
@@ -378,7 +398,15 @@ class SlidesScorer:
         return value, {**metrics, "content_gate": gate}
 
     def content(self, outcome: SlidesOutcome) -> tuple[float, Mapping[str, float]]:
-        names = ("coverage", "faithfulness", "statement_share", "grounded_share", "restated_share", "invented_share")
+        names = (
+            "coverage",
+            "faithfulness",
+            "statement_share",
+            "grounded_share",
+            "restated_share",
+            "invented_share",
+            "inverted_share",
+        )
         if outcome.deck is None:
             return 0.0, dict.fromkeys(names, 0.0)
         if "content" in outcome.cache:
@@ -402,6 +430,7 @@ class SlidesScorer:
             "grounded_share": float((earned >= 0.5).sum() / n) if n else 0.0,
             "restated_share": float((a.statement & (a.novelty < NOVELTY_FULL / 2)).sum() / stated),
             "invented_share": float(a.invented.sum() / stated),
+            "inverted_share": float(a.inverted.sum() / stated),
         }
         value = 2 * coverage * faithfulness / (coverage + faithfulness) if coverage + faithfulness else 0.0
         outcome.cache["content"] = (value, metrics)
@@ -506,6 +535,10 @@ class SlidesScorer:
         return best
 
 
-def meets_thresholds(components: Mapping[str, float]) -> bool:
-    """True when every component reaches its :data:`SUCCESS_THRESHOLDS` value."""
-    return all(components[name] >= threshold for name, threshold in SUCCESS_THRESHOLDS.items())
+def meets_thresholds(components: Mapping[str, float], metrics: Mapping[str, float] | None = None) -> bool:
+    """True when every component reaches its :data:`SUCCESS_THRESHOLDS` value and, given the ``metrics``, no
+    bullet states an invented figure or inverts its source."""
+    false = metrics is not None and (
+        metrics.get("content/invented_share", 0.0) or metrics.get("content/inverted_share", 0.0)
+    )
+    return not false and all(components[name] >= threshold for name, threshold in SUCCESS_THRESHOLDS.items())

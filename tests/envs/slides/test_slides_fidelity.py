@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import statistics
 
+import gymnasium as gym
 import pytest
 
 from rewardlab.audit import audit_env
+from rewardlab.crosscheck.answers import answer_set
 from rewardlab.envs.slides.audit import FILLERS, parse_prompt
 from rewardlab.envs.slides.env import SlidesEnv
 from rewardlab.envs.slides.oracle import oracle_slides
@@ -140,6 +143,32 @@ def test_invented_numbers_void_a_bullet(brief):
     slides = [{"layout": "bullets", "title": brief.key_points[0], "bullets": [altered]}]
     value, metrics = score(brief, slides)["content"]
     assert value == 0.0 and metrics["invented_share"] == 1.0
+
+
+def test_a_bullet_that_inverts_its_source_earns_nothing_and_a_paraphrase_in_other_words_is_no_inversion(brief):
+    verbs = ((s, re.search(r"\b(is|are|was|were|has|have|will|can)\b", s)) for s in brief.source_sentences)
+    faithful, verb = next((s, m) for s, m in verbs if m is not None)
+    inverted = f"{faithful[: verb.end()]} not{faithful[verb.end() :]}"
+    slides = [{"layout": "bullets", "title": brief.key_points[0], "bullets": [inverted]}]
+    value, metrics = score(brief, slides)["content"]
+    assert value == 0.0 and metrics["inverted_share"] == 1.0
+    reworded = [{"layout": "bullets", "title": brief.key_points[0], "bullets": [f"Not a guess: {faithful}"]}]
+    assert score(brief, reworded)["content"][1]["inverted_share"] == 0.0  # "guess" is not a word of the source
+
+
+def test_one_false_bullet_makes_the_deck_fail_however_good_the_rest():
+    task_id = "slides-business-pricing-1"
+    env = gym.make("RewardLab/Slides-v2")
+    (oracle,) = answer_set(env, [task_id], kinds=("oracle",))
+    deck = json.loads(oracle.actions[-1])
+    bullets = next(s["bullets"] for s in deck["slides"] if s.get("bullets"))
+    verb = next(m for b in bullets if (m := re.search(r"\b(is|are|was|were|has|have)\b", b)))
+    index = next(i for i, b in enumerate(bullets) if verb.string == b)
+    bullets[index] = f"{verb.string[: verb.end()]} not{verb.string[verb.end() :]}"
+    env.reset(options={"task_id": task_id})
+    *_, info = env.step(json.dumps(deck))
+    env.close()
+    assert info["metrics"]["content/inverted_share"] > 0 and not info["is_success"]
 
 
 def test_full_width_and_zero_width_text_scores_as_its_plain_form_and_homoglyphs_earn_nothing(brief):
