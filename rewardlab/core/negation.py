@@ -22,6 +22,9 @@ cancelled"`` denies both):
     ``"shipped, though I can't rule out pending"``    -> ``"shipped , though i can't rule out pending"``
     ``"shipped, not pending or cancelled"``           -> ``"shipped ,"``
 
+Idioms deny nothing either (:data:`NOT_DENIALS`, :data:`BOUNDS`): ``not only``, ``not just``, ``no doubt``, ``no more
+than``. :func:`denies` says whether a text denies anything at all.
+
 A required value whose own words hold a negator (a refusal such as ``cannot``, ``not enough``)
 asserts the negation itself and is looked for in the whole answer (:func:`negates`).
 
@@ -56,7 +59,8 @@ DOUBTS = frozenset(
     {
         "sure", "certain", "know", "tell", "clear", "impossible", "unlikely", "exclude", "excluded", "rule", "ruled",
         "guarantee", "guaranteed", "confident", "necessarily", "definite", "definitely", "positive", "convinced",
-        "whether", "idea",
+        "whether", "idea", "ruling", "excluding", "recall", "remember", "verify", "verified", "confirm", "confirmed",
+        "swear", "surprise", "surprised", "surprising",
     }
 )  # fmt: skip
 """Words that turn a negator right before them into doubt: ``not sure``, ``don't know``, ``can't rule out``,
@@ -65,10 +69,21 @@ denied."""
 
 DOUBT_FILLERS = frozenset(
     {"be", "been", "being", "entirely", "really", "quite", "totally", "completely", "fully", "exactly", "absolutely",
-     "so", "too", "very", "even", "yet", "100", "i", "we", "am", "is", "are", "it", "that", "say", "for", "any"}
+     "so", "too", "very", "even", "yet", "100", "i", "we", "am", "is", "are", "it", "that", "say", "for", "any",
+     "one", "hundred", "percent"}
 )  # fmt: skip
 """Words that may stand between a negator and its word of doubt (``can't be entirely sure``, ``can't say for
 certain``)."""
+
+NOT_DENIALS: dict[str, frozenset[str]] = {
+    "not": frozenset({"only", "just", "merely", "least"}),
+    "no": frozenset({"doubt"}),
+    "without": frozenset({"doubt"}),
+}
+"""Negators that deny nothing before these words: ``not only ... but also`` adds, ``no doubt`` affirms."""
+
+BOUNDS = frozenset({"more", "less", "fewer", "later", "earlier", "greater", "higher", "lower"})
+"""``no <bound> than`` states a limit, it denies nothing: ``no more than 26 laptops``."""
 
 DENIAL_CONTINUES = frozenset({"or", "nor"})
 """Conjunctions that do not end a denial: ``not pending or cancelled`` denies both."""
@@ -127,6 +142,26 @@ def _doubts(tokens: list[str], index: int) -> bool:
     return False
 
 
+def _idiom(tokens: list[str], index: int) -> bool:
+    """Whether the negator ``tokens[index]`` starts an idiom that denies nothing (:data:`NOT_DENIALS`,
+    :data:`BOUNDS`)."""
+    following = tokens[index + 1] if index + 1 < len(tokens) else ""
+    if following in NOT_DENIALS.get(tokens[index], ()):
+        return True
+    return tokens[index] == "no" and following in BOUNDS and tokens[index + 2 : index + 3] == ["than"]
+
+
+def denies(text: str) -> bool:
+    """Whether ``text`` denies something: a negator that is neither doubt, nor ``if not``, nor an idiom
+    (:func:`_idiom`). Never raises.
+
+    Example:
+        >>> denies("Costs did not rise"), denies("Not only costs but also prices rose"), denies("I'm not sure")
+        (True, False, False)
+    """
+    return any(not kept for _, kept in _walk(text)[1])
+
+
 def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
     """``text`` normalised (``NFKC``, case folded) and its tokens, each with whether it is kept
     (``False`` for a negator and every word after it up to its clause's end, unless the negation is doubt)."""
@@ -141,6 +176,8 @@ def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
         elif not (negated or doubted) and _is_negator(token):
             if token == "not" and index and tokens[index - 1] in UNCERTAIN:
                 pass  # "if not X" offers X as a second candidate
+            elif _idiom(tokens, index):
+                pass  # "not only X", "no more than X": X is stated
             elif _doubts(tokens, index):
                 doubted = True
             else:
