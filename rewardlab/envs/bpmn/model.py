@@ -104,6 +104,10 @@ class Node:
         triggered_by_event: For sub-processes, whether it is an event sub-process.
         link: For link events, the name that pairs a throw with its catch: the ``linkEventDefinition``'s
             ``name``, else the event's.
+        marker: What changes how the element behaves beyond its kind and trigger (:func:`_marker`):
+            ``non-interrupting`` (a boundary event with ``cancelActivity="false"``, a start event with
+            ``isInterrupting="false"``), ``loop``, ``multi-instance`` or ``multi-instance-sequential``
+            (an activity's loop characteristics); ``""`` otherwise.
     """
 
     id: str
@@ -117,11 +121,14 @@ class Node:
     default_flow: str = ""
     triggered_by_event: bool = False
     link: str = ""
+    marker: str = ""
 
     @property
     def signature(self) -> str:
-        """Kind plus trigger (``startEvent:message``), used to compare element types."""
-        return f"{self.kind}:{self.trigger}" if self.category == "event" else self.kind
+        """Kind plus trigger (``startEvent:message``) plus marker (``boundaryEvent:timer:non-interrupting``,
+        ``task:loop``), used to compare element types."""
+        base = f"{self.kind}:{self.trigger}" if self.category == "event" else self.kind
+        return f"{base}:{self.marker}" if self.marker else base
 
 
 @dataclass(slots=True)
@@ -217,6 +224,32 @@ def _trigger(element: etree._Element) -> tuple[str, etree._Element | None]:
     return "none", None
 
 
+_LOOP_MARKERS = {
+    f"{_NS}standardLoopCharacteristics": "loop",
+    f"{_NS}multiInstanceLoopCharacteristics": "multi-instance",
+}
+_TRUE, _FALSE = ("true", "1"), ("false", "0")
+"""The lexical forms of ``xsd:boolean``."""
+
+
+def _marker(element: etree._Element, kind: str) -> str:
+    """The :attr:`Node.marker` of a flow node element: the attributes' defaults (``cancelActivity`` and
+    ``isInterrupting`` true, ``isSequential`` false) read as no marker, so writing a default out changes nothing."""
+    if kind == "boundaryEvent":
+        return "non-interrupting" if (element.get("cancelActivity") or "").strip() in _FALSE else ""
+    if kind == "startEvent":
+        return "non-interrupting" if (element.get("isInterrupting") or "").strip() in _FALSE else ""
+    if kind not in ACTIVITIES:
+        return ""
+    for child in element:
+        marker = _LOOP_MARKERS.get(child.tag) if isinstance(child.tag, str) else None
+        if marker == "multi-instance" and (child.get("isSequential") or "").strip() in _TRUE:
+            return "multi-instance-sequential"
+        if marker is not None:
+            return marker
+    return ""
+
+
 def _read_container(container: etree._Element, container_id: str, process: str, model: BPMNModel) -> None:
     nodes = model.nodes
     for child in container:
@@ -235,6 +268,7 @@ def _read_container(container: etree._Element, container_id: str, process: str, 
                 name=clean_label(get("name")),
                 container=container_id,
                 process=process,
+                marker=_marker(child, kind),
             )
             if category == "event":
                 node.trigger, definition = _trigger(child)

@@ -35,6 +35,13 @@ lose ``is_success``):
   ``no-duplicate-sequence-flows``).
 - ``decision_swapped``: the names (and conditions, where both flows have one) of two differently labelled
   ways out of one gateway swapped: the same graph, with "yes" now leading where "no" did.
+- ``label_reworded``: one activity's last word replaced by another activity's last word ("Send invoice"
+  becomes "Send contract"): another step, named with the prompt's own words.
+- ``interruption_flipped``: one boundary event's ``cancelActivity`` (or an event sub-process start's
+  ``isInterrupting``) flipped: the activity is now interrupted where it ran on, or the reverse.
+- ``loop_marker_added``: a ``standardLoopCharacteristics`` added to one task: it now repeats.
+- ``lanes_renamed``: the names of two lanes swapped, each keeping its members: every step of one role is now
+  another's.
 """
 
 from __future__ import annotations
@@ -538,6 +545,92 @@ def gateway_type_swapped(context: RewriteContext) -> list[str] | None:
     return [serialise(root)]
 
 
+@defective(
+    "label_reworded", "one activity's last word replaced by another activity's ('Send invoice' → 'Send contract')"
+)
+def label_reworded(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    activities = [e for e in root.iter() if _local(e) in ACTIVITIES and len(_words(e)) >= 2]
+    lasts = sorted({_words(e)[-1].casefold() for e in activities})
+    options = [(e, word) for e in activities for word in lasts if word != _words(e)[-1].casefold()]
+    if not options:
+        return None
+    activity, word = options[int(context.rng.integers(len(options)))]
+    activity.set("name", " ".join([*_words(activity)[:-1], word]))
+    return [serialise(root)]
+
+
+def _words(element: Tree) -> list[str]:
+    """The words of the element's ``name``."""
+    return (element.get("name") or "").split()
+
+
+@defective("interruption_flipped", "one boundary event (or event sub-process start) interrupting ↔ non-interrupting")
+def interruption_flipped(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    options = [(e, "cancelActivity") for e in root.iter(f"{_B}boundaryEvent")]
+    options += [
+        (e, "isInterrupting")
+        for sub in root.iter(f"{_B}subProcess")
+        if sub.get("triggeredByEvent") == "true"
+        for e in sub
+        if _local(e) == "startEvent"
+    ]
+    if not options:
+        return None
+    event, attribute = options[int(context.rng.integers(len(options)))]
+    event.set(attribute, "true" if event.get(attribute) in ("false", "0") else "false")
+    return [serialise(root)]
+
+
+_BEFORE_LOOP = _FLOW_NODE_HEAD | {
+    "incoming", "outgoing", "ioSpecification", "property", "dataInputAssociation", "dataOutputAssociation",
+    "resourceRole", "performer", "humanPerformer", "potentialOwner",
+}  # fmt: skip
+"""Children a task may have before its ``loopCharacteristics`` (the schema's order)."""
+
+
+@defective("loop_marker_added", "one task without loop characteristics made a loop (standardLoopCharacteristics)")
+def loop_marker_added(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    tasks = [
+        e
+        for e in root.iter()
+        if _local(e) in ACTIVITIES - CONTAINERS
+        and _local(e) != "callActivity"
+        and all(_local(child) in _BEFORE_LOOP for child in e if isinstance(child.tag, str))
+    ]
+    task = _pick(context.rng, tasks)
+    if task is None:
+        return None
+    marker = etree.SubElement(task, f"{_B}standardLoopCharacteristics")
+    marker.set("id", _fresh_id(root, "loop"))
+    return [serialise(root)]
+
+
+@defective("lanes_renamed", "the names of two lanes swapped (each keeps its members: the work changes hands)")
+def lanes_renamed(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    lanes = [lane for lane in root.iter(f"{_B}lane") if _words(lane)]
+    if len({" ".join(_words(lane)).casefold() for lane in lanes}) < 2:
+        return None
+    first = lanes[int(context.rng.integers(len(lanes)))]
+    name = " ".join(_words(first)).casefold()
+    second = next(lane for lane in lanes if " ".join(_words(lane)).casefold() != name)
+    names = first.get("name", ""), second.get("name", "")
+    first.set("name", names[1])
+    second.set("name", names[0])
+    return [serialise(root)]
+
+
 EQUIVALENTS = (
     ids_renamed,
     elements_shuffled,
@@ -559,4 +652,8 @@ DEFECTS = (
     link_unpaired,
     flow_duplicated,
     decision_swapped,
+    label_reworded,
+    interruption_flipped,
+    loop_marker_added,
+    lanes_renamed,
 )

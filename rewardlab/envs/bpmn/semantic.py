@@ -55,7 +55,11 @@ routing, not content: they enter through the successions and relations below). T
    no free credit).
 
 **Same behaviour** (:attr:`Comparison.same_behaviour`, read by the rubric's ``correctness``): every
-node of each model is matched, with its element type; the mapped successions equal the
+node of each model is matched, with its element type (markers included: a non-interrupting boundary event,
+a loop or multi-instance activity, :attr:`~rewardlab.envs.bpmn.model.Node.marker`), its label (equal as
+canonical text wherever the reference's is not empty: the prompt names the elements to use, and "Do not send
+invoice" or "Send contract" is another step than "Send invoice", however similar) and its role (the pool,
+where there are two or more, and the lane of the same names); the mapped successions equal the
 reference's and every relation class agrees pair for pair (``succession_f1 = 1`` and
 ``behavioural_similarity = 1``); every labelled decision leads where the reference's does (``decision_f1 = 1``);
 and the message flows map one to one (``message_flow_coverage = 1``).
@@ -78,7 +82,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from rewardlab.core.text import canonical_text, canonical_tokens
-from rewardlab.envs.bpmn.model import BPMNModel
+from rewardlab.envs.bpmn.model import BPMNModel, Node
 
 MATCH_THRESHOLD = 0.5
 """Node pairs with a similarity below this stay unmatched."""
@@ -198,6 +202,24 @@ class Profile:
     """Per node, a code of the innermost lane listing it, or -1."""
     colours: np.ndarray
     """``(STRUCTURE_ROUNDS + 1) × size`` structural colours (:func:`structural_colours`)."""
+    roles: tuple[tuple[str, str], ...] = ()
+    """Per node, ``(pool name, lane name)`` as canonical text: the name of its participant where the model has
+    two or more, and of the innermost lane listing it; ``""`` where there is none."""
+
+
+def _roles(model: BPMNModel, nodes: list[Node], lane_by_node: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """:attr:`Profile.roles` of ``nodes``."""
+    pools = len(model.participants) >= 2
+
+    def pool_name(node_id: str) -> str:
+        entry = model.participants.get(model.pool_of(node_id)) if pools else None
+        return canonical_text(entry[0]) if entry else ""
+
+    def lane_name(node_id: str) -> str:
+        lane = lane_by_node.get(node_id)
+        return canonical_text(model.lanes[lane][0]) if lane is not None else ""
+
+    return tuple((pool_name(node.id), lane_name(node.id)) for node in nodes)
 
 
 def profile(model: BPMNModel) -> Profile:
@@ -235,6 +257,7 @@ def profile(model: BPMNModel) -> Profile:
         colours=structural_colours(
             [f"{node.signature}|{canonical_text(node.name)}" for node in nodes], succession, STRUCTURE_ROUNDS
         ),
+        roles=_roles(model, nodes, lane_by_node),
     )
 
 
@@ -444,20 +467,29 @@ class Comparison:
         metrics: The sub-metrics of :data:`SEMANTIC_METRICS`.
         pairs: The node matching, ``(candidate node, reference node)``.
         sizes: ``(candidate nodes, reference nodes)``.
+        renamed: Matched pairs whose labels differ as canonical text, where the reference's is not empty (the
+            prompt names every element to use, so "Send contract" for "Send invoice" is another step).
+        moved: Matched pairs in another role: a pool or lane of another name (:attr:`Profile.roles`), where the
+            reference node has one.
     """
 
     value: float
     metrics: dict[str, float]
     pairs: tuple[tuple[int, int], ...]
     sizes: tuple[int, int]
+    renamed: int = 0
+    moved: int = 0
 
     @property
     def same_behaviour(self) -> bool:
-        """Every node matched with its type, and the same successions, relations and message flows."""
+        """Every node matched with its type, label and role, and the same successions, relations and message
+        flows."""
         k, m = self.sizes
         metrics = self.metrics
         return (
             len(self.pairs) == k == m
+            and self.renamed == 0
+            and self.moved == 0
             and metrics["type_agreement"] == 1.0
             and metrics["succession_f1"] == 1.0
             and metrics["behavioural_similarity"] == 1.0
@@ -551,7 +583,19 @@ def compare(candidate: Profile, reference: Profile) -> Comparison:
     metrics["element_coverage"] = float(np.mean(counted)) if counted else 1.0
     control = (metrics["succession_f1"] + metrics["behavioural_similarity"] + metrics["element_coverage"]) / 3
     value = metrics["node_f1"] * control
-    return Comparison(value, metrics, tuple(pairs), (k, m))
+    renamed = sum(
+        reference.canonical[c].strip() != "" and candidate.canonical[r] != reference.canonical[c] for r, c in pairs
+    )
+    moved = sum(_moved(candidate.roles, reference.roles, r, c) for r, c in pairs)
+    return Comparison(value, metrics, tuple(pairs), (k, m), renamed=int(renamed), moved=moved)
+
+
+def _moved(candidate: tuple[tuple[str, str], ...], reference: tuple[tuple[str, str], ...], r: int, c: int) -> bool:
+    """Whether candidate node ``r`` sits in a pool or lane named otherwise than reference node ``c``'s (a role
+    the reference leaves empty is not compared)."""
+    if not reference or not candidate:
+        return False
+    return any(theirs and mine != theirs for mine, theirs in zip(candidate[r], reference[c], strict=True))
 
 
 def _decision_f1(candidate: Profile, reference: Profile, mapping: dict[int, int]) -> float:
