@@ -17,10 +17,13 @@ backend's calibration (:mod:`~rewardlab.envs.slides.similarity`). Notation, for 
   source sentence and not from the brief. It is *containment*, not overlap: filler around a restated
   key point adds words that are in neither the notes nor the brief, so it lowers ``new``, never raises it;
 - ``info(b) = credit(sim(b, src(b))) · min(1, new(b) / NOVELTY_FULL)``, and 0 when ``b`` is not a
-  statement, holds a number that appears nowhere in the notes or the brief (an invented figure), or
-  *inverts* its source: one of the two is negated and the other not (:func:`~rewardlab.core.negation.negates`)
-  while ``W(b) ⊆ W(src(b))`` (the source's own words with a "not" added or dropped: "prices did not rise" for
-  "prices rose"; a paraphrase in other words, "stayed flat" for "did not change", is not an inversion);
+  statement, states a number none of whose values appears in the notes or the brief (an invented figure;
+  :func:`stated_numbers`: digits, digits with a scale, "$25M", and numbers in words, "forty", all count), or
+  *inverts* its source with the source's own words (:func:`inverts`): a denial added or dropped
+  ("prices did not rise" for "prices rose", :func:`~rewardlab.core.negation.denies`; "not only" and "no more
+  than" deny nothing), a word put for its opposite ("below" for "above", "fell" for "rose"), or two runs of
+  words exchanged across others ("16 dollars ... four years" for "four dollars ... 16 years"). A paraphrase in
+  other words, "stayed flat" for "did not change", is not judged an inversion;
 - a statement holds one sentence: a bullet of two or more sentences of 4+ words (a pasted paragraph) is none;
 - each content slide (``bullets``, ``table``, ``chart``) has a *point*, the one its title states: the key
   point ``k`` maximising ``max(sim(title, key_point_k), sim(title, support_k))``; ``title(s)`` is the
@@ -76,17 +79,19 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from rewardlab.core import Criterion, Rubric
-from rewardlab.core.negation import negates
+from rewardlab.core.negation import denies
+from rewardlab.core.numerals import read_number
 from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
 from rewardlab.envs.slides.schema import CONTENT_LAYOUTS, Deck, ParseResult
-from rewardlab.envs.slides.similarity import STOPWORDS, Similarity, content_bag, credit, tokens
+from rewardlab.envs.slides.similarity import STOPWORDS, Similarity, content_bag, credit, stem, tokens
 from rewardlab.envs.slides.tasks import Brief, split_sentences
 
 COMPONENTS: tuple[str, ...] = ("structure", "content", "layout", "inverse_spec", "brief_adherence")
@@ -195,10 +200,154 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(content_bag(text)[0])
 
 
+_NUMBER = re.compile(
+    r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:\s?(k|m|mn|bn|b|thousand|million|billion)\b)?", re.IGNORECASE
+)
+_SCALE = {"k": 1_000, "thousand": 1_000, "m": 10**6, "mn": 10**6, "million": 10**6, "b": 10**9, "bn": 10**9,
+          "billion": 10**9}  # fmt: skip
+
+
+def _plain(value: Decimal) -> str:
+    """A number as plain digits: ``2450``, ``4.5`` (no exponent, no trailing zeros)."""
+    text = format(value.normalize(), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+@lru_cache(maxsize=65_536)
+def stated_numbers(text: str, *, pronoun_one: bool = True) -> tuple[frozenset[str], ...]:
+    """The numbers ``text`` states, one entry each, as the plain values it may be written as
+    (:func:`_plain`): digits with their thousands separators dropped (``"$25,000,000"`` → ``25000000``),
+    a unit glued to them ignored (``"1980s"`` → ``1980``, ``"2x"`` → ``2``), a scale after them also
+    applied (``"$25M"``, ``"25 million"`` → ``{25, 25000000}``), and numbers written in words read as digits
+    (``"forty"`` → ``40``, ``"four hundred"`` → ``400``, :func:`~rewardlab.core.numerals.read_number`).
+
+    With ``pronoun_one`` false, a lone ``one`` (``"one of the options"``) is not read as a number.
+    """
+    normalized = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    found: list[frozenset[str]] = []
+    for match in _NUMBER.finditer(normalized):
+        whole, fraction, scale = match.groups()
+        value = Decimal(whole.replace(",", "") + (f".{fraction}" if fraction else ""))
+        forms = {_plain(value)}
+        if scale:
+            forms.add(_plain(value * _SCALE[scale.casefold()]))
+        found.append(frozenset(forms))
+    words = ["#" if any(c.isdigit() for c in w) else w for w in tokens(normalized)]  # digits end a number in words
+    index = 0
+    while index < len(words):
+        read = read_number(words, index)
+        if read is None:
+            index += 1
+            continue
+        value, end = read
+        if pronoun_one or value != 1 or end - index > 1:
+            found.append(frozenset({str(value)}))
+        index = end
+    return tuple(found)
+
+
 @lru_cache(maxsize=65_536)
 def numbers(text: str) -> frozenset[str]:
-    """Canonical tokens that hold a digit (``"4.5%"`` gives ``{"4", "5"}``)."""
-    return frozenset(t for t in tokens(text) if any(c.isdigit() for c in t))
+    """Every plain value of every number ``text`` states (:func:`stated_numbers`): what a bullet may cite."""
+    return frozenset().union(*stated_numbers(text))
+
+
+def grounded(text: str, known: frozenset[str]) -> bool:
+    """Whether every number ``text`` states (a lone ``one`` aside: a pronoun as often as a count) has a
+    value among ``known``."""
+    return all(forms & known for forms in stated_numbers(text, pronoun_one=False))
+
+
+_IRREGULAR = {
+    "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "grew": "grow", "grown": "grow",
+    "shrank": "shrink", "shrunk": "shrink", "won": "win", "lost": "lose", "went": "go", "gone": "go",
+    "made": "make", "took": "take", "taken": "take", "gave": "give", "given": "give", "came": "come",
+    "became": "become", "began": "begin", "begun": "begin", "found": "find", "kept": "keep", "left": "leave",
+    "led": "lead", "paid": "pay", "sold": "sell", "bought": "buy", "built": "build", "spent": "spend",
+    "brought": "bring", "held": "hold", "met": "meet", "ran": "run", "saw": "see", "seen": "see", "rode": "ride",
+    "drove": "drive", "driven": "drive", "chose": "choose", "chosen": "choose", "broke": "break",
+    "broken": "break", "thought": "think", "taught": "teach", "caught": "catch", "fought": "fight",
+}  # fmt: skip
+"""Past forms of irregular verbs and their base form: "did not rise" states the opposite of "rose"."""
+
+_OPPOSITES = (
+    ("above", "below"), ("over", "under"), ("before", "after"), ("more", "less"), ("more", "fewer"),
+    ("most", "least"), ("higher", "lower"), ("high", "low"), ("up", "down"), ("increase", "decrease"),
+    ("increase", "decline"), ("rise", "fall"), ("grow", "shrink"), ("gain", "loss"), ("profit", "loss"),
+    ("first", "last"), ("best", "worst"), ("larger", "smaller"), ("bigger", "smaller"), ("faster", "slower"),
+    ("earlier", "later"), ("early", "late"), ("with", "without"), ("always", "never"), ("all", "none"),
+    ("win", "lose"), ("maximum", "minimum"), ("positive", "negative"), ("stronger", "weaker"),
+    ("strong", "weak"), ("top", "bottom"), ("majority", "minority"), ("inside", "outside"), ("cheaper", "dearer"),
+    ("success", "failure"), ("succeed", "fail"), ("accept", "reject"), ("approve", "reject"),
+)  # fmt: skip
+"""Word pairs of which one, put for the other, reverses a statement (compared as :func:`_lemma`, inflections
+included: "decreased" for "increased")."""
+
+
+def _forms(word: str) -> set[str]:
+    """The :func:`_lemma` of ``word`` and of its regular inflections (``-s``, ``-ed``, ``-ing``)."""
+    stem = word[:-1] if word.endswith("e") else word
+    return {_lemma(form) for form in (word, f"{word}s", f"{stem}ed", f"{stem}ing")}
+
+
+def _opposites() -> dict[str, frozenset[str]]:
+    """``{form: opposite forms}`` over :data:`_OPPOSITES`, both ways (:func:`_forms`)."""
+    found: dict[str, set[str]] = {}
+    for a, b in _OPPOSITES:
+        for one, other in ((a, b), (b, a)):
+            for form in _forms(one):
+                found.setdefault(form, set()).update(_forms(other))
+    return {word: frozenset(others) for word, others in found.items()}
+
+
+def _lemma(token: str) -> str:
+    """A canonical token reduced for comparing a bullet with its source: irregular past forms to their base, then
+    the similarity's suffix stemming (:func:`~rewardlab.envs.slides.similarity.stem`)."""
+    return stem(_IRREGULAR.get(token, token))
+
+
+_OPPOSITE = _opposites()
+"""Each :func:`_lemma`'d word of :data:`_OPPOSITES` (inflections included) and the words opposite to it."""
+
+
+def _sequence(text: str) -> list[str]:
+    """The content tokens of ``text`` in order (stop words out, numbers in), each :func:`_lemma`'d."""
+    return [_lemma(t) for t in tokens(text) if t not in STOPWORDS]
+
+
+def _roles_swapped(bullet: list[str], source: list[str]) -> bool:
+    """Whether ``bullet`` is ``source`` with two runs of words exchanged across a non-empty middle
+    (``A M B`` for ``B M A``: "16 dollars ... for four years" for "four dollars ... for 16 years", "B beat A" for
+    "A beat B"). Two adjacent runs exchanged (``B A``: a clause moved to the front, list items reordered) are not."""
+    if len(bullet) != len(source) or sorted(bullet) != sorted(source) or bullet == source:
+        return False
+    start = next(i for i, (a, b) in enumerate(zip(bullet, source, strict=True)) if a != b)
+    end = len(source) - next(i for i, (a, b) in enumerate(zip(bullet[::-1], source[::-1], strict=True)) if a != b)
+    span, moved = source[start:end], bullet[start:end]
+    for first in range(1, len(span) - 1):
+        for last in range(1, len(span) - first):
+            middle = span[first : len(span) - last]
+            if middle and moved == span[len(span) - last :] + middle + span[:first]:
+                return True
+    return False
+
+
+def inverts(bullet: str, source: str) -> bool:
+    """Whether ``bullet`` says the opposite of its ``source`` sentence with the source's own words: its content
+    words (:func:`_sequence`) all come from the source (a paraphrase in other words is not judged here) and
+
+    - one of the two denies and the other does not (:func:`~rewardlab.core.negation.denies`: "prices did not
+      rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or
+    - it holds a word whose opposite (:data:`_OPPOSITES`) the source holds instead ("below 41 seats" for "above
+      41 seats", stop words included), or
+    - it exchanges two of the source's runs of words across others (:func:`_roles_swapped`)."""
+    mine, theirs = _sequence(bullet), _sequence(source)
+    all_mine, all_theirs = {_lemma(t) for t in tokens(bullet)}, {_lemma(t) for t in tokens(source)}
+    only_theirs = all_theirs - all_mine
+    opposed = {word for word in all_mine - all_theirs if _OPPOSITE.get(word, frozenset()) & only_theirs}
+    if not set(mine) - opposed <= set(theirs):
+        return False
+    return bool(opposed) or denies(bullet) != denies(source) or _roles_swapped(mine, theirs)
 
 
 def _marks(text: str) -> str:
@@ -327,9 +476,8 @@ class SlidesScorer:
                 words = content_words(bullets[i])
                 grounded_new = (words & content_words(sources[source[row]])) - brief_words
                 novelty[i] = len(grounded_new) / len(words)
-                invented[i] = not numbers(bullets[i]) <= known_numbers
-                source_text = sources[source[row]]
-                inverted[i] = negates(bullets[i]) != negates(source_text) and words <= content_words(source_text)
+                invented[i] = not grounded(bullets[i], known_numbers)
+                inverted[i] = inverts(bullets[i], sources[source[row]])
                 point = point_of.get(slide_of[i])
                 relevant[i] = owner[source[row]] >= 0 if point is None else owner[source[row]] == point
                 false = invented[i] or inverted[i]
@@ -525,13 +673,13 @@ class SlidesScorer:
             if brief.visual == "table" and slide.table is not None:
                 if len(slide.table.columns) < 2 or len(slide.table.rows) < 2:
                     continue
-                values = [numbers(c) for row in slide.table.rows for c in row]
+                values = [c for row in slide.table.rows for c in row]
             elif brief.visual == "chart" and slide.chart is not None and len(slide.chart.categories) >= 2:
-                values = [numbers(f"{v:g}") for series in slide.chart.series for v in series.values]
+                values = [f"{v:f}" for series in slide.chart.series for v in series.values]
             else:
                 continue
-            values = [v for v in values if v]
-            best = max(best, sum(v <= known for v in values) / len(values) if values else 1.0)
+            values = [v for v in values if stated_numbers(v, pronoun_one=False)]
+            best = max(best, sum(grounded(v, known) for v in values) / len(values) if values else 1.0)
         return best
 
 

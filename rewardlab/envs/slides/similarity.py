@@ -64,7 +64,8 @@ def tokens(text: str) -> list[str]:
     return canonical(text).split()
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """Crude suffix stemming: ``-ing``, ``-ed``, ``-es``, ``-s`` dropped from words long enough to keep a stem."""
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)]
@@ -74,7 +75,7 @@ def _stem(word: str) -> str:
 @lru_cache(maxsize=65_536)
 def content_bag(text: str) -> tuple[dict[str, int], float]:
     """Bag of stemmed content words of ``text`` and its Euclidean norm."""
-    bag = Counter(_stem(t) for t in tokens(text) if t not in STOPWORDS)
+    bag = Counter(stem(t) for t in tokens(text) if t not in STOPWORDS)
     return dict(bag), math.sqrt(sum(v * v for v in bag.values()))
 
 

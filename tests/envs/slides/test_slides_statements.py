@@ -1,0 +1,100 @@
+"""What a bullet states against its source sentence: inversions in the source's own words, and the numbers it cites.
+
+Both directions: a bullet that says the opposite with the source's words is false; a bullet that says the same in
+another order, or cites a figure in another form, is not.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rewardlab.core.negation import denies
+from rewardlab.envs.slides.rubric import grounded, inverts, numbers, stated_numbers
+
+SOURCE = "The list price of four dollars per seat has stayed the same for 16 years."
+
+
+@pytest.mark.parametrize(
+    ("bullet", "source"),
+    [
+        ("The list price of 16 dollars per seat has stayed the same for four years.", SOURCE),
+        (
+            "The membrane option uses 18% less energy than building a second plant.",
+            "Building a second plant uses 18% less energy than the membrane option.",
+        ),
+        ("Customers below 41 seats asked for audit logs.", "Customers above 41 seats asked for audit logs."),
+        ("Interviews were held after the launch.", "Interviews were held before the launch."),
+        ("Hosting costs per seat did not rise by a third.", "Hosting costs per seat rose by a third."),
+        ("Membership did not grow to 53 students.", "Membership grew to 53 students."),
+        ("Hosting costs per seat decreased by a third.", "Hosting costs per seat increased by a third."),
+        ("Costs rose by a third.", "Costs did not rise by a third."),
+    ],
+)
+def test_a_bullet_that_reverses_its_source_in_its_words_inverts_it(bullet, source):
+    assert inverts(bullet, source)
+
+
+@pytest.mark.parametrize(
+    ("bullet", "source"),
+    [
+        (SOURCE, SOURCE),
+        ("For 16 years the list price of four dollars per seat has stayed the same.", SOURCE),
+        ("Alice and Bob joined the club.", "Bob and Alice joined the club."),
+        (
+            "Customers above 41 seats asked not only for audit logs but also for single sign-on.",
+            "Customers above 41 seats asked for audit logs and single sign-on.",
+        ),
+        ("No more than 26 laptops are available.", "Only 26 laptops are available."),
+        ("Prices stayed flat.", "Prices did not change."),
+        ("The price stayed at four dollars per seat.", SOURCE),
+    ],
+)
+def test_the_same_statement_in_another_order_or_other_words_does_not_invert(bullet, source):
+    assert not inverts(bullet, source)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("Revenue grew 4.5% to $25,000,000", [{"4.5"}, {"25000000"}]),
+        ("$25M in the 1980s", [{"25", "25000000"}, {"1980"}]),
+        ("forty customers in four hundred interviews", [{"40"}, {"400"}]),
+        ("twenty-one replies, 2x faster", [{"2"}, {"21"}]),
+    ],
+)
+def test_stated_numbers_read_every_form_of_a_figure(text, values):
+    assert sorted(map(set, stated_numbers(text)), key=sorted) == sorted(values, key=sorted)
+
+
+def test_a_figure_in_another_form_is_grounded_and_a_new_one_is_not():
+    known = numbers("Forty customers were interviewed; the plant costs $25 million and saves 12 percent.")
+    assert grounded("40 customers were interviewed", known)
+    assert grounded("The plant costs $25M", known)
+    assert grounded("It saves 12% and is one of the options", known)  # a lone "one" is a pronoun
+    assert not grounded("Four hundred customers were interviewed", known)
+    assert not grounded("The plant costs $30M", known)
+
+
+@given(st.text(max_size=300))
+def test_any_text_reads_without_error(text):
+    assert isinstance(numbers(text), frozenset)
+    assert isinstance(inverts(text, SOURCE), bool)
+    assert isinstance(denies(text), bool)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Costs did not rise.", True),
+        ("No transit lasted two hours.", True),
+        ("Not only costs but also prices rose.", False),
+        ("No more than 26 laptops are available.", False),
+        ("No doubt it is pending.", False),
+        ("I'm not sure it is pending.", False),
+        ("It is pending, if not shipped.", False),
+    ],
+)
+def test_denies_tells_a_denial_from_idioms_and_doubt(text, expected):
+    assert denies(text) is expected
