@@ -9,7 +9,9 @@ the evaluated repository, writes a one-time ticket beside it and runs::
 The verdict is computed on the host (:func:`rewardlab.envs.swe.testrun.read_result`), never
 here. Here, before anything of the repository is imported, the script
 
-0. makes itself non-dumpable, so no process the tests start can attach to it or read its memory;
+0. makes itself non-dumpable, so no process the tests start can attach to it or read its memory,
+   and (Landlock, :func:`confine_reads`) forbids itself and its children to read ``/proc``: no
+   route to its own memory, and so to the key, stays open;
 1. reads the ticket (HMAC key, nonce, the result file's random name, the guarded files, the
    repository's packages) and deletes it, opens the result file with ``O_CREAT | O_EXCL``;
 2. imports pytest and the standard-library modules whose code it trusts, indexes their code
@@ -51,6 +53,7 @@ after the final record the file is closed and the signer ends.
 from __future__ import annotations
 
 import _thread
+import ast
 import builtins
 import contextlib
 import functools
@@ -61,7 +64,9 @@ import importlib.machinery
 import inspect
 import io
 import json
+import operator
 import os
+import random
 import signal
 import sys
 import sysconfig
@@ -82,6 +87,7 @@ FUNCTION, BUILTIN_FUNCTION, MODULE, CODE = (
     types.CodeType,
 )
 _realpath, _relpath, _sha256, _MODULES = os.path.realpath, os.path.relpath, hashlib.sha256, sys.modules
+_AUDIT, _TYPE_DICT, _ONLY_AST = sys.audit, type.__dict__["__dict__"].__get__, ast.PyCF_ONLY_AST
 
 #: Events that hand out frames or object internals; ``ctypes.*`` events are policed too.
 FRAME_EVENTS = frozenset(
@@ -416,6 +422,498 @@ def _behaviour(value: Any) -> bool:
     return isinstance(value, (MODULE, type, FUNCTION, BUILTIN_FUNCTION))
 
 
+#: Audit events through which the evaluated tests' code hands values and comparisons to the seal:
+#: ``VALUE_EVENT`` with ``[value]`` (the seal puts the plain value in its place), ``COMPARE_EVENT``
+#: with ``[operator, left, right, want_result]`` (the seal puts the result first, then operands that
+#: give that result under plain comparison). See :func:`comparison_guard`, :func:`guarded_tree`.
+VALUE_EVENT, COMPARE_EVENT = "rewardlab.value", "rewardlab.compare"
+#: The constant the transformed test code calls; replaced by ``sys.audit`` itself in its code objects.
+AUDIT_PLACEHOLDER = "\x00rewardlab:sys.audit"
+#: ``unittest`` assertions that compare two operands, and the comparison each makes.
+UNITTEST_COMPARISONS: dict[str, str] = {
+    **dict.fromkeys(
+        ("assertEqual", "assertEquals", "failUnlessEqual", "assertListEqual", "assertTupleEqual", "assertDictEqual",
+         "assertSetEqual", "assertSequenceEqual", "assertMultiLineEqual", "assertCountEqual", "assertAlmostEqual",
+         "assertAlmostEquals"),
+        "==",
+    ),
+    **dict.fromkeys(("assertNotEqual", "assertNotEquals", "failIfEqual", "assertNotAlmostEqual"), "!="),
+    "assertIn": "in",
+    "assertNotIn": "not in",
+}  # fmt: skip
+_OPERATOR_NAMES: dict[type, str] = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.In: "in",
+    ast.NotIn: "not in",
+}  # fmt: skip
+_AST = types.SimpleNamespace(
+    **{name: getattr(ast, name) for name in (
+        "AST", "Attribute", "Call", "Compare", "Constant", "Del", "List", "ListComp", "Load", "Name", "NamedExpr",
+        "Starred", "Store", "Subscript", "Tuple", "BoolOp", "And", "Or", "comprehension", "expr", "Lambda",
+        "FunctionDef",
+        "AsyncFunctionDef", "GeneratorExp", "SetComp", "DictComp", "Yield", "YieldFrom", "Await", "match_case",
+        "arg", "arguments", "AnnAssign", "Slice", "keyword")}
+)  # fmt: skip
+_walk, _fix_locations = ast.walk, ast.fix_missing_locations
+
+
+#: Methods of built-in types whose override does not change what a value does (construction, pickling, ``repr``).
+NEUTRAL_METHODS = frozenset(
+    {"__new__", "__init__", "__init_subclass__", "__repr__", "__getnewargs__", "__reduce__", "__reduce_ex__",
+     "__getstate__", "__setstate__", "__sizeof__", "__dir__", "__doc__", "__class_getitem__", "__subclasshook__"}
+)  # fmt: skip
+
+
+class HookRefused(RuntimeError):
+    """Raised for ``sys.addaudithook``: Python then drops the new hook and the exception silently."""
+
+
+class Unmatched:
+    """Stands in for a value whose agent-written comparison claimed equality with a different value too:
+    it equals nothing but itself, so the assertion that compares it fails with this description."""
+
+    def __repr__(self) -> str:
+        return "<a value that compares equal to values that differ (agent-written comparison)>"
+
+
+def comparison_guard(trusted_code: Callable[[Any], bool], violations: list[str]) -> Callable[[str, Any], None]:
+    """``handle(event, box)`` for :data:`VALUE_EVENT` and :data:`COMPARE_EVENT`; called by the seal's hook only.
+
+    **Plain values.** A value whose type derives from a built-in type (``str``, ``bytes``, the numbers,
+    the containers) and whose class, or a class it inherits from, overrides a method of that type
+    with code the agent wrote (``trusted_code`` false; construction and ``repr`` aside,
+    :data:`NEUTRAL_METHODS`) is replaced by a plain copy of its built-in contents; the elements of
+    built-in containers likewise (a subclass that only adds methods, ``Slug.words``, stays as it is).
+    So ``"x" == result`` compares characters, whatever ``__eq__``, ``startswith`` or ``__len__`` the
+    returned value's class overrides. A class of the repository itself (one of its functions is
+    unchanged: munch's ``Munch(dict)``, whose methods a fix may rewrite) is not copied; its ``==`` and
+    ``!=`` are checked as below. Honest values keep their identity (nothing is copied unless it
+    must be).
+
+    **Discriminating comparison.** A value of another class (or of such a repository class) whose ``==``
+    or ``!=`` (or, as a container, ``in``) is agent-written is compared with the other operand and with
+    three random values of the other operand's kind, in random order: if it claims equality with one of
+    those as well, it is not telling equal from unequal, the comparison is decided unequal and the seal
+    records it as tampering. Honest comparison methods (a version compared with ``"1.2.3"``) tell the
+    difference and keep their answer. Ordering (``<`` ...) of such values is left to their code.
+
+    Everything it uses is bound here, in its closure, which only the seal's hook can reach.
+    """
+    kind_of, is_instance, is_subclass, to_bool, length = type, isinstance, issubclass, bool, len
+    dict_items, list_iter, tuple_iter, set_iter, frozenset_iter = (
+        dict.items, list.__iter__, tuple.__iter__, set.__iter__, frozenset.__iter__,
+    )  # fmt: skip
+    type_dict, type_mro = type.__dict__["__dict__"].__get__, type.__dict__["__mro__"].__get__
+    scalars = frozenset({str, bytes, int, float, complex, bool, type(None)})
+    collections_ = (list, tuple, dict, set, frozenset)
+    copies: dict[type, Callable[[Any], Any]] = {
+        str: str.__str__, bytes: bytes.__bytes__, bytearray: bytearray.copy, int: int.__int__,
+        float: float.__float__, complex: complex.__complex__,
+    }  # fmt: skip
+    bases = (*copies, *collections_)
+    native = (BUILTIN_FUNCTION, types.MethodDescriptorType, types.WrapperDescriptorType, types.MethodWrapperType,
+              types.GetSetDescriptorType, types.MemberDescriptorType, types.ClassMethodDescriptorType)  # fmt: skip
+    function_kinds = (FUNCTION, staticmethod, classmethod, property)
+    #: per built-in base, the names whose override changes what a value of it does (not how it is made or shown)
+    behaviour = {base: frozenset(dir(base)) - NEUTRAL_METHODS | {"__getattr__", "__getattribute__"} for base in bases}
+    rng = random.Random(os.urandom(16))
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    equalities = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+                  ">=": operator.ge, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}  # fmt: skip
+    reported: set[str] = set()
+
+    def written_by_agent(value: Any, name: str) -> bool:
+        if is_instance(value, native) or value is None:
+            return False
+        if is_instance(value, function_kinds):
+            codes = [f.__code__ for f in _functions_of(value)]
+            return not codes or not all(trusted_code(code) for code in codes)
+        if is_instance(value, type):
+            return name.startswith("__") and value not in scalars and value not in bases
+        return callable(value)
+
+    def agent_classes(kind: type, names: Any = None) -> list[type]:
+        """The classes ``kind`` inherits from (not built-ins) that define an agent-written method (of ``names``)."""
+        found = []
+        for cls in type_mro(kind):
+            if cls is object or cls in bases or cls is bool:
+                continue
+            namespace = type_dict(cls)
+            wanted = namespace if names is None else [n for n in names if n in namespace]
+            if any(written_by_agent(namespace[n], n) for n in wanted):
+                found.append(cls)
+        return found
+
+    def agent_methods(kind: type, names: Any = None) -> bool:
+        return bool(agent_classes(kind, names))
+
+    def from_repository(cls: type) -> bool:
+        """Whether ``cls`` is a class of the repository's own: a function of it is code the agent did not change."""
+        return any(
+            is_instance(v, function_kinds) and all(trusted_code(f.__code__) for f in _functions_of(v))
+            for v in type_dict(cls).values()
+        )
+
+    def plain(value: Any, depth: int = 0) -> Any:
+        kind = kind_of(value)
+        if kind in scalars or depth > 64:
+            return value
+        if kind in collections_:
+            return plain_collection(value, kind, depth)
+        for base in bases:
+            if is_subclass(kind, base):
+                break
+        else:
+            return value
+        made = agent_classes(kind, behaviour[base])
+        if not made or all(from_repository(cls) for cls in made):  # a repository class the fix may change:
+            return plain_collection(value, base, depth) if base in collections_ else value  # its ==, != are probed
+        if base in copies:
+            return copies[base](value)
+        return rebuilt(value, base, depth)
+
+    def plain_collection(value: Any, base: type, depth: int) -> Any:
+        """``value`` itself when its elements are plain already, else a plain copy."""
+        items = list(dict_items(value)) if base is dict else list(iterate(value, base))
+        flat = [part for pair in items for part in pair] if base is dict else items
+        if all(kind_of(item) in scalars for item in flat):
+            return value
+        converted = [plain(item, depth + 1) for item in flat]
+        return value if all(a is b for a, b in zip(converted, flat, strict=True)) else rebuilt(value, base, depth)
+
+    def iterate(value: Any, base: type) -> Any:
+        return {list: list_iter, tuple: tuple_iter, set: set_iter, frozenset: frozenset_iter}[base](value)
+
+    def rebuilt(value: Any, base: type, depth: int) -> Any:
+        if base is dict:
+            return {plain(k, depth + 1): plain(v, depth + 1) for k, v in dict_items(value)}
+        return base(plain(item, depth + 1) for item in iterate(value, base))
+
+    def canary(other: Any) -> Any:
+        """A random value of ``other``'s kind that differs from it."""
+        kind = kind_of(other)
+        word = "".join(rng.choice(letters) for _ in range(rng.randint(6, 14)))
+        if kind is bool:
+            return not other
+        if kind is str:
+            return other + word if rng.random() < 0.5 or word == other else word
+        if kind in (bytes, bytearray):
+            return kind(other) + word.encode()
+        if kind is int:
+            return other + rng.choice((-1, 1)) * rng.randint(1, 10**6)
+        if kind is float:
+            return other + (abs(other) + 1.0) * rng.uniform(2.0, 5.0) if other == other else 0.5
+        if kind is complex:
+            return other + complex(0, abs(other) + rng.uniform(2.0, 5.0))
+        if kind in (list, tuple):
+            return other + kind((word,))
+        if kind is dict:
+            return {**other, word: word}
+        if kind in (set, frozenset):
+            return other | {word}
+        return word if other is None else Unmatched()
+
+    def answer(compare: Callable[[Any, Any], Any], left: Any, right: Any) -> bool | None:
+        """The comparison's truth, ``None`` when it raises (an honest comparison may reject a stranger)."""
+        try:
+            return to_bool(compare(left, right))
+        except Exception:  # noqa: BLE001
+            return None
+
+    def probed(real: Callable[[], bool], fooled_by: Callable[[], bool]) -> tuple[bool, bool]:
+        """``(real answer, discriminating)``: ``real()`` once among three ``fooled_by()`` probes, in random order."""
+        position, result, fooled = rng.randrange(4), False, False
+        for index in range(4):
+            if index == position:
+                result = real()
+            else:
+                fooled = fooled_by() or fooled
+        return result, not fooled
+
+    def discriminates(suspect: Any, other: Any, suspect_left: bool) -> tuple[bool, bool]:
+        """``(equal, discriminating)``: the suspect's own answer, and whether it told every canary apart."""
+
+        def real() -> bool:
+            return to_bool(suspect == other if suspect_left else other == suspect)
+
+        def fooled_by() -> bool:
+            probe = canary(other)
+            pair = (suspect, probe) if suspect_left else (probe, suspect)
+            return answer(operator.eq, *pair) is True or answer(operator.ne, *pair) is False
+
+        return probed(real, fooled_by)
+
+    def suspect(value: Any, names: tuple[str, ...]) -> bool:
+        kind = kind_of(value)
+        return kind not in scalars and kind not in collections_ and agent_methods(kind, names)
+
+    def report(value: Any) -> None:
+        name = kind_of(value).__qualname__
+        if name not in reported:
+            reported.add(name)
+            violations.append(f"a {name} value compared equal to values that differ (an agent-written comparison)")
+
+    def compare(box: list[Any]) -> None:
+        operator_name, left, right, want = box
+        left, right = plain(left), plain(right)
+        if operator_name in ("==", "!="):
+            for value, other, on_left in ((left, right, True), (right, left, False)):
+                if suspect(value, ("__eq__", "__ne__")) and not suspect(other, ("__eq__", "__ne__")):
+                    equal, honest = discriminates(value, other, on_left)
+                    if not honest:
+                        report(value)
+                        equal = False
+                    stand_in = other if equal else Unmatched()
+                    left, right = (stand_in, other) if on_left else (other, stand_in)
+                    box[:] = [equal if operator_name == "==" else not equal, left, right, want]
+                    return
+        elif operator_name in ("in", "not in"):
+            if suspect(right, ("__contains__", "__iter__", "__getitem__", "__eq__")) and not suspect(left, ("__eq__",)):
+                contained, honest = probed(
+                    lambda: to_bool(left in right), lambda: answer(equalities["in"], canary(left), right) is True
+                )
+                if not honest:
+                    report(right)
+                    contained = False
+                right = (left,) if contained else ()
+            elif suspect(left, ("__eq__", "__ne__")) and kind_of(right) in collections_:
+                members = list(dict_items(right)) if kind_of(right) is dict else list(iterate(right, kind_of(right)))
+                keys = [k for k, _ in members] if kind_of(right) is dict else members
+                found = Unmatched()
+                for member in keys:
+                    equal, honest = discriminates(left, member, True)
+                    if not honest:
+                        report(left)
+                        break
+                    if equal:
+                        found = member
+                        break
+                left = found
+            box[:] = [equalities[operator_name](left, right) if want else None, left, right, want]
+            return
+        box[:] = [equalities[operator_name](left, right) if want else None, left, right, want]
+
+    def handle(event: str, box: Any) -> None:
+        if kind_of(box) is not list:
+            return
+        if event == VALUE_EVENT and length(box) == 1:
+            box[0] = plain(box[0])
+        elif event == COMPARE_EVENT and length(box) == 4 and box[0] in equalities:
+            compare(box)
+
+    return handle
+
+
+class GuardedTests:
+    """Rewrites a test file's syntax tree so that its values and comparisons pass through the seal.
+
+    - every value the test code loads (a name, an attribute, an item, a call's result; not a call's
+      callee nor an assignment target) becomes ``sys.audit(VALUE_EVENT, box := [value]) ... box[0]``;
+    - every comparison (``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=``, ``in``, ``not in``; chains pairwise,
+      ``is`` left as it is) becomes the result the seal puts in ``[op, left, right, True]``;
+    - the two compared operands of a ``unittest`` assertion (:data:`UNITTEST_COMPARISONS`) are the
+      operands the seal puts in ``[op, first, second, False]``.
+
+    ``sys.audit`` is a constant of the compiled code (:func:`with_audit`), not a name a test or the
+    repository could rebind. Inside comprehensions the box is a one-item comprehension's variable
+    (an assignment expression may not appear there), elsewhere an assignment expression. Annotations
+    and ``match`` patterns are left alone (they are not evaluated values).
+    """
+
+    def __init__(self) -> None:
+        self.comprehensions = 0
+        self.temporaries = 0
+
+    def visit(self, node: Any, wrap: bool = True) -> Any:
+        kind = type(node)
+        if kind is _AST.match_case:
+            node.guard = self.visit(node.guard) if node.guard is not None else None
+            node.body = [self.visit(child) for child in node.body]
+            return node
+        if kind is _AST.arg:
+            return node
+        nested = kind in (_AST.ListComp, _AST.SetComp, _AST.DictComp, _AST.GeneratorExp)
+        self.comprehensions += nested
+        for field in node._fields:
+            if field in ("annotation", "returns", "type_comment"):
+                continue
+            value = getattr(node, field, None)
+            keep = self.keeps(node, field)
+            if isinstance(value, list):
+                setattr(node, field, [self.visit(v, not keep) if isinstance(v, _AST.AST) else v for v in value])
+            elif isinstance(value, _AST.AST):
+                setattr(node, field, self.visit(value, not keep))
+        self.comprehensions -= nested
+        if kind is _AST.Compare:
+            return self.compared(node)
+        if kind is _AST.Call:
+            self.unittest_operands(node)
+        if wrap and kind in (_AST.Name, _AST.Attribute, _AST.Subscript, _AST.Call) and self.loads(node):
+            return self.passed(
+                [node], VALUE_EVENT, lambda box: _AST.Subscript(box, _AST.Constant(0), _AST.Load()), node
+            )
+        return node
+
+    @staticmethod
+    def keeps(node: Any, field: str) -> bool:
+        """Whether ``node``'s ``field`` must stay the object it is: a callee, or what an assignment changes."""
+        if type(node) is _AST.Call and field == "func":
+            return True
+        stored = type(getattr(node, "ctx", None)) in (_AST.Store, _AST.Del)
+        return stored and field == "value"
+
+    @staticmethod
+    def loads(node: Any) -> bool:
+        if type(node) is _AST.Name:
+            return type(node.ctx) is _AST.Load and not node.id.startswith("@")
+        return type(getattr(node, "ctx", _AST.Load())) is _AST.Load
+
+    def passed(self, items: list[Any], event: str, pick: Callable[[Any], Any], origin: Any) -> Any:
+        """``items`` handed to the seal as a list; ``pick(box)`` of what it leaves there, at ``origin``'s place."""
+        made = self._passed(items, event, pick)
+        return _located(made, origin) if made is not None else None
+
+    def _passed(self, items: list[Any], event: str, pick: Callable[[Any], Any]) -> Any:
+        audit = _AST.BoolOp(_AST.Or(), [_AST.Constant(AUDIT_PLACEHOLDER), _AST.Constant(0)])
+        box = _AST.List(items, _AST.Load())
+        if self.comprehensions:
+            unsafe = (_AST.Yield, _AST.YieldFrom, _AST.Await, _AST.NamedExpr)
+            if any(type(n) in unsafe for i in items for n in _walk(i)):
+                return items[0] if event == VALUE_EVENT else None
+            name = "@rl"
+            element = _AST.Tuple(
+                [_AST.Call(audit, [_AST.Constant(event), _AST.Name(name, _AST.Load())], []),
+                 pick(_AST.Name(name, _AST.Load()))], _AST.Load(),
+            )  # fmt: skip
+            loop = _AST.comprehension(_AST.Name(name, _AST.Store()), _AST.Tuple([box], _AST.Load()), [], 0)
+            listed = _AST.ListComp(_AST.Subscript(element, _AST.Constant(1), _AST.Load()), [loop])
+            return _AST.Subscript(listed, _AST.Constant(0), _AST.Load())
+        assigned = _AST.NamedExpr(_AST.Name("@rl", _AST.Store()), box)
+        pair = _AST.Tuple(
+            [_AST.Call(audit, [_AST.Constant(event), assigned], []), pick(_AST.Name("@rl", _AST.Load()))], _AST.Load()
+        )
+        return _AST.Subscript(pair, _AST.Constant(1), _AST.Load())
+
+    def compared(self, node: Any) -> Any:
+        """A comparison (chains pairwise, operands evaluated once) whose every step the seal decides."""
+        operands = [node.left, *node.comparators]
+        steps = []
+        for index, op in enumerate(node.ops):
+            left, right = operands[index], operands[index + 1]
+            if index + 1 < len(node.ops) and not self.comprehensions:
+                self.temporaries += 1
+                name = f"@rl_t{self.temporaries}"
+                right = _located(_AST.NamedExpr(_AST.Name(name, _AST.Store()), right), node)
+                operands[index + 1] = _located(_AST.Name(name, _AST.Load()), node)
+            elif index + 1 < len(node.ops):
+                return node  # a chain inside a comprehension: its operands are plain values already
+            symbol = _OPERATOR_NAMES.get(type(op))
+            if symbol is None:
+                steps.append(_AST.Compare(left, [op], [right]))
+                continue
+            step = self.passed(
+                [_AST.Constant(symbol), left, right, _AST.Constant(True)],
+                COMPARE_EVENT,
+                lambda box: _AST.Subscript(box, _AST.Constant(0), _AST.Load()),
+                node,
+            )
+            steps.append(step if step is not None else _AST.Compare(left, [op], [right]))
+        return steps[0] if len(steps) == 1 else _located(_AST.BoolOp(_AST.And(), steps), node)
+
+    def unittest_operands(self, node: Any) -> None:
+        """``self.assertEqual(a, b, ...)`` → ``self.assertEqual(*<operands the seal gives>, ...)``."""
+        func = node.func
+        symbol = UNITTEST_COMPARISONS.get(func.attr) if type(func) is _AST.Attribute else None
+        if symbol is None or len(node.args) < 2 or any(type(a) is _AST.Starred for a in node.args[:2]):
+            return
+        operands = self.passed(
+            [_AST.Constant(symbol), node.args[0], node.args[1], _AST.Constant(False)],
+            COMPARE_EVENT,
+            lambda box: _AST.Subscript(box, _AST.Slice(_AST.Constant(1), _AST.Constant(3)), _AST.Load()),
+            node.args[0],
+        )
+        if operands is not None:
+            node.args[:2] = [_AST.Starred(operands, _AST.Load())]
+
+
+def _located(made: Any, origin: Any) -> Any:
+    """``made`` with every node of it that has no position given ``origin``'s (a function's first line,
+    which decides how its code is found again, is its first decorator's)."""
+    pending = [made]
+    while pending:
+        node = pending.pop()
+        if "lineno" in node._attributes:
+            if hasattr(node, "lineno"):
+                continue  # a node of the file (or one located already): so is all below it
+            for name in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                setattr(node, name, getattr(origin, name, None))
+        for field in node._fields:
+            value = getattr(node, field, None)
+            pending.extend(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, _AST.AST))
+    return made
+
+
+def with_audit(code: types.CodeType) -> types.CodeType:
+    """``code`` (and the code nested in it) with :data:`AUDIT_PLACEHOLDER` constants replaced by ``sys.audit``."""
+    constants = tuple(
+        _AUDIT if type(c) is str and c == AUDIT_PLACEHOLDER else with_audit(c) if type(c) is CODE else c
+        for c in code.co_consts
+    )
+    return code.replace(co_consts=constants)
+
+
+def guarded_code(path: str) -> types.CodeType:
+    """The code of the test file at ``path``, read from the file (so no caller chooses what it says),
+    with :class:`GuardedTests`' guards. pytest's assertion rewriting (its failure messages) is not
+    applied: an assertion fails or passes the same without it."""
+    with open(path, "rb") as handle:
+        source = handle.read()
+    tree = GuardedTests().visit(compile(source, path, "exec", _ONLY_AST, dont_inherit=True))
+    return with_audit(compile(_fix_locations(tree), path, "exec", dont_inherit=True))
+
+
+def guard_module(module: types.ModuleType, path: str) -> list[types.CodeType]:
+    """Give every function of the test module at ``path`` (classes' methods included) its guarded code;
+    the guarded code objects."""
+    namespace = vars(module)
+    guarded: dict[tuple[str, int], types.CodeType] = {}
+    pending = [guarded_code(path)]
+    while pending:
+        code = pending.pop()
+        guarded[(code.co_qualname, code.co_firstlineno)] = code
+        pending.extend(c for c in code.co_consts if type(c) is CODE)
+    replaced: list[types.CodeType] = []
+    for function in _functions_in(namespace):
+        code = function.__code__
+        if _realpath(code.co_filename) != path:
+            continue
+        new = guarded.get((code.co_qualname, code.co_firstlineno))
+        if new is not None and new.co_freevars == code.co_freevars:
+            function.__code__ = new
+            replaced.append(new)
+    return replaced
+
+
+def _functions_in(namespace: dict[str, Any]) -> list[Any]:
+    """The functions of a module namespace and of the classes in it (nested classes too), without
+    calling any code (class namespaces are read through ``type``'s own descriptor)."""
+    found: list[Any] = []
+    seen: set[int] = set()
+    pending = list(namespace.values())
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if type(value) is FUNCTION:
+            found.append(value)
+            pending.append(vars(value).get("__wrapped__"))  # a decorated test (hypothesis' @given ...)
+        elif type(value) in (staticmethod, classmethod):
+            pending.append(value.__func__)
+        elif isinstance(value, type):
+            pending.extend(_TYPE_DICT(value).values())
+    return found
+
+
 class Policy:
     """Who may obtain frames and object internals, decided by walking up the asking stack.
 
@@ -486,6 +984,7 @@ def seal(
     rewriters = {id(code): code for code in compilers if code.co_name == "_rewrite_test"}
     get_ident, getframe, realpath, fsdecode = _thread.get_ident, sys._getframe, os.path.realpath, os.fsdecode
     is_instance, length, to_str, permission_error, missing = isinstance, len, str, PermissionError, object()
+    refused = HookRefused
     getattr_ = getattr
     consumers = {id(code): (code, needs) for code, needs in policy.consumers.items()}
     tests, vouched, protected_dirs = policy.tests, policy.vouched, policy.protected_dirs
@@ -502,9 +1001,12 @@ def seal(
     unmarshallers_by_id = {id(code): code for code in unmarshallers}
     open_file, read_mode = io.open, "rb"
     frame_events, frame_attributes = FRAME_EVENTS, FRAME_ATTRIBUTES
-    policed = FRAME_EVENTS | {
+    guard_events = frozenset({VALUE_EVENT, COMPARE_EVENT})
+    guard_compilers = {id(code): code for code in (guarded_code.__code__, with_audit.__code__)}
+    ast_types = frozenset(id(v) for v in vars(ast).values() if isinstance(v, type) and issubclass(v, ast.AST))
+    policed = FRAME_EVENTS | guard_events | {
         "object.__getattr__", "object.__setattr__", "function.__new__", "exec", "open", "compile", "code.__new__",
-        "marshal.loads", "marshal.load",
+        "marshal.loads", "marshal.load", "sys.addaudithook",
     }  # fmt: skip
     paths: dict[str, str] = {}
 
@@ -513,6 +1015,18 @@ def seal(
         if path is None:
             path = paths[name] = realpath(name)
         return path
+
+    def trusted_code(code: Any) -> bool:
+        """Whether code is not the agent's: library or runner code, a vouched file, an unchanged function."""
+        filename = code.co_filename
+        if filename.startswith("<frozen "):
+            return True
+        if filename.startswith("<"):
+            return False
+        path = real(filename)
+        return path in vouched or path.startswith(protected_dirs) or (path, code.co_qualname) in functions
+
+    guard = comparison_guard(trusted_code, violations)
 
     def claims_protected(name: Any) -> bool:
         if not is_instance(name, to_str) or name.startswith("<"):
@@ -605,6 +1119,8 @@ def seal(
             if length(args) < 2 or args[1] not in frame_attributes:
                 return None
         elif event == "object.__setattr__":
+            if length(args) >= 1 and id(args[0]) in ast_types:
+                return f"a syntax tree class changed by {describe(caller(3))}"
             if length(args) < 3 or args[1] != "__code__":
                 return None
             current = getattr_(args[0], "__code__", None)
@@ -625,6 +1141,8 @@ def seal(
                 parts = realpath(path).split("/")
                 if parts[1:2] == ["proc"] and (parts[-1] in ("mem", "pagemap") or "map_files" in parts):
                     return f"open({path!r}): reading process memory"
+                if parts[1:2] == ["proc"] and (length(parts) <= 3 or parts[-2] == "task"):
+                    return f"open({path!r}): a process directory (a base for opening its memory by a relative name)"
             return None
         elif event in ("compile", "code.__new__"):
             name: Any = args[1] if length(args) > 1 else None
@@ -632,6 +1150,8 @@ def seal(
                 return None
             code = caller(3)
             if real(code.co_filename) in tests:  # an evaluated test compiling code of its own
+                return None
+            if is_one_of(code, guard_compilers) and real(name) in tests:  # the guarded test code, from its file
                 return None
             if event == "compile" and is_one_of(code, compilers_by_id):
                 source = args[0]
@@ -657,6 +1177,12 @@ def seal(
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event not in policed and not event.startswith("ctypes."):
             return  # the fast path: most events (imports, reads of __code__ ...) concern nobody
+        if event in guard_events:  # the evaluated tests' values and comparisons (comparison_guard)
+            if args:
+                guard(event, args[0])
+            return
+        if event == "sys.addaudithook":  # a later hook could change what this one decides
+            raise refused("refused by the RewardLab evaluation: another audit hook")
         if event == "object.__getattr__" and (length(args) < 2 or args[1] not in frame_attributes):
             return
         ident = get_ident()
@@ -707,7 +1233,10 @@ def signer(
         hashlib.sha256,
     )
     changes, ran, report, origin, missing = machinery.changes, evidence.ran, evidence.report, evidence.origin, object()
+    unguarded_code = evidence.unguarded
     witnessed: set[str] = set()
+    guarded: dict[int, Any] = {}
+    guarded_files: set[str] = set()
     seq, forwarded = 0, 0
     pending: list[str] = []
     keyed = new_mac(key, digestmod=sha256)  # no frame of this generator holds the key's bytes after this
@@ -756,8 +1285,12 @@ def signer(
             flush()
             return
         try:
+            if kind == "guarded":  # the test code whose values and comparisons the seal decides
+                guarded.update((id(code), code) for code in objects[0])
+                guarded_files.update(objects[1])
+                continue
             if kind == "calling":  # just before item.runtest(): the test must be the guarded one
-                found = [problem for problem in (origin(objects[0]),) if problem]
+                found = [p for p in (origin(objects[0]), unguarded_code(objects[0], guarded, guarded_files)) if p]
                 if found:
                     emit("tampering", found[:10])
                 continue
@@ -831,6 +1364,15 @@ class Evidence:
                     return f"hook {name} has an implementation from {getattr(code, 'co_filename', impl.plugin_name)}"
         return None
 
+    @staticmethod
+    def unguarded(item: Any, guarded: dict[int, Any], files: set[str]) -> str | None:
+        """Why ``item``'s test function is not the guarded code :func:`guard_module` gave it (``None`` when
+        it is, when it is no Python function, or when it comes from no guarded file)."""
+        code = _test_code(getattr(item, "obj", None))
+        if code is None or guarded.get(id(code)) is code or _realpath(code.co_filename) not in files:
+            return None
+        return f"{item.nodeid}: the test runs code other than its guarded code"
+
     def origin(self, item: Any) -> str | None:
         """Why ``item``'s test function cannot be trusted to be the guarded test (``None`` when it can)."""
         if not isinstance(item, self.function_class):
@@ -877,10 +1419,13 @@ class Witness:
 
     Args:
         send: The signer's ``send``.
+        tests: Real paths of the evaluated test files and ``conftest.py`` files (their functions get
+            guarded code at the end of collection, :func:`guard_module`).
     """
 
-    def __init__(self, send: Callable[[tuple[Any, ...]], None]):
+    def __init__(self, send: Callable[[tuple[Any, ...]], None], tests: frozenset[str]):
         self._send = send
+        self._tests = tests
         self._config: Any = None
         self._function_class = vars(sys.modules["_pytest.python"])["Function"]
         unittest_plugin = sys.modules.get("_pytest.unittest")
@@ -896,8 +1441,31 @@ class Witness:
         sys.path[:] = [p for p in sys.path if p not in inside] + inside
 
     def pytest_collection_finish(self, session: Any) -> None:
+        self._guard(session)
         witnessed = [item.nodeid for item in session.items if self._witness(item)]
         self._send(("collected", (len(session.items), witnessed)))
+
+    def _guard(self, session: Any) -> None:
+        """Give the evaluated test modules' functions guarded code and tell the signer which code that is,
+        and of which files (a module whose guarded code cannot be made runs as it is)."""
+        modules = [getattr(item, "module", None) for item in session.items] + list(_MODULES.values())
+        seen: set[int] = set()
+        codes: list[types.CodeType] = []
+        done: list[str] = []
+        for module in modules:
+            if type(module) is not MODULE or id(module) in seen:
+                continue
+            seen.add(id(module))
+            path = vars(module).get("__file__")
+            path = _realpath(path) if type(path) is str else None
+            if path not in self._tests:
+                continue
+            try:
+                codes.extend(guard_module(module, path))
+            except (SyntaxError, ValueError, TypeError, OSError):
+                continue
+            done.append(path)
+        self._send(("guarded", (codes, done)))
 
     def _witness(self, item: Any) -> bool:
         """Wrap a plain test function so that it reports having returned (see :func:`witnessed`);
@@ -944,6 +1512,7 @@ def prepare(argv: list[str]) -> tuple[Callable[[tuple[str, tuple[Any, ...]]], No
     library = list(sys.path)
     sys.path.append(os.path.realpath(repo))
     os.chdir(repo)
+    confine_reads()
     import pytest  # noqa: F401  (the runner: imported before any repository code)
 
     plugins = vars(sys.modules["_pytest.config"]).get("default_plugins", ())
@@ -970,7 +1539,7 @@ def prepare(argv: list[str]) -> tuple[Callable[[tuple[str, tuple[Any, ...]]], No
     packages = [str(name) for name in ticket.get("packages", ())]
     sys.meta_path.insert(0, RepositoryPackages(".", [name for name in packages if name not in sys.modules]))
     deliver = courier(channel.send)
-    witness = Witness(deliver)
+    witness = Witness(deliver, tests)
     pytest_hookimpl = vars(sys.modules["pytest"])["hookimpl"]
     pytest_hookimpl(hookwrapper=True)(Witness.pytest_runtest_call)
     consumers = {code: dependencies(code, namespace) for code, namespace in resolve(CONSUMERS).items()}
@@ -1048,6 +1617,67 @@ class RepositoryPackages:
 def sign(key: bytes, body: str) -> str:
     """HMAC-SHA256 of ``body`` under ``key``, hex."""
     return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+#: Landlock (Linux ≥ 5.13) system calls and access rights used by :func:`confine_reads`.
+_LANDLOCK_CREATE_RULESET, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT_SELF = 444, 445, 446
+_ACCESS_READ_FILE, _ACCESS_READ_DIR, _RULE_PATH_BENEATH, _PR_SET_NO_NEW_PRIVS = 1 << 2, 1 << 3, 1, 38
+
+
+def confine_reads(hidden: str = "proc") -> bool:
+    """Forbid this process and every process it starts to read anything beneath ``/proc`` (Landlock).
+
+    Process memory (``/proc/self/mem``, ``pagemap``, ``map_files``) is then unreadable by any route
+    (a directory descriptor and a relative name, a symbolic link swapped after a check, a child
+    process): the kernel refuses the open. Reading and listing stay allowed beneath every other
+    top-level directory. ``False`` when the kernel (or a container's seccomp profile) offers no
+    Landlock: the seal's path check of ``open`` is then the only guard.
+    """
+    try:
+        import ctypes
+    except ImportError:
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return False
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+    if syscall(_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) < 1:
+        return False
+
+    class RulesetAttr(ctypes.Structure):
+        _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    handled = _ACCESS_READ_FILE | _ACCESS_READ_DIR
+    attr = RulesetAttr(handled)
+    ruleset = syscall(_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), 0)
+    if ruleset < 0:
+        return False
+    try:
+        for name in os.listdir("/"):
+            if name == hidden:
+                continue
+            try:
+                parent = os.open("/" + name, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                access = handled if os.path.isdir("/" + name) else _ACCESS_READ_FILE
+                rule = PathBeneath(access, parent)
+                if syscall(_LANDLOCK_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) < 0:
+                    return False
+            finally:
+                os.close(parent)
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return False
+        return syscall(_LANDLOCK_RESTRICT_SELF, ruleset, 0) == 0
+    finally:
+        os.close(ruleset)
 
 
 def not_dumpable() -> None:

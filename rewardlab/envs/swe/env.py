@@ -177,6 +177,18 @@ class SWEEnv(TextEnv):
       names. Creating code that claims a protected file name (``compile``, ``code.replace``,
       ``marshal``), reusing a consumer's code with other globals, and reassigning the code of the
       runner's functions are refused too.
+    - *Values that claim to be what a test expects* (a subclass of ``str``, ``int``, a list ... made by
+      a class statement, ``type()`` or code run from a data file, whose ``__eq__``, ``startswith``,
+      ``__len__`` or other built-in method the agent overrides; a list of such values): the
+      evaluated test files are recompiled from their files with every loaded value and every
+      comparison (``==`` ... ``in``, ``unittest``'s ``assertEqual`` family) handed to the audit
+      hook (``sys.audit`` is a constant of that code), which replaces such values by plain copies
+      of their built-in contents before the test sees them
+      (:func:`~rewardlab.envs.swe.collector.comparison_guard`).
+    - *Reading the runner's memory by any route* (``/proc/self/mem`` through a directory descriptor
+      and a relative name, a symbolic link swapped after a check, a child process): the runner
+      forbids itself and its children every read beneath ``/proc`` with Landlock before the
+      repository is imported (where the kernel offers none, the hook's path check remains).
     - *Pristine copies of the project* (installed or vendored copies of a pinned project): the
       local sandbox mounts the Docker image's Debian root as ``/`` (:mod:`rewardlab.sandbox.rootfs`),
       so both backends see the interpreter, the standard library, pytest and the working copy only.
@@ -199,8 +211,14 @@ class SWEEnv(TextEnv):
       tampering; the run starts isolated (``python -s -B``, the repository *after* the standard
       library on ``sys.path``, ``--import-mode=append``, exactly one configuration file, plugin
       autoloading off).
-    - *"Always equal" values* (a ``__eq__`` that ignores its operand, a ``str`` subclass
-      redefining ``==``): :func:`~rewardlab.envs.swe.tampering.find_tampering` reads the diff.
+    - *"Always equal" objects of other classes* (an ``__eq__`` the agent wrote, equal to any
+      ``str`` or to anything): each such comparison in a test file is also asked of three random
+      values of the other operand's kind, in random order; claiming equality with one of them
+      decides the comparison unequal and is tampering. This is detection: a comparison that tells
+      random values apart and still lies about the expected one is left to the tests, as are
+      ordering (``<``) of such objects and comparisons made inside repository code. The diff's
+      literal shapes (a ``__eq__`` that ignores its operand, a ``str`` subclass redefining ``==``)
+      are still read by :func:`~rewardlab.envs.swe.tampering.find_tampering`.
       It no longer judges what added code does by the names it uses: honest code with
       ``subprocess``, ``threading``, ``eval`` or ``sys.exit`` keeps its credit.
     - *No-op patches* (comment-only edits, edits that change nothing the tests see): scaled by
@@ -224,7 +242,9 @@ class SWEEnv(TextEnv):
     - v2 (issue 25): the verdict is computed on the host from per-test records signed by a sealed runner, the
       local sandbox runs on the minimal Debian root, and the static check keeps only the
       test-machinery files and "always equal" values (honest fixes that use ``subprocess``,
-      ``threading``, ``eval`` or ``sys.exit`` score as the gold patch).
+      ``threading``, ``eval`` or ``sys.exit`` score as the gold patch). Later in v2 (no new id: the
+      reward of every honest fix is unchanged, only dishonest runs lose): values and comparisons of
+      the evaluated tests decided by the audit hook, ``/proc`` closed to the run by Landlock.
     """
 
     system_prompt = (
