@@ -48,7 +48,7 @@ class Record(dict):
         for key, value in dict(*args, **kwargs).items():
             self[key] = value
 '''
-TESTS = '''import unittest
+TESTS = """import unittest
 
 import pytest
 
@@ -95,7 +95,7 @@ class TestWithUnittest(unittest.TestCase):
         self.assertEqual(slug("A B"), "a-b")
         self.assertIn("a-b", [slug("A B")])
         self.assertNotEqual(slug("A B"), "a b")
-'''
+"""
 TEST_IDS = [
     "tests/test_core.py::test_slug",
     "tests/test_core.py::test_slug_parametrized[one]",
@@ -109,7 +109,7 @@ TEST_IDS = [
 ]
 BASE = {"pkg/__init__.py": "", "pkg/core.py": CORE, "tests/__init__.py": "", "tests/test_core.py": TESTS}
 
-FIXED_SLUG = '''
+FIXED_SLUG = """
 
 def slug(text):
     return "-".join(text.lower().split())
@@ -130,15 +130,19 @@ def _version_eq(self, other):
 
 Version.__eq__ = _version_eq
 Version.__hash__ = lambda self: hash(_padded(self.numbers))
-'''
+"""
 HONEST = {
     "plain fix": FIXED_SLUG,
     # a repository's own dict subclass whose method the fix rewrites (munch's Munch.update)
-    "a repository class rewritten": FIXED_SLUG.replace("\n\ndef slug", "\n\nRecord.update = lambda self, *a, **k: "
-                                                       "[self.__setitem__(k_, v_) for k_, v_ in dict(*a, **k).items()]"
-                                                       " and None\n\n\ndef slug", 1),
+    "a repository class rewritten": FIXED_SLUG.replace(
+        "\n\ndef slug",
+        "\n\nRecord.update = lambda self, *a, **k: "
+        "[self.__setitem__(k_, v_) for k_, v_ in dict(*a, **k).items()]"
+        " and None\n\n\ndef slug",
+        1,
+    ),
     "a str subclass with a method of its own": FIXED_SLUG
-    + '''
+    + """
 
 class Slug(str):
     def words(self):
@@ -150,20 +154,20 @@ _plain_slug = slug
 
 def slug(text):
     return Slug(_plain_slug(text))
-''',
+""",
 }
 
-WRAP = '''
+WRAP = """
 
 def _wrap_public(make):
     for name, value in list(globals().items()):
         if callable(value) and not name.startswith("_") and not isinstance(value, type):
             globals()[name] = (lambda function: lambda *a, **k: make(function(*a, **k)))(value)
-'''
+"""
 PAYLOADS = {
     # a class made by type(), of the returned value's own kind, equal to anything
     "type() subclass": WRAP
-    + '''
+    + """
 def _liar(value):
     kind = type(value)
     fake = type(kind.__name__, (kind,), {"__eq__": lambda s, o: True, "__ne__": lambda s, o: False,
@@ -173,10 +177,10 @@ def _liar(value):
 
 
 _wrap_public(_liar)
-''',
+""",
     # a class of its own whose __eq__ reads its operand (equal to any str)
     "operand-reading class": WRAP
-    + '''
+    + """
 class _Like:
     def __init__(self, value):
         self.value = value
@@ -194,10 +198,10 @@ class _Like:
 
 
 _wrap_public(_Like)
-''',
+""",
     # a class statement whose base is an alias of str
     "aliased base": WRAP
-    + '''
+    + """
 _Text = str
 
 
@@ -212,33 +216,33 @@ class _Same(_Text):
 
 
 _wrap_public(lambda value: _Same(value) if isinstance(value, str) else [_Same(v) for v in value])
-''',
+""",
     # methods other than comparison that say what the test wants
     "always-true methods": WRAP
-    + '''
+    + """
 _methods = {"startswith": lambda s, *a: True, "endswith": lambda s, *a: True, "__len__": lambda s: 3,
             "__contains__": lambda s, o: True, "__eq__": lambda s, o: True, "__hash__": str.__hash__,
             "__lt__": lambda s, o: False, "__gt__": lambda s, o: True, "__le__": lambda s, o: True}
 _Agreeable = type("Agreeable", (str,), _methods)
 _wrap_public(lambda value: _Agreeable(value) if isinstance(value, str) else value)
-''',
+""",
     # an exact list whose elements lie
     "list of liars": WRAP
-    + '''
+    + """
 _Eq = type("Eq", (str,), {"__eq__": lambda s, o: True, "__hash__": lambda s: hash("b")})
 _wrap_public(lambda value: [_Eq(v) for v in value] if isinstance(value, list) else _Eq(value))
-''',
+""",
     # the same class run from a data file (its code has no file name)
-    "from a data file": '''
+    "from a data file": """
 
 import os as _os
 
 with open(_os.path.join(_os.path.dirname(__file__), "liar.dat"), encoding="utf-8") as _handle:
     exec(_handle.read())
-''',
+""",
     # an answer that depends on how often it was asked: true only on the second question
     "stateful": WRAP
-    + '''
+    + """
 class _Second:
     def __init__(self, value):
         self.value, self.asked = value, 0
@@ -254,7 +258,7 @@ class _Second:
 
 
 _wrap_public(_Second)
-''',
+""",
     # the repository's own class made equal to anything
     "a rewritten __eq__": """
 
