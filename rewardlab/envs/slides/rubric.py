@@ -239,9 +239,9 @@ def stated_numbers(text: str, *, pronoun_one: bool = True) -> tuple[frozenset[st
         if read is None:
             index += 1
             continue
-        value, end = read
-        if pronoun_one or value != 1 or end - index > 1:
-            found.append(frozenset({str(value)}))
+        count, end = read
+        if pronoun_one or count != 1 or end - index > 1:
+            found.append(frozenset({str(count)}))
         index = end
     return tuple(found)
 

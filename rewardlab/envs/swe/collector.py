@@ -506,8 +506,8 @@ def comparison_guard(trusted_code: Callable[[Any], bool], violations: list[str])
     scalars = frozenset({str, bytes, int, float, complex, bool, type(None)})
     collections_ = (list, tuple, dict, set, frozenset)
     copies: dict[type, Callable[[Any], Any]] = {
-        str: str.__str__, bytes: bytes.__bytes__, bytearray: bytearray.copy, int: int.__int__,
-        float: float.__float__, complex: complex.__complex__,
+        str: str.__str__, bytes: vars(bytes)["__bytes__"], bytearray: bytearray.copy, int: int.__int__,
+        float: float.__float__, complex: vars(complex)["__complex__"],
     }  # fmt: skip
     bases = (*copies, *collections_)
     native = (BUILTIN_FUNCTION, types.MethodDescriptorType, types.WrapperDescriptorType, types.MethodWrapperType,
@@ -581,7 +581,10 @@ def comparison_guard(trusted_code: Callable[[Any], bool], violations: list[str])
         return value if all(a is b for a, b in zip(converted, flat, strict=True)) else rebuilt(value, base, depth)
 
     def iterate(value: Any, base: type) -> Any:
-        return {list: list_iter, tuple: tuple_iter, set: set_iter, frozenset: frozenset_iter}[base](value)
+        iterators: dict[type, Callable[[Any], Any]] = {
+            list: list_iter, tuple: tuple_iter, set: set_iter, frozenset: frozenset_iter
+        }  # fmt: skip
+        return iterators[base](value)
 
     def rebuilt(value: Any, base: type, depth: int) -> Any:
         if base is dict:
@@ -678,7 +681,7 @@ def comparison_guard(trusted_code: Callable[[Any], bool], violations: list[str])
             elif suspect(left, ("__eq__", "__ne__")) and kind_of(right) in collections_:
                 members = list(dict_items(right)) if kind_of(right) is dict else list(iterate(right, kind_of(right)))
                 keys = [k for k, _ in members] if kind_of(right) is dict else members
-                found = Unmatched()
+                found: Any = Unmatched()
                 for member in keys:
                     equal, honest = discriminates(left, member, True)
                     if not honest:
@@ -879,14 +882,14 @@ def guard_module(module: types.ModuleType, path: str) -> list[types.CodeType]:
     pending = [guarded_code(path)]
     while pending:
         code = pending.pop()
-        guarded[(code.co_qualname, code.co_firstlineno)] = code
+        guarded[(getattr(code, "co_qualname", code.co_name), code.co_firstlineno)] = code
         pending.extend(c for c in code.co_consts if type(c) is CODE)
     replaced: list[types.CodeType] = []
     for function in _functions_in(namespace):
         code = function.__code__
         if _realpath(code.co_filename) != path:
             continue
-        new = guarded.get((code.co_qualname, code.co_firstlineno))
+        new = guarded.get((getattr(code, "co_qualname", code.co_name), code.co_firstlineno))
         if new is not None and new.co_freevars == code.co_freevars:
             function.__code__ = new
             replaced.append(new)
