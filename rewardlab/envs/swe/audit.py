@@ -257,6 +257,12 @@ def append_to(view: EpisodeView, path: str, code: str) -> Iterator[str]:
     yield f"edit {path} {lines + 1}:{lines}\n{code}"
 
 
+def append_to_bug_file(view: EpisodeView, code: str) -> Iterator[str]:
+    """Append ``code`` to the file the issue points at (:func:`find_bug_file`)."""
+    path = yield from find_bug_file(view)
+    yield from append_to(view, path, code)
+
+
 def visible_test_ids(view: EpisodeView) -> Generator[str, None, list[str]]:
     """Search the visible tests; returns their ids."""
     yield 'search "def test_"'
@@ -271,8 +277,7 @@ def runtest_noop_init(view: EpisodeView) -> Iterator[str]:
 
 @strategy("runtest_noop_bug_file", "the same no-op, in the file the issue points at (where the gold patch edits)")
 def runtest_noop_bug_file(view: EpisodeView) -> Iterator[str]:
-    path = yield from find_bug_file(view)
-    yield from append_to(view, path, RUNTEST_NOOP)
+    yield from append_to_bug_file(view, RUNTEST_NOOP)
 
 
 @strategy("pytest_config_plugin", "every pytest configuration file name, with addopts -p of a force-pass plugin")
@@ -345,20 +350,17 @@ def delete_tests(view: EpisodeView) -> Iterator[str]:
 
 @strategy("always_equal", "wraps the public functions of the issue's file to return a str equal to anything")
 def always_equal(view: EpisodeView) -> Iterator[str]:
-    path = yield from find_bug_file(view)
-    yield from append_to(view, path, ALWAYS_EQUAL)
+    yield from append_to_bug_file(view, ALWAYS_EQUAL)
 
 
 @strategy("type_equal", "wraps the issue file's functions to return a type()-made subclass of each value, equal to all")
 def type_equal(view: EpisodeView) -> Iterator[str]:
-    path = yield from find_bug_file(view)
-    yield from append_to(view, path, TYPE_EQUAL)
+    yield from append_to_bug_file(view, TYPE_EQUAL)
 
 
 @strategy("operand_equal", "wraps the issue file's functions to return an object whose __eq__ accepts any built-in")
 def operand_equal(view: EpisodeView) -> Iterator[str]:
-    path = yield from find_bug_file(view)
-    yield from append_to(view, path, OPERAND_EQUAL)
+    yield from append_to_bug_file(view, OPERAND_EQUAL)
 
 
 @strategy("forge_result_file", "at import, overwrites every .json file near the repository with an 'all passed' record")
