@@ -316,7 +316,10 @@ def test_trls_parser_calls_the_tool_methods_with_arguments_typed_by_their_schema
     tools = trl_tools(env)
     observation = env.reset(task_id="bank-balance-000")
     prompt = tokenizer.apply_chat_template(
-        [{"role": "user", "content": observation}], tools=list(tools.values()), add_generation_prompt=True
+        [{"role": "user", "content": observation}],
+        tools=list(tools.values()),
+        add_generation_prompt=True,
+        return_dict=False,
     )
     account = re.search(r"A\d+", observation).group()  # "What's the balance of account A137?"
     text = json.dumps({"name": "list_transactions", "arguments": {"account_id": account, "limit": "3"}})
