@@ -25,6 +25,13 @@ cancelled"`` denies both):
 Idioms deny nothing either (:data:`NOT_DENIALS`, :data:`BOUNDS`): ``not only``, ``not just``, ``no doubt``, ``no more
 than``. :func:`denies` says whether a text denies anything at all.
 
+A verdict on what comes before it denies that too, back to the clause's start: a copula denied before an identity
+(:data:`IDENTITIES`: ``"$79.98 is not the total"``, ``"$32.98 isn't it"``, ``"O1046 can't be right"``), or a copula
+before a word of error (:data:`ERRORS`: ``"$79.98 is wrong"``):
+
+    ``"$32.98 is not it; the total is $79.98"``       -> ``"; the total is 79.98"``
+    ``"I doubt it is pending"``                       -> ``"i"``
+
 A required value whose own words hold a negator (a refusal such as ``cannot``, ``not enough``)
 asserts the negation itself and is looked for in the whole answer (:func:`negates`).
 
@@ -42,8 +49,29 @@ import unicodedata
 
 from rewardlab.core.numerals import NUMBER_WORDS, SCALES
 
-NEGATORS = frozenset({"not", "no", "never", "neither", "nor", "without", "cannot", "instead", "rather", "nt"})
-"""Words that deny what follows them in their clause (``instead of``, ``rather than``)."""
+NEGATORS = frozenset(
+    {"not", "no", "never", "neither", "nor", "without", "cannot", "instead", "rather", "nt", "doubt", "doubtful"}
+)
+"""Words that deny what follows them in their clause (``instead of``, ``rather than``, ``I doubt it is``)."""
+
+COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "seems", "looks", "sounds"})
+"""Verbs that link a subject to a verdict on it."""
+
+IDENTITIES = frozenset(
+    {"the", "it", "that", "what", "correct", "right", "true", "accurate", "valid", "so", "my", "our"}
+)
+"""Words that open a predicate of identity or truth: a copula denied before one denies its subject
+(``"$79.98 is not the total"``, ``"$32.98 isn't it"``, ``"$40.00 can't be right"``)."""
+
+ERRORS = frozenset({"wrong", "incorrect", "false", "inaccurate", "mistaken", "invalid", "erroneous", "untrue"})
+"""Words of error: after a copula they deny the subject and the whole clause (``"$79.98 is wrong"``)."""
+
+ANAPHORS = frozenset({"that", "this", "which"})
+"""Subjects that point back to the previous clause: a verdict on one denies that clause (``"$32.98. That's
+wrong."``)."""
+
+VERDICT_FILLERS = frozenset({"be", "really", "actually", "definitely", "clearly", "certainly", "probably", "surely"})
+"""Words that may stand between a copula (or its negator) and its verdict."""
 
 UNCERTAIN = frozenset({"if", "perhaps", "maybe", "possibly", "probably"})
 """Words after which ``not`` does not deny: ``"$79.98, if not $32.98"`` offers ``$32.98`` as a second
@@ -60,7 +88,7 @@ DOUBTS = frozenset(
         "sure", "certain", "know", "tell", "clear", "impossible", "unlikely", "exclude", "excluded", "rule", "ruled",
         "guarantee", "guaranteed", "confident", "necessarily", "definite", "definitely", "positive", "convinced",
         "whether", "idea", "ruling", "excluding", "recall", "remember", "verify", "verified", "confirm", "confirmed",
-        "swear", "surprise", "surprised", "surprising",
+        "swear", "surprise", "surprised", "surprising", "doubt",
     }
 )  # fmt: skip
 """Words that turn a negator right before them into doubt: ``not sure``, ``don't know``, ``can't rule out``,
@@ -162,28 +190,74 @@ def denies(text: str) -> bool:
     return any(not kept for _, kept in _walk(text)[1])
 
 
+def _verdict(tokens: list[str], index: int) -> str:
+    """The verdict word after ``tokens[index]``, past :data:`VERDICT_FILLERS` (``''`` at the end)."""
+    following = index + 1
+    while following < len(tokens) and tokens[following] in VERDICT_FILLERS:
+        following += 1
+    return tokens[following] if following < len(tokens) else ""
+
+
+def _judges_subject(tokens: list[str], index: int, negated: bool) -> bool:
+    """Whether ``tokens[index]`` passes a verdict on its clause's subject (see the module docstring): the denying
+    negator of a copula before an identity, or a copula before a word of error outside a denial."""
+    token = tokens[index]
+    if negated:
+        before = index - 1
+        while before >= 0 and tokens[before] in VERDICT_FILLERS:
+            before -= 1
+        copula = token.endswith(("n't", "n’t")) or token == "cannot" or (before >= 0 and _is_copula(tokens[before]))
+        return bool(copula) and token not in ("doubt", "doubtful") and _verdict(tokens, index) in IDENTITIES
+    return _is_copula(token) and _verdict(tokens, index) in ERRORS
+
+
+def _is_copula(token: str) -> bool:
+    return token in COPULAS or token.endswith(("'s", "’s"))
+
+
+def _subject_start(tokens: list[str], clause_start: int, previous_start: int) -> int:
+    """Where the subject a verdict denies starts: its clause's start, or the previous clause's when the subject
+    is only a word that points back (:data:`ANAPHORS`: ``"$32.98? That isn't right."``)."""
+    subject = [t for t in tokens[clause_start:] if t not in COPULAS and t not in VERDICT_FILLERS]
+    if subject and subject[0].replace("’", "'").split("'")[0] in ANAPHORS and len(subject) <= 2:
+        return previous_start
+    return clause_start
+
+
 def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
     """``text`` normalised (``NFKC``, case folded) and its tokens, each with whether it is kept
-    (``False`` for a negator and every word after it up to its clause's end, unless the negation is doubt)."""
+    (``False`` for a negator and every word after it up to its clause's end, unless the negation is doubt;
+    and for a clause's subject that a verdict denies)."""
     normalized = unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold()
     matches = list(_TOKEN.finditer(normalized))
     tokens = [match.group() for match in matches]
-    walked: list[tuple[re.Match[str], bool]] = []
+    kept: list[bool] = []
     negated = doubted = False
-    for index, (match, token) in enumerate(zip(matches, tokens, strict=True)):
+    previous_start = clause_start = skip = 0
+    for index, token in enumerate(tokens):
         if _ends_clause(tokens, index, negated):
             negated = doubted = False
-        elif not (negated or doubted) and _is_negator(token):
+            if index > clause_start:
+                previous_start = clause_start
+            clause_start = index + 1
+        elif index >= skip and not (negated or doubted) and _is_negator(token):
             if token == "not" and index and tokens[index - 1] in UNCERTAIN:
                 pass  # "if not X" offers X as a second candidate
             elif _idiom(tokens, index):
-                pass  # "not only X", "no more than X": X is stated
+                skip = index + 2  # "not only X", "no more than X", "no doubt": X is stated
             elif _doubts(tokens, index):
                 doubted = True
             else:
                 negated = True
-        walked.append((match, not negated))
-    return normalized, walked
+                if _judges_subject(tokens, index, negated):
+                    start = _subject_start(tokens[:index], clause_start, previous_start)
+                    kept[start:] = [False] * (index - start)
+        elif not (negated or doubted) and _judges_subject(tokens, index, negated):
+            start = _subject_start(tokens[: index + 1], clause_start, previous_start)
+            kept[start:] = [False] * (index - start)
+            negated = True
+        kept.append(not negated)
+    return normalized, list(zip(matches, kept, strict=True))
 
 
 def affirmed(text: str) -> str:

@@ -31,6 +31,39 @@ SCALES: dict[str, int] = {"thousand": 1_000, "million": 1_000_000, "billion": 1_
 LIMIT = 1_000_000_000_000
 """Numbers from 0 up to (not including) this are spelled and read."""
 
+DETERMINERS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "which",
+        "whichever",
+        "what",
+        "each",
+        "every",
+        "any",
+        "another",
+        "either",
+        "neither",
+        "no",
+        "my",
+        "your",
+        "his",
+        "her",
+        "its",
+        "our",
+        "their",
+        "whose",
+    ]
+)
+"""Words that open a noun phrase: a lone ``one`` they govern is the pronoun (``the cheapest one``)."""
+PRONOUN_REACH = 3
+"""How many words before a lone ``one`` a determiner may stand (``the most expensive one``)."""
+
 _SMALL = {word: value for value, word in enumerate(SMALL)}
 NUMBER_WORDS = frozenset([*SMALL, *TENS, "hundred", *SCALES])
 """Every word that can start or continue a number (``and`` only continues one)."""
@@ -123,3 +156,16 @@ def read_number(words: Sequence[str], start: int) -> tuple[int, int] | None:
     if end == start:
         return None
     return total + current, end
+
+
+def is_pronoun_one(previous: Sequence[str]) -> bool:
+    """Whether a lone ``one`` preceded by the words ``previous`` (lower case, nearest last, within its clause)
+    is the pronoun: a determiner stands among the last :data:`PRONOUN_REACH` words (``the one``, ``which one``,
+    ``the most expensive one``). Otherwise it is the number, whatever precedes it (``maybe one``,
+    ``possibly one``, ``or one``, ``just one``).
+
+    Example:
+        >>> is_pronoun_one(["the", "cheapest"]), is_pronoun_one(["two", "or", "possibly"])
+        (True, False)
+    """
+    return any(word in DETERMINERS for word in previous[-PRONOUN_REACH:])

@@ -29,7 +29,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from rewardlab.core.numerals import NUMBER_WORDS, read_number
+from rewardlab.core.numerals import NUMBER_WORDS, is_pronoun_one, read_number
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.worlds import make_world
 
@@ -44,14 +44,12 @@ TOLERANCE = 0.01
 _WORD_RUN = re.compile(r"[^\W\d_]+(?:[\s-]+[^\W\d_]+)*")
 """Words separated only by spaces or hyphens (punctuation or digits end a number written in words)."""
 
-MIN_PRONOUN_WORD = 3
-"""A lone ``one`` right after a word of this many letters or more is the pronoun (``the cheapest one``)."""
-
 
 def numbers_in(text: str) -> list[float]:
     """Every number written in ``text``, in digits or in words (:func:`~rewardlab.core.numerals.read_number`):
     ``"$1,234.50 on 2025-03-11 at 18:00"`` gives 1234.5 only, ``"three or twenty-one"`` gives 3 and 21,
-    ``"the cheapest one"`` nothing (a lone ``one`` after a word of three letters or more is the pronoun).
+    ``"the cheapest one"`` nothing (a lone ``one`` a determiner governs is the pronoun:
+    :func:`~rewardlab.core.numerals.is_pronoun_one`), ``"two, or maybe one"`` 2 and 1.
 
     Example:
         >>> numbers_in("$1,234.50 on 2025-03-11 at 18:00, or three or twenty-one; the cheapest one")
@@ -73,7 +71,7 @@ def numbers_in(text: str) -> list[float]:
                 index += 1
                 continue
             value, end = number
-            if not ((value, end - index) == (1, 1) and index and len(words[index - 1]) >= MIN_PRONOUN_WORD):
+            if not ((value, end - index) == (1, 1) and is_pronoun_one(words[:index])):
                 found.append(float(value))
             index = end
     return found

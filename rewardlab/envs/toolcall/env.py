@@ -159,7 +159,11 @@ class ToolCallEnv(TextEnv):
       times and dates in any common form (``7 pm``, ``March 11, 2025``) read as the tools' ``19:00`` and
       ``2025-03-11`` (:mod:`rewardlab.core.datetimes`), so an honest ``7 pm`` is no guessed number; a value the
       prompt names hedges when the answer offers it as an alternative to the required one (``checking or
-      savings``), not when it restates it (:func:`~rewardlab.core.answers.offered_as_alternatives`).
+      savings``), not when it restates it (:func:`~rewardlab.core.answers.offered_as_alternatives`). Then: a
+      refusal earns its answer only by declining (:func:`~rewardlab.core.refusal.declines`: the speaker cannot act
+      and claims nothing done; ``"Done! Sorry they annoy you."`` earned 1.0); a verdict denies its subject
+      (``"$79.98 is not the total"``, ``"… is wrong"``, ``"I doubt it is …"``); a lone ``one`` is the pronoun only
+      after a determiner (``two, or maybe one`` hedges).
     """
 
     cheap_calls: ClassVar[bool] = True

@@ -36,7 +36,8 @@ component       formula                                                         
                 ``3·|reference answer| + 60`` canonical characters, or affirming a
                 competing candidate (see :mod:`rewardlab.envs.toolcall.candidates`);
                 otherwise the fraction of required outputs it affirms (negated parts
-                dropped, :mod:`rewardlab.core.negation`; clock times and dates read in
+                dropped, :mod:`rewardlab.core.negation`; a refusal read as one,
+                :mod:`rewardlab.core.refusal`; clock times and dates read in
                 the tools' forms, :mod:`rewardlab.core.datetimes`), or, with
                 none required, ``[D = 0]·E / E*`` (the report is worth the work it
                 reports; 1 for a task with neither)
@@ -61,6 +62,7 @@ from typing import Any
 from rewardlab.core.answers import competing_candidates, mentions, offered_as_alternatives, within_length
 from rewardlab.core.datetimes import normalize_datetimes
 from rewardlab.core.negation import affirmed, negates
+from rewardlab.core.refusal import declines, is_refusal
 from rewardlab.core.rubric import Criterion, Rubric
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.candidates import TOLERANCE, Competitors, is_number, numbers_in
@@ -154,7 +156,12 @@ def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
     (:func:`~rewardlab.core.answers.mentions`), a number as any number written in the answer
     (thousands separators allowed) within a cent, both read in :func:`~rewardlab.core.negation.affirmed`
     (``"shipped, not pending"`` does not affirm ``pending``); an alternative that is itself a negation
-    (``cannot``, ``not enough``) is read in the whole answer."""
+    (``cannot``, ``not enough``) is read in the whole answer. A group of refusal phrasings (every one a negation or
+    a word of refusal: :func:`~rewardlab.core.refusal.is_refusal`) is affirmed only by an answer that declines
+    (:func:`~rewardlab.core.refusal.declines`: the speaker cannot act, and claims nothing done), not by its words
+    anywhere (``"Done! Sorry they annoy you."``)."""
+    if is_refusal(alternatives):
+        return declines(answer)
     numbers = None
     words = None
     plain = None

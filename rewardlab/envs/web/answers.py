@@ -61,7 +61,7 @@ from rewardlab.core.answers import competing_candidates, mentions, offered_as_al
 from rewardlab.core.negation import negates, split_negated
 from rewardlab.core.text import canonical_text, canonical_tokens
 from rewardlab.envs.web.sites import forum, mail
-from rewardlab.envs.web.values import Value, ValueText, read_values
+from rewardlab.envs.web.values import Value, ValueText, join_codes, read_values
 
 DIRECTORY: tuple[str, ...] = (
     *forum.USERS,
@@ -76,6 +76,9 @@ MIN_WORD = 4
 
 MAX_CONTEXT = 1
 """Candidates of context an answer may hold (one sentence of context, not a list)."""
+
+_MAX_ANSWER = 200_000
+"""Characters of an answer read (a longer one fails its length bound anyway)."""
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _SENTENCE_END = (".", "!", "?", ":", ";")
@@ -236,14 +239,22 @@ class ReadAnswer:
 
     @classmethod
     def read(cls, answer: str) -> ReadAnswer:
-        affirmed, denied = split_negated(answer)
+        affirmed, denied = split_negated(join_codes(answer[:_MAX_ANSWER]))
         return cls(read_values(answer), read_values(affirmed), read_values(denied))
 
 
+CONNECTIVES = frozenset({"at", "on", "in", "the", "a", "an", "of", "by", "for"})
+"""Words that only join the parts of a reference (``Tuesday at 15:00``): its other tokens are its parts."""
+
+
 def _states(answer: ValueText, reference: ValueText) -> bool:
-    """The answer mentions the reference; an amount alone (``$1,234.50``) is also stated by its bare
-    number (``1234.50``), but not by the number in another currency."""
+    """The answer mentions the reference, or, for a reference of two parts or more (``Tuesday at 15:00``), every
+    part as a whole token in any order (``3 pm on Tuesday``); an amount alone (``$1,234.50``) is
+    also stated by its bare number (``1234.50``), but not by the number in another currency."""
     if mentions(answer.rendered, reference.rendered):
+        return True
+    parts = {t for t in canonical_tokens(reference.rendered) if t not in CONNECTIVES}
+    if len(parts) >= 2 and parts <= set(canonical_tokens(answer.rendered)):
         return True
     if len(reference.values) != 1 or reference.values[0].kind != "money":
         return False

@@ -153,7 +153,10 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       steps beyond the plan (``(oracle steps + 2) / steps``). Audited by the rewrites of
       :mod:`rewardlab.envs.web.rewrites`. Later, under the same id (a new ``reward_version``): dates written
       out (``March 31, 2024``) and clock times in words (``three pm``) read as the pages' values
-      (:mod:`rewardlab.core.datetimes`).
+      (:mod:`rewardlab.core.datetimes`). Then: a verdict denies its subject (``"$79.98 is not the total"``,
+      ``"$32.98? That's wrong."``); codes read alike with any separator (``ZX 4471 PQ``, ``E-42``), European
+      numbers as they mean (``2.450,00 €``, ``2 450 EUR``), an answer of two parts in any order (``3 pm on
+      Tuesday``); a lone ``one`` is the pronoun only after a determiner.
     """
 
     system_prompt: str = SYSTEM_PROMPT

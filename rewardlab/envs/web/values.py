@@ -11,20 +11,28 @@ kind        written as                                               rendered as
 ==========  =======================================================  ===================
 ``money``   ``$79.98``, ``79.98 USD``, ``79.98 dollars``,             ``79p98 usd``
             ``seventy-nine dollars and ninety-eight cents``,
-            ``€2,450``, ``2450.00 euros``
+            ``€2,450``, ``2450.00 euros``, ``2.450,00 €``, ``2 450 €``
 ``percent`` ``12%``, ``12 percent``, ``twelve per cent``              ``12 percent``
 ``time``    ``15:00``, ``3 pm``, ``3:00 p.m.``, ``three pm``          ``15h00``
 ``date``    ``2024-03-31``, ``March 31, 2024``, ``31 March 2024``     ``2024-03-31``
-``code``    a word holding letters and digits (``E42``, ``ZX-4471-PQ``) its canonical text
+``code``    a word holding letters and digits (``E42``, ``E-42``,       its letters and digits
+            ``ZX-4471-PQ``, ``ZX 4471 PQ``, ``ZX–4471–PQ``)          (``zx4471pq``)
 ``count``   any other number: ``3``, ``three``, ``2.3``               ``3``, ``2p3``
 ==========  =======================================================  ===================
 
-A lone ``one`` right after a word of three letters or more is the pronoun (``the cheapest one``),
-not a number, unless a currency or ``percent`` follows it (``costs one dollar``). A number renders
+A lone ``one`` that a determiner governs is the pronoun (``the cheapest one``; see
+:func:`~rewardlab.core.numerals.is_pronoun_one`), not a number, unless a currency or ``percent`` follows it
+(``costs one dollar``); elsewhere it is the number (``two, or maybe one``). A number renders
 as its shortest decimal with ``p`` for the point (``2450.00`` → ``2450``, ``7.50`` → ``7p5``): one
 token, so ``7`` is never found inside ``7.50``. A count keeps its *unit*,
 the word that follows it (``3 replies`` → ``replies``), so that a check can tell a second count of
 the asked thing from a count of something else.
+
+Numbers in the European forms are read as they mean: a decimal comma with one or two digits (``79,98``,
+``2.450,00``), thousands grouped by dots before a decimal comma, or by spaces (``2 450``, ``1 234 567``). A dot
+before three digits with no decimal comma (``2.450``) stays a decimal point: it cannot be told apart. A code
+spelled in spaced capitals (``ZX 4471 PQ``: three or more pieces, letters and digits both, no currency code)
+is one code.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Literal
 
 from rewardlab.core.datetimes import normalize_datetimes
-from rewardlab.core.numerals import NUMBER_WORDS, read_number
+from rewardlab.core.numerals import NUMBER_WORDS, is_pronoun_one, read_number
 
 Kind = Literal["money", "percent", "time", "date", "code", "count"]
 
@@ -49,6 +57,14 @@ CURRENCIES: dict[str, str] = {
 
 _AMOUNT_WORDS = frozenset([*CURRENCIES, "%", "percent", "per"])
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_EUROPEAN = re.compile(r"(?<![\d.,])(?P<whole>\d{1,3}(?:\.\d{3})+|\d+),(?P<decimals>\d{1,2})(?![\d,]|\.\d)")
+"""A decimal comma (``79,98``), with dots grouping thousands (``2.450,00``)."""
+_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u202f\u2009]\d{3})+(?![\d]|[.,]\d{3})")
+"""Thousands grouped by spaces (``2 450``, ``1 234 567``; NFKC turns a no-break space into a space)."""
+_DASHES = re.compile(r"(?<=[^\W_])[\u2010\u2011\u2012\u2013\u2212](?=[^\W_])")
+"""Dashes between letters or digits, read as hyphens (``ZX–4471–PQ``)."""
+_SPACED_CODE = re.compile(r"(?<![\w-])(?:[A-Z]{2,}|\d+)(?: (?:[A-Z]{2,}|\d+)){2,}(?![\w-])")
+"""A code written in spaced capitals and digits (``ZX 4471 PQ``)."""
 _TOKEN = re.compile(
     r"(?P<date>\d{4}-\d{1,2}-\d{1,2})(?![^\W_])"
     r"|(?P<time>\d{1,2}:\d{2})(?!\d)"
@@ -101,8 +117,30 @@ def prepare(text: str) -> str:
     (``3 pm`` → ``15:00``, ``March 31, 2024`` → ``2024-03-31``), format characters dropped, case folded,
     thousands separators dropped."""
     text = normalize_datetimes(unicodedata.normalize("NFKC", text[:_MAX_CHARS]))
-    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").casefold()
+    text = join_codes("".join(ch for ch in text if unicodedata.category(ch) != "Cf")).casefold()
+    text = _EUROPEAN.sub(lambda m: m["whole"].replace(".", "") + "." + m["decimals"], text)
+    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group()), text)
     return _THOUSANDS.sub("", text)
+
+
+def join_codes(text: str) -> str:
+    """Dashes between letters or digits read as hyphens, and codes in spaced capitals joined by them
+    (``ZX 4471 PQ`` → ``ZX-4471-PQ``): what must happen before a text is case folded.
+
+    Example:
+        >>> join_codes("Parcel ZX 4471 PQ, ref AB–12, USD 80 12 EUR")
+        'Parcel ZX-4471-PQ, ref AB-12, USD 80 12 EUR'
+    """
+    return _SPACED_CODE.sub(_spaced_code, _DASHES.sub("-", text))
+
+
+def _spaced_code(match: re.Match[str]) -> str:
+    """``ZX 4471 PQ`` → ``ZX-4471-PQ`` when it holds letters and digits and no currency code; else as written."""
+    pieces = match.group().split(" ")
+    letters = [p for p in pieces if p.isalpha()]
+    if not letters or len(letters) == len(pieces) or any(p.casefold() in CURRENCIES for p in letters):
+        return match.group()
+    return "-".join(pieces)
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
@@ -150,7 +188,7 @@ def read_values(text: str) -> ValueText:
     while index < len(tokens):
         kind, token = tokens[index]
         if kind in ("date", "time", "code"):
-            rendered = _time(token) if kind == "time" else token if kind == "date" else token.replace("-", " ")
+            rendered = _time(token) if kind == "time" else token if kind == "date" else token.replace("-", "")
             values.append(Value(_KINDS[kind], rendered))
             out.append(rendered)
             index += 1
@@ -183,11 +221,17 @@ def _number_at(tokens: list[tuple[str, str]], index: int) -> tuple[str | None, i
     found = read_number(words, 0)
     if found is None:
         return None, index
-    previous = tokens[index - 1] if index else ("stop", "")
-    following = _word(tokens, index + 1)
-    if found == (1, 1) and previous[0] == "word" and len(previous[1]) >= 3 and following not in _AMOUNT_WORDS:
+    if found == (1, 1) and _word(tokens, index + 1) not in _AMOUNT_WORDS and is_pronoun_one(_clause(tokens, index)):
         return None, index  # the pronoun: "the one", "the cheapest one"
     return str(found[0]), index + found[1]
+
+
+def _clause(tokens: list[tuple[str, str]], index: int) -> list[str]:
+    """The words right before ``tokens[index]``, back to the last punctuation or value."""
+    start = index
+    while start and tokens[start - 1][0] == "word":
+        start -= 1
+    return [token for _, token in tokens[start:index]]
 
 
 def _word(tokens: list[tuple[str, str]], index: int) -> str:

@@ -141,15 +141,24 @@ def test_numbers_in_words_are_numbers(n):
     assert numbers_in(f"It is {spell(n)}.") == [float(n)]
 
 
-def test_the_pronoun_one_is_not_a_number():
-    assert numbers_in("Order O1001 is the one that shipped.") == []
-    assert numbers_in("It is one.") == [1.0]
+@pytest.mark.parametrize(
+    "text", ["Order O1001 is the one that shipped.", "the cheapest one", "which one", "the most expensive one"]
+)
+def test_the_pronoun_one_is_not_a_number(text):
+    assert numbers_in(text) == []
+
+
+@pytest.mark.parametrize("text", ["It is one.", "maybe one", "or possibly one", "just one", "three, or perhaps one"])
+def test_one_without_a_determiner_is_the_number(text):
+    assert 1.0 in numbers_in(text)
 
 
 COUNT = Competitors(numeric=True, known=frozenset({3.0}))
 
 
-@pytest.mark.parametrize("answer", ["three or four", "3 or four", "three, maybe four", "Three or twenty-one."])
+@pytest.mark.parametrize(
+    "answer", ["three or four", "3 or four", "three, maybe four", "Three or twenty-one.", "three, or possibly one"]
+)
 def test_a_guessed_number_in_words_hedges(answer):
     score, metrics = answer_score(outcome(answer, [[3]], [COUNT]))
     assert score == 0.0 and metrics["hedged"] == 1.0

@@ -90,6 +90,36 @@ def test_values_render_the_same_however_written(written, rendered):
     assert read_values(written).rendered == rendered
 
 
+@given(
+    st.lists(
+        st.one_of(st.from_regex(r"[A-Z]{2,3}", fullmatch=True), st.from_regex(r"[1-9][0-9]{1,3}", fullmatch=True)),
+        min_size=3,
+        max_size=4,
+    ),
+    st.sampled_from(["-", " ", "\u2013", ""]),
+)
+def test_a_code_renders_alike_with_any_separator(pieces, separator):
+    if pieces[0].isdigit() or all(p.isalpha() for p in pieces) or {"USD", "EUR", "GBP"} & set(pieces):
+        return  # a code starts with letters (``3-day`` is a count and its unit)
+    joined = "".join(pieces).casefold()
+    if any(a.isdigit() == b.isdigit() for a, b in zip(pieces, pieces[1:], strict=False)):
+        return  # two pieces of one kind side by side join into one piece: not this test's subject
+    assert [v.rendered for v in read_values(separator.join(pieces)).values] == [joined]
+
+
+@pytest.mark.parametrize(
+    ("written", "rendered"),
+    [
+        ("2.450,00 €", "2450 eur"),
+        ("79,98 $", "79p98 usd"),
+        ("1 234 567 EUR", "1234567 eur"),
+        ("12,5 %", "12p5 percent"),
+    ],
+)
+def test_european_number_forms_read_as_they_mean(written, rendered):
+    assert read_values(written).rendered == rendered
+
+
 # ---------------------------------------------------------------------- hedges of the asked kind fail
 @pytest.mark.parametrize(
     ("task_id", "answer"),
@@ -109,6 +139,9 @@ def test_values_render_the_same_however_written(written, rendered):
         ("mail-022", "12%, possibly fifteen percent"),
         ("mail-019", "Tuesday at 15:00, or maybe 4 pm"),
         ("mail-021", "2,450.00 EUR or 2,540 euros"),
+        ("mail-021", "2.450,00 € or 2.540,00 €"),
+        ("mail-020", "ZX 4471 PQ or ZX 4472 PQ"),
+        ("mail-019", "3 pm on Tuesday, or maybe 4 pm"),
         ("forum-019", "$7 or seven fifty"),
     ],
 )
@@ -130,6 +163,17 @@ def test_a_second_candidate_of_the_asked_kind_hedges(question_pages, task_id, an
         ("mail-022", "Revenue grew by twelve percent."),
         ("mail-020", "The tracking number is ZX-4471-PQ, from the shipping notification."),
         ("forum-017", "bob started it."),
+        ("mail-019", "At 3 pm on Tuesday"),
+        ("mail-019", "15:00 on Tuesday."),
+        ("mail-020", "ZX 4471 PQ"),
+        ("mail-020", "Tracking: ZX–4471–PQ"),
+        ("mail-020", "zx4471pq"),
+        ("forum-018", "Error E-42."),
+        ("mail-021", "2.450,00 €"),
+        ("mail-021", "2 450 EUR"),
+        ("shop-020", "79,98 $"),
+        ("shop-020", "$32.98 is not it; the total is $79.98."),
+        ("shop-020", "$32.98? That's wrong. It's $79.98."),
     ],
 )
 def test_honest_answers_with_context_pass(question_pages, task_id, answer):
@@ -138,7 +182,20 @@ def test_honest_answers_with_context_pass(question_pages, task_id, answer):
 
 @pytest.mark.parametrize(
     ("task_id", "answer"),
-    [("forum-016", "four"), ("shop-020", "thirty-two dollars and ninety-eight cents"), ("forum-017", "carol")],
+    [
+        ("forum-016", "four"),
+        ("shop-020", "thirty-two dollars and ninety-eight cents"),
+        ("forum-017", "carol"),
+        ("mail-019", "3 pm on Wednesday"),
+        ("mail-019", "Tuesday at 4 pm"),
+        ("mail-020", "ZX 4417 PQ"),
+        ("mail-021", "2.540,00 €"),
+        ("shop-020", "$79.98 is not the total."),
+        ("shop-020", "$79.98 is wrong"),
+        ("shop-020", "$79.98 is definitely not the answer"),
+        ("shop-020", "I doubt it's $79.98"),
+        ("shop-020", "$79.98 can't be right"),
+    ],
 )
 def test_one_wrong_value_is_wrong_not_correct(question_pages, task_id, answer):
     assert grade(question_pages, task_id, answer) == "wrong"
@@ -164,6 +221,7 @@ def test_batteries_flag_nothing(split):
 def test_the_pronoun_one_is_not_a_number(question_pages):
     assert [v.rendered for v in read_values("the cheapest one costs one dollar").values] == ["1 usd"]
     assert grade(question_pages, "shop-024", "The cheapest one is $57.99.") == "correct"
+    assert [v.rendered for v in read_values("3 replies, or possibly one").values] == ["3", "1"]
 
 
 # ---------------------------------------------------------------------- negation

@@ -1,0 +1,72 @@
+"""A verdict on what comes before it: ``X is not the total``, ``X is wrong``, ``That isn't right``, ``I doubt X``.
+
+Each form is checked in both directions: the judged value is no longer affirmed, and a value the verdict does not
+reach (in another clause, or a verdict of truth) still is.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rewardlab.core.negation import affirmed, denies
+
+VERB = ["is", "was", "seems", "is definitely", "is really"]
+IDENTITY = ["the total", "it", "the answer", "correct", "right", "true", "accurate", "the right amount"]
+ERROR = ["wrong", "incorrect", "false", "inaccurate", "mistaken", "invalid"]
+
+
+@given(st.sampled_from(VERB), st.sampled_from(IDENTITY), st.sampled_from(["not", "NOT"]))
+def test_a_copula_denied_before_an_identity_denies_its_subject(verb, identity, negator):
+    text = f"$32.98 {verb} {negator} {identity}; the total is $79.98."
+    kept = affirmed(text)
+    assert "32.98" not in kept and "79.98" in kept
+
+
+@given(st.sampled_from(["isn't", "wasn't", "can't be", "cannot be", "couldn't be", "isn’t"]), st.sampled_from(IDENTITY))
+def test_a_contracted_denial_before_an_identity_denies_its_subject(negator, identity):
+    assert "32.98" not in affirmed(f"$32.98 {negator} {identity}. It is $79.98.")
+
+
+@given(
+    st.sampled_from(["$32.98 is", "$32.98 was", "$32.98 is clearly", "$32.98 seems", "$32.98. That's"]),
+    st.sampled_from(ERROR),
+)
+def test_a_word_of_error_denies_its_subject(subject, error):
+    kept = affirmed(f"{subject} {error}; it is $79.98")
+    assert "32.98" not in kept and "79.98" in kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$32.98? That isn't correct. $79.98.",
+        "$32.98, which is wrong; $79.98",
+        "$32.98 - no wait, that's wrong, it's $79.98",
+        "I doubt it's $32.98. It is $79.98.",
+        "It's doubtful that it is $32.98; it is $79.98",
+    ],
+)
+def test_a_verdict_on_a_pointer_back_denies_the_clause_it_points_to(text):
+    kept = affirmed(text)
+    assert "32.98" not in kept and "79.98" in kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "$79.98 is right",
+        "$79.98 is correct, and $79.98 is not wrong",
+        "I have no doubt it's $79.98",
+        "I don't doubt it's $79.98",
+        "It's $79.98. That is the total.",
+        "The total is $79.98; the subtotal is not the total",
+    ],
+)
+def test_a_verdict_of_truth_or_on_another_clause_keeps_the_value(text):
+    assert "79.98" in affirmed(text)
+
+
+def test_denies_sees_a_verdict_without_a_negator():
+    assert denies("$79.98 is wrong") and not denies("$79.98 is right")
