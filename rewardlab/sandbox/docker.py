@@ -103,6 +103,19 @@ def _read_tree(root: Path) -> dict[str, bytes]:
     return files
 
 
+RUN_ENVIRONMENT: dict[str, str] = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONUNBUFFERED": "1",
+    "PYTHONHASHSEED": "0",
+}
+"""The environment of every run (the local sandbox's, with the container's paths); ``env`` adds to it."""
+
+
 class DockerSandbox:
     """Runs commands in locked-down containers, one warm container per episode (see the module docstring).
 
@@ -119,8 +132,9 @@ class DockerSandbox:
     """
 
     backend = "docker"
-    #: The Python interpreter commands call inside the container (Debian's).
-    python = "python3"
+    #: The Python interpreter commands call inside the container (Debian's), by its path: a test that starts
+    #: ``sys.executable`` needs the interpreter to know where it lives.
+    python = "/usr/bin/python3"
     isolation = "docker"
 
     def __init__(
@@ -174,7 +188,7 @@ class DockerSandbox:
             tree = _read_tree(Path(workdir))
         else:
             tree = {k: v.encode("utf-8") if isinstance(v, str) else bytes(v) for k, v in (files or {}).items()}
-        environment = {"HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **dict(env or {})}
+        environment = {**RUN_ENVIRONMENT, **dict(env or {})}
         try:
             if self.warm or names:
                 result = self._run_warm(argv, _tar(tree), timeout, limits, environment, names)

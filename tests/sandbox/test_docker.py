@@ -54,6 +54,16 @@ def test_the_image_has_what_swe_needs(box):
     assert "pytest" in result.stdout + result.stderr and result.stdout.strip().endswith("65534")
 
 
+def test_a_run_knows_its_interpreter_and_finds_commands_on_path(box):
+    """Honest tests start ``sys.executable`` (a CLI under test) and look up commands: both work as they do in the
+    local sandbox."""
+    probe = "import subprocess, sys, shutil; print(sys.executable); print(shutil.which('git'));"
+    probe += "print(subprocess.run([sys.executable, '-c', 'print(6 * 7)'], capture_output=True, text=True).stdout)"
+    result = box.run([box.python, "-c", probe], timeout=30)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split() == ["/usr/bin/python3", "/usr/bin/git", "42"]
+
+
 def test_one_warm_container_serves_every_run_until_restart(box):
     first = box.run("echo one", timeout=30)
     container = box._container.id

@@ -300,7 +300,7 @@ class SWEEnv(TextEnv):
         self.observation_budget = observation_budget
         self.max_file_bytes = max_file_bytes
         self.test_statistics = test_statistics or TestStatistics(min_episodes=difficulty_min_episodes)
-        self.python = "python3" if self.sandbox.backend == "docker" else getattr(self.sandbox, "python", sys.executable)
+        self.python = getattr(self.sandbox, "python", sys.executable)
         self.workspace: Workspace | None = None
         self._tmp: Path | None = None
         self._base_cache: dict[str, dict[str, str]] = {}

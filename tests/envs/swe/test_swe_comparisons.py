@@ -342,3 +342,38 @@ def test_process_memory_is_unreadable_from_the_run(sandbox, tmp_path):
 def test_an_indiscriminate_value_is_reported_as_tampering(sandbox, tmp_path):
     result = run(sandbox, tmp_path, {**BASE, "pkg/core.py": CORE + PAYLOADS["operand-reading class"]})
     assert any("compared equal to values that differ" in reason for reason in result.tampering), result.tampering
+
+
+CLI_TEST = """import subprocess
+import sys
+
+
+def test_the_cli_slugs():
+    done = subprocess.run([sys.executable, "-m", "pkg.cli", "A  B"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "a-b"
+"""
+CLI = """import sys
+
+from pkg.core import slug
+
+print(slug(" ".join(sys.argv[1:])))
+"""
+
+
+def test_a_test_that_starts_the_interpreter_passes_with_the_fix(sandbox, tmp_path):
+    """An honest test of a command-line entry point starts ``sys.executable``: it must name the interpreter in
+    either backend, so the fix passes and the bug fails."""
+    test_id = "tests/test_cli.py::test_the_cli_slugs"
+    for core, expected in ((CORE, False), (CORE + FIXED_SLUG, True)):
+        tree = {**BASE, "pkg/core.py": core, "pkg/cli.py": CLI, "tests/test_cli.py": CLI_TEST}
+        result = run_tests(
+            sandbox,
+            tree,
+            tmp_path / f"eval-{expected}",
+            [test_id],
+            timeout=60,
+            python=getattr(sandbox, "python", "python3"),
+            packages=["pkg"],
+        )
+        assert result.passed[test_id] is expected and not result.tampering, (result.statuses, result.tampering)
