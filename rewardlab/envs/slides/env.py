@@ -171,7 +171,9 @@ class SlidesEnv(TextEnv):
       section pasted as bullets): a bullet counts only when its source sentence bears on the slide's
       point, and every bullet divides faithfulness;
     - evidence under the wrong title, or titles that state nothing ("Overview" everywhere): a slide's point
-      is the one its title states, and coverage is scaled by the title's credit;
+      is the one its title states, and coverage is scaled by the title's credit; one point's supporting
+      sentence under another's title fails success;
+    - padding with the same statement again, reworded or prefixed ("Indeed, ..."): a repeat earns nothing;
     - a point left out, or put on a slide of pasted paragraphs (multi-sentence bullets are not statements):
       coverage is a geometric mean over key points, so one uncovered point costs most of it;
     - a structurally perfect deck of filler, or a deck for another brief: structure, layout and brief
@@ -185,7 +187,12 @@ class SlidesEnv(TextEnv):
     - v1: content = F1 of grounded, new, on-point evidence; inverse_spec reads slide content; format scaled by content.
     - v2 (issue #26): a slide's point is the one its title states (title credit scales coverage); a bullet
       counts only when its source sentence bears on that point; statements are single sentences; coverage
-      is a geometric mean over key points.
+      is a geometric mean over key points. Later, under the same id (a new ``reward_version``): numbers read as
+      values and inversions found by denial, opposites and swapped roles (stop 36); then one point's supporting
+      sentence under another point's title fails success, a repeat of an earlier statement ("Indeed, …") earns
+      nothing, a table's or chart's rows must be grounded row by row (values moved under another label misstate
+      the notes and scale brief adherence down), technical decks are held to the formal rule on slang and "!",
+      and an abbreviation ("approx. 40%") no longer ends a sentence of the notes.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}

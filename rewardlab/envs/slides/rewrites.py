@@ -15,6 +15,10 @@ Equivalent (keep ``is_success``, lose at most 0.05):
 Defective (lose ``is_success`` and at least the profile's ``defect_delta``):
 
 - ``bullets_swapped``: two key-point slides exchange their bullets (each now sits under the wrong title);
+- ``bullets_crossed``: two key-point slides exchange their first bullet (one point's evidence under another's
+  title, each slide keeping one right bullet);
+- ``values_rotated``: the requested table's (or chart's) values move one row (category) on, the labels kept:
+  every number is still one of the notes', but no row says what the notes say;
 - ``point_slide_missing``: one key point's slide is left out;
 - ``pasted_paragraphs``: one key-point slide's bullets become the text of its notes section as paragraphs
   of at least two sentences (two paragraphs when the section has four sentences or more);
@@ -210,7 +214,34 @@ def _generic(slides: Slides, context: RewriteContext) -> Slides | None:
     return slides
 
 
+def _cross(slides: Slides, context: RewriteContext) -> Slides | None:
+    points = _point_slides(slides)
+    if len(points) < 2:
+        return None
+    a, b = (int(i) for i in context.rng.choice(points, size=2, replace=False))
+    slides[a]["bullets"][0], slides[b]["bullets"][0] = slides[b]["bullets"][0], slides[a]["bullets"][0]
+    return slides
+
+
+def _rotate_values(slides: Slides, context: RewriteContext) -> Slides | None:
+    for slide in slides:
+        if slide.get("layout") == "table" and len(slide["table"]["rows"]) >= 2:
+            rows = slide["table"]["rows"]
+            moved = [row[1:] for row in rows[1:] + rows[:1]]
+            slide["table"]["rows"] = [[row[0], *rest] for row, rest in zip(rows, moved, strict=True)]
+            return slides
+        if slide.get("layout") == "chart" and len(slide["chart"]["categories"]) >= 2:
+            for series in slide["chart"]["series"]:
+                series["values"] = series["values"][1:] + series["values"][:1]
+            return slides
+    return None
+
+
 bullets_swapped = defective("bullets_swapped", "two key-point slides exchange their bullets")(_rewrite(_swap))
+bullets_crossed = defective("bullets_crossed", "two key-point slides exchange their first bullet")(_rewrite(_cross))
+values_rotated = defective("values_rotated", "the table's (or chart's) values move one row (category) on, labels kept")(
+    _rewrite(_rotate_values)
+)
 point_slide_missing = defective("point_slide_missing", "one key point's slide left out")(_rewrite(_drop))
 pasted_paragraphs = defective(
     "pasted_paragraphs", "one key-point slide holds its notes section as two long paragraphs"
@@ -219,7 +250,14 @@ generic_titles = defective("generic_titles", "every title replaced by the word '
 
 EQUIVALENTS: tuple[Rewrite, ...] = (bullets_reordered, bullets_paraphrased, titles_recased)
 """Slides' equivalent battery, in report order."""
-DEFECTS: tuple[Rewrite, ...] = (bullets_swapped, point_slide_missing, pasted_paragraphs, generic_titles)
+DEFECTS: tuple[Rewrite, ...] = (
+    bullets_swapped,
+    bullets_crossed,
+    point_slide_missing,
+    pasted_paragraphs,
+    generic_titles,
+    values_rotated,
+)
 """Slides' defective battery, in report order."""
 DEFECT_DELTA = 0.1
 """The least reward each defect must cost on average: a misplaced, missing or unreadable point is a tenth

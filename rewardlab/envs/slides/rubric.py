@@ -25,6 +25,11 @@ backend's calibration (:mod:`~rewardlab.envs.slides.similarity`). Notation, for 
   words exchanged across others ("16 dollars ... four years" for "four dollars ... 16 years"). A paraphrase in
   other words, "stayed flat" for "did not change", is not judged an inversion;
 - a statement holds one sentence: a bullet of two or more sentences of 4+ words (a pasted paragraph) is none;
+- a statement drawn from the same source sentence as an earlier one, with at least :data:`REPEAT_SHARE` of its
+  content words in that one's, is a *repeat* (``"Indeed, <the same sentence>"``): ``info = 0``
+  (``content/repeated_share``); two halves of one long sentence share few words and are not repeats;
+- a statement whose source is the supporting sentence of another key point than its slide's is *misplaced*
+  (``content/misplaced_share``): that point's evidence sits under the wrong title;
 - each content slide (``bullets``, ``table``, ``chart``) has a *point*, the one its title states: the key
   point ``k`` maximising ``max(sim(title, key_point_k), sim(title, support_k))``; ``title(s)`` is the
   credit of that similarity (a generic title states no point: its credit is near 0);
@@ -57,20 +62,24 @@ Components (``g = min(1, content / CONTENT_FULL)`` scales the three format compo
   ``info · relevant ≥ ½``): ``credit(sim(recovered, brief))`` for topic and audience, and
   ``key_points = mean_k max_r max(credit(sim(key_point_k, r)), credit(sim(support_k, r)))``.
   Topic and audience can be copied from the prompt, so they count only as far as the key points do.
-- ``brief_adherence = g · mean(tone, audience, length, visual)``:
+- ``brief_adherence = g · (1 − misstated) · mean(tone, audience, length, visual)``:
   ``tone``: formal — share of texts (titles, bullets, notes) without contractions, "!",
   emoji or slang; conversational — ``min(1, share / 0.5)`` of content slides that address the
   audience ("you", "we", "let's", a question); technical — ``min(1, share / 0.5)`` of content
-  slides with a number. ``audience``: share of bullets within the audience's word limit
+  slides with a number, times the formal share (no slang or "!" in a technical register either).
+  ``audience``: share of bullets within the audience's word limit
   (executive 18, general and student 20, expert 26 words). ``length``: 1 within the slide
   range, else ``max(0, 1 - distance / min_slides)``. ``visual``: 1 when none is requested; else,
   over the requested tables (≥ 2 columns, ≥ 2 rows) or charts (≥ 2 categories), the best share of
-  numeric cells or values whose numbers all appear in the notes.
+  rows (categories) whose numbers one source text (a notes sentence, or a row of the notes' table) holds
+  together with the words of the row's label. ``misstated``: the share of that visual's rows whose numbers
+  are all in the notes but in no one source with their label (values moved to another row): a visual that
+  misstates the notes does not adhere to the brief, so it scales the whole component down.
 
 A deck that does not parse scores 0 on every component (and is unusable: the reward is the
 invalid penalty). ``is_success`` needs every component at its :data:`SUCCESS_THRESHOLDS`, and no bullet that
-states an invented figure or inverts its source (``content/invented_share = content/inverted_share = 0``): one
-false statement makes a deck wrong, however small a share of its bullets it is.
+states an invented figure, inverts its source or is misplaced (``content/invented_share = content/inverted_share =
+content/misplaced_share = 0``): one false statement makes a deck wrong, however small a share of its bullets it is.
 """
 
 from __future__ import annotations
@@ -165,7 +174,9 @@ class Analysis:
     ``bullets[i]`` sits on slide ``slide_of[i]``; ``info[i]`` and ``relevant[i]`` are its
     grounded-new-content credit and whether its source sentence bears on its slide's point;
     ``point_of`` maps each content slide to its key point; ``point_credit[i, k]`` is
-    ``max(credit(sim(bullet, key_point_k)), credit(sim(bullet, support_k)))``.
+    ``max(credit(sim(bullet, key_point_k)), credit(sim(bullet, support_k)))``; ``repeated[i]``: the statement
+    says again what an earlier one drawn from the same source sentence said; ``misplaced[i]``: it is the
+    supporting sentence of another key point than its slide's.
     """
 
     bullets: list[str]
@@ -176,6 +187,8 @@ class Analysis:
     invented: np.ndarray
     inverted: np.ndarray
     novelty: np.ndarray
+    repeated: np.ndarray
+    misplaced: np.ndarray
     point_of: dict[int, int]
     title_credit: dict[int, float]
     point_credit: np.ndarray
@@ -192,6 +205,16 @@ def is_sentence(text: str) -> bool:
     if sum(len(tokens(piece)) >= MIN_STATEMENT_WORDS for piece in split_sentences(text)) > 1:
         return False
     return len(set(words)) >= 0.6 * len(words) and any(w in STOPWORDS for w in words)
+
+
+REPEAT_SHARE = 0.6
+"""A statement drawn from the same source sentence as an earlier one, with at least this share of its content words
+in that one's, says it again (``"Indeed, <the same sentence>"``): it earns nothing."""
+
+
+def _repeats(words: frozenset[str], earlier: frozenset[str]) -> bool:
+    """``|W(b) ∩ W(e)| / |W(b)| >= REPEAT_SHARE`` (two halves of one long sentence share few words: not repeats)."""
+    return bool(words) and len(words & earlier) / len(words) >= REPEAT_SHARE
 
 
 @lru_cache(maxsize=65_536)
@@ -448,6 +471,7 @@ class SlidesScorer:
                 statement[i] = True
         info, novelty = np.zeros(n), np.zeros(n)
         relevant, invented, inverted = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        repeated, misplaced = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         point_credit = np.zeros((n, k))
         index = np.flatnonzero(statement)
         brief_words = frozenset().union(*(content_words(t) for t in brief.brief_lines))
@@ -472,16 +496,21 @@ class SlidesScorer:
                 self._credit(stated_bullets, brief.key_points), self._credit(stated_bullets, brief.support)
             )
             owner = self.owners(brief)
+            said: dict[int, list[frozenset[str]]] = {}  # source sentence -> content words of statements drawn on it
             for row, i in enumerate(index):
                 words = content_words(bullets[i])
+                repeated[i] = any(_repeats(words, earlier) for earlier in said.get(int(source[row]), ()))
+                said.setdefault(int(source[row]), []).append(words)
                 grounded_new = (words & content_words(sources[source[row]])) - brief_words
                 novelty[i] = len(grounded_new) / len(words)
                 invented[i] = not grounded(bullets[i], known_numbers)
                 inverted[i] = inverts(bullets[i], sources[source[row]])
                 point = point_of.get(slide_of[i])
                 relevant[i] = owner[source[row]] >= 0 if point is None else owner[source[row]] == point
+                supports = brief.support.index(sources[source[row]]) if sources[source[row]] in brief.support else -1
+                misplaced[i] = point is not None and supports >= 0 and supports != point
                 false = invented[i] or inverted[i]
-                info[i] = 0.0 if false else support[row] * min(1.0, novelty[i] / NOVELTY_FULL)
+                info[i] = 0.0 if false or repeated[i] else support[row] * min(1.0, novelty[i] / NOVELTY_FULL)
         return Analysis(
             bullets,
             slide_of,
@@ -491,6 +520,8 @@ class SlidesScorer:
             invented,
             inverted,
             novelty,
+            repeated,
+            misplaced,
             point_of,
             title_credit,
             point_credit,
@@ -554,6 +585,8 @@ class SlidesScorer:
             "restated_share",
             "invented_share",
             "inverted_share",
+            "repeated_share",
+            "misplaced_share",
         )
         if outcome.deck is None:
             return 0.0, dict.fromkeys(names, 0.0)
@@ -579,6 +612,8 @@ class SlidesScorer:
             "restated_share": float((a.statement & (a.novelty < NOVELTY_FULL / 2)).sum() / stated),
             "invented_share": float(a.invented.sum() / stated),
             "inverted_share": float(a.inverted.sum() / stated),
+            "repeated_share": float(a.repeated.sum() / stated),
+            "misplaced_share": float(a.misplaced.sum() / stated),
         }
         value = 2 * coverage * faithfulness / (coverage + faithfulness) if coverage + faithfulness else 0.0
         outcome.cache["content"] = (value, metrics)
@@ -627,27 +662,30 @@ class SlidesScorer:
     def brief_adherence(self, outcome: SlidesOutcome) -> tuple[float, Mapping[str, float]]:
         deck, brief = outcome.deck, outcome.brief
         if deck is None:
-            return 0.0, {"tone": 0.0, "audience": 0.0, "length": 0.0, "visual": 0.0, "content_gate": 0.0}
+            return 0.0, dict.fromkeys(("tone", "audience", "length", "visual", "misstated", "content_gate"), 0.0)
         bullets = [b for s in deck.slides for b in s.bullets]
         n = len(deck.slides)
         distance = max(brief.min_slides - n, n - brief.max_slides, 0)
+        visual, misstated = self._visual(deck, brief)
         metrics = {
             "tone": self._tone(deck, brief.tone),
             "audience": (
                 sum(1 for b in bullets if len(tokens(b)) <= brief.max_bullet_words) / len(bullets) if bullets else 0.0
             ),
             "length": max(0.0, 1.0 - distance / brief.min_slides),
-            "visual": self._visual(deck, brief),
+            "visual": visual,
         }
         gate = self.gate(outcome)
-        return gate * sum(metrics.values()) / len(metrics), {**metrics, "content_gate": gate}
+        value = gate * (1.0 - misstated) * sum(metrics.values()) / len(metrics)
+        return value, {**metrics, "misstated": misstated, "content_gate": gate}
 
     # ------------------------------------------------------------------ brief helpers
     @staticmethod
     def _tone(deck: Deck, tone: str) -> float:
+        texts = [t for s in deck.slides for t in (s.title, s.subtitle, *s.bullets, s.notes) if t]
+        formal = 1.0 - sum(map(_informal, texts)) / len(texts) if texts else 0.0
         if tone == "formal":
-            texts = [t for s in deck.slides for t in (s.title, s.subtitle, *s.bullets, s.notes) if t]
-            return 1.0 - sum(map(_informal, texts)) / len(texts) if texts else 0.0
+            return formal
         content = [s for s in deck.slides if s.layout in CONTENT_LAYOUTS or s.layout == "closing"]
         if not content:
             return 0.0
@@ -660,33 +698,55 @@ class SlidesScorer:
                 hits += any(_addresses(t) for t in texts if t)
             else:
                 hits += slide.chart is not None or any(numbers(t) for t in texts if t)
-        return min(1.0, hits / len(content) / 0.5)
+        share = min(1.0, hits / len(content) / 0.5)
+        return share * formal if tone == "technical" else share  # no slang or "!" in a technical register either
 
     @staticmethod
-    def _visual(deck: Deck, brief: Brief) -> float:
-        """1 when no visual is requested; else the best requested visual's share of grounded numbers."""
+    def _visual(deck: Deck, brief: Brief) -> tuple[float, float]:
+        """``(visual, misstated)``: 1 and 0 when no visual is requested; else the best requested visual's share of
+        grounded rows (:func:`_row_grounded`), and the share of its rows that misstate the notes: every number
+        in the notes, but no source holding the row (values moved under another label)."""
         if brief.visual == "none":
-            return 1.0
-        known = frozenset().union(*(numbers(t) for t in brief.source_sentences))
-        best = 0.0
+            return 1.0, 0.0
+        best, misstated = 0.0, 0.0
         for slide in deck.slides:
             if brief.visual == "table" and slide.table is not None:
                 if len(slide.table.columns) < 2 or len(slide.table.rows) < 2:
                     continue
-                values = [c for row in slide.table.rows for c in row]
+                rows = [list(row) for row in slide.table.rows]
             elif brief.visual == "chart" and slide.chart is not None and len(slide.chart.categories) >= 2:
-                values = [f"{v:f}" for series in slide.chart.series for v in series.values]
+                rows = [
+                    [category, *(f"{series.values[i]:f}" for series in slide.chart.series if i < len(series.values))]
+                    for i, category in enumerate(slide.chart.categories)
+                ]
             else:
                 continue
-            values = [v for v in values if stated_numbers(v, pronoun_one=False)]
-            best = max(best, sum(grounded(v, known) for v in values) / len(values) if values else 1.0)
-        return best
+            rows = [row for row in rows if any(stated_numbers(c, pronoun_one=False) for c in row)]
+            share = sum(_row_grounded(row, brief) for row in rows) / len(rows) if rows else 1.0
+            if share >= best:
+                known = frozenset().union(*(numbers(t) for t in brief.source_sentences))
+                false = [r for r in rows if not _row_grounded(r, brief) and all(grounded(c, known) for c in r)]
+                best, misstated = share, len(false) / len(rows) if rows else 0.0
+        return best, misstated
+
+
+def _row_grounded(row: list[str], brief: Brief) -> bool:
+    """Whether one source text (a notes sentence or a row of the notes' table) holds every number of a table row
+    or chart category together, with the content words of its label (the first cell, when it states no number):
+    values moved under another row's label are not grounded, though each appears somewhere in the notes."""
+    label = content_words(row[0]) if row and not stated_numbers(row[0], pronoun_one=False) else frozenset()
+    values = [c for c in row if stated_numbers(c, pronoun_one=False)]
+    return any(
+        all(grounded(v, numbers(source)) for v in values) and label <= content_words(source)
+        for source in brief.source_sentences
+    )
 
 
 def meets_thresholds(components: Mapping[str, float], metrics: Mapping[str, float] | None = None) -> bool:
     """True when every component reaches its :data:`SUCCESS_THRESHOLDS` value and, given the ``metrics``, no
-    bullet states an invented figure or inverts its source."""
-    false = metrics is not None and (
-        metrics.get("content/invented_share", 0.0) or metrics.get("content/inverted_share", 0.0)
+    bullet states an invented figure, inverts its source, or puts one key point's supporting sentence under
+    another point's title."""
+    false = metrics is not None and any(
+        metrics.get(f"content/{name}", 0.0) for name in ("invented_share", "inverted_share", "misplaced_share")
     )
     return not false and all(components[name] >= threshold for name, threshold in SUCCESS_THRESHOLDS.items())

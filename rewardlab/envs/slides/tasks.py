@@ -22,12 +22,77 @@ DATA_PATH = Path(__file__).parent / "data" / "tasks.jsonl"
 MAX_BULLET_WORDS: dict[str, int] = {"executive": 18, "general": 20, "student": 20, "expert": 26}
 """Longest bullet (in words) each audience kind reads comfortably; stated in every brief."""
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(|])")
+
+
+ABBREVIATIONS = frozenset(
+    [
+        "approx",
+        "appr",
+        "ca",
+        "cf",
+        "e.g",
+        "i.e",
+        "vs",
+        "est",
+        "incl",
+        "excl",
+        "avg",
+        "min",
+        "max",
+        "no",
+        "nos",
+        "fig",
+        "figs",
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "st",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "inc",
+        "ltd",
+        "corp",
+        "dept",
+        "u.s",
+        "resp",
+    ]
+)
+"""Words whose final dot does not end a sentence (``approx. 40%``, ``e.g. Berlin``, ``Dr. Lee``); ``etc.`` is not
+among them, as it often ends one."""
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (split after ``.``, ``!`` or ``?`` before a capital or digit)."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    """Sentences of ``text`` (split after ``.``, ``!`` or ``?`` before a capital or digit, not after one of the
+    :data:`ABBREVIATIONS`).
+
+    Example:
+        >>> split_sentences("Churn fell approx. 40% after launch. Dr. Lee led it, e.g. In Q3. Done!")
+        ['Churn fell approx. 40% after launch.', 'Dr. Lee led it, e.g. In Q3.', 'Done!']
+    """
+    sentences: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        piece = piece.strip()
+        if not piece:
+            continue
+        last = sentences[-1].rsplit(None, 1)[-1].casefold() if sentences else ""
+        if last.endswith(".") and last.rstrip(".").lstrip("(\"'") in ABBREVIATIONS:
+            sentences[-1] = f"{sentences[-1]} {piece}"
+        else:
+            sentences.append(piece)
+    return sentences
 
 
 @dataclass(frozen=True)
