@@ -156,6 +156,11 @@ class BPMNEnv(TextEnv):
       ``strict_format`` accepts only an XML declaration and whitespace around the root.
     - v2 (issue 26): a fifth component ``correctness`` (same behaviour as the reference, no modelling
       defect beyond its own) that ``is_success`` also requires; node matching breaks ties by structure.
+      Later, under the same id (a new ``reward_version``): labelled decisions, duplicated flows and link pairs
+      (stop 34); event markers, renamed labels and roles (stop 36); then what both models state in detail must
+      agree for same behaviour (``semantic/detail_agreement``: conditions with their operators, default ways,
+      timers' times, ``P7D`` = ``PT168H``), an event-based gateway's type and ``instantiate`` enter its
+      signature, and an ``eventDefinitionRef`` to a definition declared at the top level reads as the inline one.
     """
 
     system_prompt: str = (

@@ -17,6 +17,7 @@ graph size plus one big-integer OR per edge.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -107,7 +108,10 @@ class Node:
         marker: What changes how the element behaves beyond its kind and trigger (:func:`_marker`):
             ``non-interrupting`` (a boundary event with ``cancelActivity="false"``, a start event with
             ``isInterrupting="false"``), ``loop``, ``multi-instance`` or ``multi-instance-sequential``
-            (an activity's loop characteristics); ``""`` otherwise.
+            (an activity's loop characteristics), ``parallel`` and/or ``instantiate`` (an event-based
+            gateway's ``eventGatewayType="Parallel"``, ``instantiate="true"``); ``""`` otherwise.
+        detail: What a timer event states about its time (:func:`timer_detail`: ``duration:604800`` for ``P7D``),
+            ``""`` for every other node or a timer that states none.
     """
 
     id: str
@@ -122,6 +126,7 @@ class Node:
     triggered_by_event: bool = False
     link: str = ""
     marker: str = ""
+    detail: str = ""
 
     @property
     def signature(self) -> str:
@@ -166,6 +171,9 @@ class BPMNModel:
     """(flow node id, (x, y, width, height)) of the shapes of flow nodes."""
     oversized: bool = False
     """More than :data:`MAX_FLOW_NODES` flow nodes or :data:`MAX_FLOWS` flows: the extra ones were not read."""
+    event_definitions: dict[str, etree._Element] = field(default_factory=dict)
+    """Event definitions declared at the top level (``<messageEventDefinition id=...>`` beside the processes), by
+    id: an event's ``eventDefinitionRef`` names one, and reads as if written inline."""
 
     @cached_property
     def graph(self) -> ControlFlow:
@@ -187,6 +195,10 @@ class BPMNModel:
 def extract_model(root: etree._Element) -> BPMNModel:
     """Read the BPMN content of a ``<definitions>`` element (any namespace prefix). Never raises."""
     model = BPMNModel()
+    for child in root:
+        tag = _local(child)
+        if tag and tag.endswith("EventDefinition") and child.get("id"):
+            model.event_definitions[child.get("id") or ""] = child
     for child in root:
         tag = _local(child)
         if tag == "process":
@@ -213,15 +225,65 @@ def extract_model(root: etree._Element) -> BPMNModel:
     return model
 
 
-def _trigger(element: etree._Element) -> tuple[str, etree._Element | None]:
-    """The event's trigger (``message``, ``link`` ..., ``reference`` or ``none``) and its event definition."""
+def _trigger(element: etree._Element, declared: dict[str, etree._Element]) -> tuple[str, etree._Element | None]:
+    """The event's trigger (``message``, ``link`` ..., or ``none``) and its event definition, written inline or
+    named by an ``eventDefinitionRef`` to one ``declared`` at the top level (``reference`` when none is)."""
     for child in element:
         tag = _local(child)
         if tag and tag.endswith("EventDefinition"):
             return tag[: -len("EventDefinition")], child
         if tag == "eventDefinitionRef":
-            return "reference", None
+            ref = (child.text or "").strip()
+            definition = declared.get(ref, declared.get(ref.rpartition(":")[2]))
+            kind = _local(definition) if definition is not None else None
+            if definition is None or not kind:
+                return "reference", None
+            return kind[: -len("EventDefinition")], definition
     return "none", None
+
+
+_DURATION = re.compile(
+    r"^P(?:(?P<Y>\d+(?:\.\d+)?)Y)?(?:(?P<MO>\d+(?:\.\d+)?)M)?(?:(?P<W>\d+(?:\.\d+)?)W)?(?:(?P<D>\d+(?:\.\d+)?)D)?"
+    r"(?:T(?:(?P<H>\d+(?:\.\d+)?)H)?(?:(?P<MI>\d+(?:\.\d+)?)M)?(?:(?P<S>\d+(?:\.\d+)?)S)?)?$"
+)
+_SECONDS = {"Y": 365 * 86400, "MO": 30 * 86400, "W": 7 * 86400, "D": 86400, "H": 3600, "MI": 60, "S": 1}
+_TIMES = {"timeDuration": "duration", "timeDate": "date", "timeCycle": "cycle"}
+
+
+def _seconds(duration: str) -> str:
+    """An ISO 8601 duration in seconds (``P7D`` → ``604800``, ``PT168H`` too); as written when it is none."""
+    match = _DURATION.match(duration)
+    if match is None or duration in ("P", "PT"):
+        return duration
+    total = sum(float(v) * _SECONDS[k] for k, v in match.groupdict().items() if v)
+    return f"{total:g}"
+
+
+def timer_detail(definition: etree._Element | None) -> str:
+    """What a ``timerEventDefinition`` states: ``duration:<seconds>``, ``cycle:R<n>/<seconds>`` or ``date:<text>``
+    (whitespace removed, upper case); ``""`` when it states nothing.
+
+    Example:
+        >>> from lxml import etree
+        >>> ns = "http://www.omg.org/spec/BPMN/20100524/MODEL"
+        >>> xml = f'<timerEventDefinition xmlns="{ns}"><timeDuration>P7D</timeDuration></timerEventDefinition>'
+        >>> timer_detail(etree.fromstring(xml))
+        'duration:604800'
+    """
+    if definition is None:
+        return ""
+    for child in definition:
+        kind = _TIMES.get(_local(child) or "")
+        text = "".join((child.text or "").split()).upper()
+        if kind is None or not text:
+            continue
+        if kind == "duration":
+            text = _seconds(text)
+        elif kind == "cycle" and "/" in text:
+            repeat, _, period = text.partition("/")
+            text = f"{repeat}/{_seconds(period)}"
+        return f"{kind}:{text}"
+    return ""
 
 
 _LOOP_MARKERS = {
@@ -239,6 +301,10 @@ def _marker(element: etree._Element, kind: str) -> str:
         return "non-interrupting" if (element.get("cancelActivity") or "").strip() in _FALSE else ""
     if kind == "startEvent":
         return "non-interrupting" if (element.get("isInterrupting") or "").strip() in _FALSE else ""
+    if kind == "eventBasedGateway":
+        parallel = (element.get("eventGatewayType") or "").strip().casefold() == "parallel"
+        instantiate = (element.get("instantiate") or "").strip() in _TRUE
+        return "+".join(name for name, on in (("parallel", parallel), ("instantiate", instantiate)) if on)
     if kind not in ACTIVITIES:
         return ""
     for child in element:
@@ -271,7 +337,8 @@ def _read_container(container: etree._Element, container_id: str, process: str, 
                 marker=_marker(child, kind),
             )
             if category == "event":
-                node.trigger, definition = _trigger(child)
+                node.trigger, definition = _trigger(child, model.event_definitions)
+                node.detail = timer_detail(definition) if node.trigger == "timer" else ""
                 if node.trigger == "link" and definition is not None:
                     node.link = clean_label(definition.get("name")) or node.name
                 if kind == "boundaryEvent":

@@ -14,6 +14,8 @@ as a bare ``definitions`` element, so validity is never what a rewrite tests.
 - ``diagram_dropped``: without diagram interchange (``bpmndi:BPMNDiagram``).
 - ``flow_refs_dropped`` / ``flow_refs_added``: the ``incoming``/``outgoing`` children of flow nodes
   removed, or written out for every resolved sequence flow.
+- ``definitions_referenced``: every inline event definition declared at the top level of ``definitions`` and named
+  by an ``eventDefinitionRef`` (only models with event definitions).
 - ``labels_recased``: every ``name`` re-cased (lower, upper or title, one case for the whole
   document, so names that were equal stay equal: link events pair by name) with its whitespace
   respaced (doubled, leading and trailing).
@@ -42,10 +44,16 @@ lose ``is_success``):
 - ``loop_marker_added``: a ``standardLoopCharacteristics`` added to one task: it now repeats.
 - ``lanes_renamed``: the names of two lanes swapped, each keeping its members: every step of one role is now
   another's.
+- ``condition_negated``: one condition on a way out of a gateway wrapped in ``not(...)`` (models with conditions).
+- ``default_moved``: a gateway's ``default`` moved to another of its ways out (a condition there moves to the old
+  default; models with a default flow).
+- ``timer_changed``: one timer's time changed, its first number doubled (``P7D`` → ``P14D``; models with timers).
+- ``event_gateway_parallel``: one event-based gateway made parallel (models with event-based gateways).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import TypeAlias
 
@@ -631,6 +639,107 @@ def lanes_renamed(context: RewriteContext) -> list[str] | None:
     return [serialise(root)]
 
 
+# ---------------------------------------------------------------- details both models state
+
+
+@equivalent(
+    "definitions_referenced", "every event definition declared at the top level and named by eventDefinitionRef"
+)
+def definitions_referenced(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    inline = [d for e in root.iter() if _local(e) in EVENTS for d in e if _local(d).endswith("EventDefinition")]
+    if not inline:
+        return None
+    anchor = next((c for c in root if isinstance(c.tag, str) and c.tag.startswith(f"{{{BPMNDI_NS}}}")), None)
+    for definition in inline:
+        if not definition.get("id"):
+            definition.set("id", _fresh_id(root, "definition"))
+        reference = etree.Element(f"{_B}eventDefinitionRef")
+        reference.text = definition.get("id")
+        definition.getparent().replace(definition, reference)  # every definition of the event goes: order kept
+        if anchor is not None:
+            anchor.addprevious(definition)
+        else:
+            root.append(definition)
+    return [serialise(root)]
+
+
+@defective("condition_negated", "one condition on a way out of a gateway negated (not(...))")
+def condition_negated(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    conditions = [
+        c
+        for flow in root.iter(f"{_B}sequenceFlow")
+        for c in flow
+        if _local(c) == "conditionExpression" and (c.text or "").strip()
+    ]
+    condition = _pick(context.rng, conditions)
+    if condition is None:
+        return None
+    text = (condition.text or "").strip()
+    condition.text = f"= not({text[1:].strip()})" if text.startswith("=") else f"not({text})"
+    return [serialise(root)]
+
+
+@defective("default_moved", "a gateway's default flow moved to another of its ways out")
+def default_moved(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    options = []
+    for container in _containers(root):
+        for gateway_id, node in _nodes(container).items():
+            others = [
+                f for f in _flows(container) if f.get("sourceRef") == gateway_id and f.get("id") != node.get("default")
+            ]
+            if _local(node) in GATEWAYS and node.get("default") and others:
+                options.append((node, others))
+    if not options:
+        return None
+    gateway, others = options[int(context.rng.integers(len(options)))]
+    new_default = _pick(context.rng, others)
+    old_default = next((f for f in root.iter(f"{_B}sequenceFlow") if f.get("id") == gateway.get("default")), None)
+    condition = next((c for c in new_default if _local(c) == "conditionExpression"), None)
+    if condition is not None and old_default is not None:  # a default flow has no condition: it moves over
+        old_default.append(condition)
+    gateway.set("default", new_default.get("id", ""))
+    return [serialise(root)]
+
+
+@defective("timer_changed", "one timer's time changed (its first number doubled: P7D → P14D)")
+def timer_changed(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    times = [
+        t
+        for d in root.iter(f"{_B}timerEventDefinition")
+        for t in d
+        if _local(t) in {"timeDuration", "timeDate", "timeCycle"} and re.search(r"[1-9]", t.text or "")
+    ]
+    time = _pick(context.rng, times)
+    if time is None:
+        return None
+    time.text = re.sub(r"\d+", lambda m: str(int(m.group()) * 2), time.text or "", count=1)
+    return [serialise(root)]
+
+
+@defective("event_gateway_parallel", "one event-based gateway made parallel (eventGatewayType='Parallel')")
+def event_gateway_parallel(context: RewriteContext) -> list[str] | None:
+    root = oracle_tree(context)
+    if root is None:
+        return None
+    gateway = _pick(context.rng, list(root.iter(f"{_B}eventBasedGateway")))
+    if gateway is None:
+        return None
+    gateway.set("eventGatewayType", "Parallel")
+    return [serialise(root)]
+
+
 EQUIVALENTS = (
     ids_renamed,
     elements_shuffled,
@@ -641,6 +750,7 @@ EQUIVALENTS = (
     flow_refs_dropped,
     flow_refs_added,
     labels_recased,
+    definitions_referenced,
 )
 DEFECTS = (
     flow_removed,
@@ -656,4 +766,8 @@ DEFECTS = (
     interruption_flipped,
     loop_marker_added,
     lanes_renamed,
+    condition_negated,
+    default_moved,
+    timer_changed,
+    event_gateway_parallel,
 )

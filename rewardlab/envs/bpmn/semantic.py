@@ -62,7 +62,9 @@ invoice" or "Send contract" is another step than "Send invoice", however similar
 where there are two or more, and the lane of the same names); the mapped successions equal the
 reference's and every relation class agrees pair for pair (``succession_f1 = 1`` and
 ``behavioural_similarity = 1``); every labelled decision leads where the reference's does (``decision_f1 = 1``);
-and the message flows map one to one (``message_flow_coverage = 1``).
+the message flows map one to one (``message_flow_coverage = 1``); and what both models state in detail agrees
+(``detail_agreement = 1``: a timer's time, ``P7D`` = ``PT168H``; the condition on a gateway's way out, operators
+kept, :func:`condition_text`; the gateway's default way), where both state it.
 
 ``semantic = node_f1 · (succession_f1 + behavioural_similarity + element_coverage) / 3``: the
 share of the reference's elements the candidate names, times how much of the control flow and
@@ -99,6 +101,7 @@ SEMANTIC_METRICS: tuple[str, ...] = (
     "succession_f1",
     "behavioural_similarity",
     "decision_f1",
+    "detail_agreement",
     "gateway_coverage",
     "event_coverage",
     "activity_type_coverage",
@@ -205,6 +208,10 @@ class Profile:
     roles: tuple[tuple[str, str], ...] = ()
     """Per node, ``(pool name, lane name)`` as canonical text: the name of its participant where the model has
     two or more, and of the innermost lane listing it; ``""`` where there is none."""
+    routing: frozenset[tuple[int, int, str, str]] = frozenset()
+    """``(a, b, kind, rule)``: the conditions and default flows out of splitting gateways (:func:`_routing_rules`)."""
+    details: tuple[str, ...] = ()
+    """Per node, what it states beyond its type (:attr:`~rewardlab.envs.bpmn.model.Node.detail`: a timer's time)."""
 
 
 def _roles(model: BPMNModel, nodes: list[Node], lane_by_node: dict[str, str]) -> tuple[tuple[str, str], ...]:
@@ -231,7 +238,7 @@ def profile(model: BPMNModel) -> Profile:
     succession = _routed_succession(model, items)
     relations = _relations(model, items)
     counts = {
-        "gateway": Counter(node.kind for node in all_nodes if node.category == "gateway"),
+        "gateway": Counter(node.signature for node in all_nodes if node.category == "gateway"),
         "event": Counter(node.signature for node in nodes if node.category == "event"),
         "activity": Counter(node.kind for node in nodes if node.category == "activity"),
         "artifact": Counter(model.artifacts),
@@ -246,6 +253,8 @@ def profile(model: BPMNModel) -> Profile:
         refs=tuple(node.id for node in nodes),
         succession=frozenset(succession),
         decisions=_decisions(model, items),
+        routing=_gateway_exits(model, items, _routing_rules(model)),
+        details=tuple(node.detail for node in nodes),
         relations=relations,
         type_counts=counts,
         pool_ids=tuple(model.participants),
@@ -297,7 +306,7 @@ def _routed_succession(model: BPMNModel, items: list[int]) -> frozenset[tuple[in
     (``exclusiveGateway:yes``, see :func:`_decision_labels`)."""
     graph = model.graph
     position = {g: p for p, g in enumerate(items)}
-    kinds = [model.nodes[node_id].kind for node_id in graph.ids]
+    kinds = [model.nodes[node_id].signature for node_id in graph.ids]
     labels = _decision_labels(model)
     through: dict[int, set[tuple[int, str, str]]] = {}
 
@@ -348,11 +357,45 @@ def _decision_labels(model: BPMNModel) -> dict[tuple[int, int], str]:
     return labels
 
 
+def condition_text(expression: str) -> str:
+    """A condition expression compared as written, operators kept: whitespace, a FEEL ``=`` or an EL ``${…}``
+    wrapper and the case dropped (``${amount > 1000}`` = ``amount>1000``; ``not(approved)`` ≠ ``approved``)."""
+    text = "".join(expression.split()).casefold()
+    if text.startswith("${") and text.endswith("}"):
+        text = text[2:-1]
+    return text[1:] if text.startswith("=") else text
+
+
+def _routing_rules(model: BPMNModel) -> dict[tuple[int, int], str]:
+    """``{(gateway, target): rule}`` for the flows out of splitting gateways that carry a condition
+    (``condition:<condition_text>``) or are the gateway's default (``default``)."""
+    graph = model.graph
+    rules: dict[tuple[int, int], str] = {}
+    for flow in graph.resolved:
+        gateway = graph.index[flow.source]
+        node = model.nodes[flow.source]
+        if node.category != "gateway" or len(graph.succ[gateway]) < 2:
+            continue
+        if flow.id and node.default_flow == flow.id:
+            rules.setdefault((gateway, graph.index[flow.target]), "default")
+        elif flow.condition:
+            rules.setdefault((gateway, graph.index[flow.target]), f"condition:{condition_text(flow.condition)}")
+    return rules
+
+
 def _decisions(model: BPMNModel, items: list[int]) -> frozenset[tuple[int, int, str, str]]:
     """``(a, b, kind, label)`` for every labelled sequence flow out of a splitting gateway of that ``kind``: ``a``
     an item that reaches the gateway, ``b`` an item the flow reaches, both through gateways only, and ``label``
     the flow's name (else its condition) as canonical text: ``("Check credit", "Approve loan",
     "exclusiveGateway", "yes")`` (items by position)."""
+    return _gateway_exits(model, items, _decision_labels(model))
+
+
+def _gateway_exits(
+    model: BPMNModel, items: list[int], labels: dict[tuple[int, int], str]
+) -> frozenset[tuple[int, int, str, str]]:
+    """``(a, b, kind, label)`` for each ``(gateway, target): label``: ``a`` an item that reaches the gateway, ``b``
+    an item the flow reaches, both through gateways only; ``kind`` the gateway's signature."""
     graph = model.graph
     position = {g: p for p, g in enumerate(items)}
     cf_pred: list[list[int]] = [[] for _ in graph.ids]
@@ -375,8 +418,8 @@ def _decisions(model: BPMNModel, items: list[int]) -> frozenset[tuple[int, int, 
         return found
 
     decisions: set[tuple[int, int, str, str]] = set()
-    for (gateway, target), label in _decision_labels(model).items():
-        kind = model.nodes[graph.ids[gateway]].kind
+    for (gateway, target), label in labels.items():
+        kind = model.nodes[graph.ids[gateway]].signature
         after = reached(target, graph.cf_succ)
         decisions.update((a, b, kind, label) for a in reached(gateway, cf_pred) for b in after)
     return frozenset(decisions)
@@ -494,6 +537,7 @@ class Comparison:
             and metrics["succession_f1"] == 1.0
             and metrics["behavioural_similarity"] == 1.0
             and metrics["decision_f1"] == 1.0
+            and metrics["detail_agreement"] == 1.0
             and metrics["message_flow_coverage"] == 1.0
         )
 
@@ -560,6 +604,7 @@ def compare(candidate: Profile, reference: Profile) -> Comparison:
 
     metrics["behavioural_similarity"] = _behavioural_similarity(candidate, reference, rows, cols)
     metrics["decision_f1"] = _decision_f1(candidate, reference, mapping)
+    metrics["detail_agreement"] = _detail_agreement(candidate, reference, pairs, mapping)
 
     metrics["gateway_coverage"] = _coverage(candidate.type_counts["gateway"], reference.type_counts["gateway"])
     metrics["event_coverage"] = _coverage(candidate.type_counts["event"], reference.type_counts["event"])
@@ -611,6 +656,33 @@ def _decision_f1(candidate: Profile, reference: Profile, mapping: dict[int, int]
         return 1.0
     hits = len(mapped & reference.decisions)
     return _f1(hits / len(mapped) if mapped else 0.0, hits / len(reference.decisions))
+
+
+def _detail_agreement(
+    candidate: Profile, reference: Profile, pairs: list[tuple[int, int]], mapping: dict[int, int]
+) -> float:
+    """The share of what both models state, and state alike: the time of matched timer events (where both give
+    one), the condition on a gateway's way from ``a`` to ``b`` (where both give one) and a gateway's default way
+    (where both give one from ``a``); 1 when they state nothing in common. Leaving a detail out is not compared."""
+    compared = agreed = 0
+    for r, c in pairs:
+        if candidate.details[r] and reference.details[c]:
+            compared += 1
+            agreed += candidate.details[r] == reference.details[c]
+    conditions = {(a, b): rule for a, b, _, rule in reference.routing if rule != "default"}
+    defaults = {(a, b) for a, b, _, rule in reference.routing if rule == "default"}
+    default_sources = {a for a, _ in defaults}
+    for a, b, _, rule in candidate.routing:
+        if a not in mapping or b not in mapping:
+            continue
+        pair = (mapping[a], mapping[b])
+        if rule == "default" and pair[0] in default_sources:
+            compared += 1
+            agreed += pair in defaults
+        elif rule != "default" and pair in conditions:
+            compared += 1
+            agreed += conditions[pair] == rule
+    return agreed / compared if compared else 1.0
 
 
 def _relation_classes(profile: Profile) -> list[np.ndarray]:

@@ -206,7 +206,7 @@ def test_metrics_expose_every_sub_metric(env):
     env.reset(seed=0, options={"task_id": "miwg-C.6.0"})
     *_, info = env.step(reference(env))
     metrics = info["metrics"]
-    assert len(metrics) == 66 and len(metrics) >= 35
+    assert len(metrics) == 67 and len(metrics) >= 35
     groups = {name.split("/")[0] for name in metrics}
     assert groups == set(COMPONENTS)
     assert all(0.0 <= value <= 1.0 and math.isfinite(value) for value in metrics.values())
