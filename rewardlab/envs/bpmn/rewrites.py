@@ -701,7 +701,7 @@ def default_moved(context: RewriteContext) -> list[str] | None:
     if not options:
         return None
     gateway, others = options[int(context.rng.integers(len(options)))]
-    new_default = _pick(context.rng, others)
+    new_default = others[int(context.rng.integers(len(others)))]
     old_default = next((f for f in root.iter(f"{_B}sequenceFlow") if f.get("id") == gateway.get("default")), None)
     condition = next((c for c in new_default if _local(c) == "conditionExpression"), None)
     if condition is not None and old_default is not None:  # a default flow has no condition: it moves over
