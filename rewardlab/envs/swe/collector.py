@@ -16,7 +16,8 @@ here. Here, before anything of the repository is imported, the script
    repository's packages) and deletes it, opens the result file with ``O_CREAT | O_EXCL``;
 2. imports pytest and the standard-library modules whose code it trusts, indexes their code
    objects, and snapshots the test machinery (every function and class of pytest, pluggy,
-   ``unittest`` and ``builtins``, and their ``sys.modules`` entries);
+   ``unittest``, ``builtins`` and the standard-library modules a test may decide with, and their
+   ``sys.modules`` entries);
 3. moves the key into a suspended generator (:func:`signer`): no module, object attribute or
    closure holds it, only that generator's frame, and every signal is blocked while that frame
    runs (a Python signal handler receives the frame it interrupts: :func:`courier`);
@@ -174,6 +175,15 @@ OUTCOME_HOOKS: tuple[str, ...] = (
     "pytest_runtest_makereport", "pytest_runtest_logreport", "pytest_pyfunc_call", "pytest_runtestloop",
     "pytest_collection_modifyitems", "pytest_report_teststatus",
 )  # fmt: skip
+#: Standard-library modules whose functions a test may use to decide (``math.isclose``, ``operator.eq``,
+#: ``json.loads``, ``difflib``): imported before the repository and snapshotted with the test machinery.
+STANDARD_MODULES: tuple[str, ...] = (
+    "math", "cmath", "operator", "decimal", "fractions", "numbers", "statistics", "datetime", "time", "calendar",
+    "json", "json.decoder", "json.encoder", "re", "string", "textwrap", "difflib", "collections", "collections.abc",
+    "itertools", "functools", "copy", "os", "posixpath", "pathlib", "shutil", "tempfile", "io", "csv", "base64",
+    "binascii", "hashlib", "struct", "fnmatch", "glob", "keyword", "enum", "dataclasses", "html", "urllib.parse",
+    "uuid", "ipaddress", "random", "pprint", "warnings", "contextlib", "abc", "types", "inspect",
+)  # fmt: skip
 #: Test machinery whose functions and classes must stay as they were imported.
 MACHINERY_PREFIXES: tuple[str, ...] = ("pytest", "_pytest", "pluggy", "unittest", "builtins")
 RUNNER_PREFIXES: tuple[str, ...] = ("pytest", "_pytest", "pluggy")
@@ -280,20 +290,37 @@ def _codes_of(value: Any) -> list[Any]:
 class Machinery:
     """A snapshot of the test machinery's functions and classes, checked for replacement later.
 
-    Covers every module of pytest, pluggy and ``unittest`` and ``builtins``: each module's
-    ``sys.modules`` entry, each module-level function, class and builtin, and each method of the
-    classes defined there. A class that gained a method counts as changed unless the method is the
+    Covers every module of pytest, pluggy and ``unittest``, ``builtins`` and the :data:`STANDARD_MODULES`:
+    each module's ``sys.modules`` entry, each module-level function, class and builtin, and each method of
+    the classes defined there. A class that gained a method counts as changed unless the method is the
     runner's own (pytest's plugins install some at configuration); one that lost a method too.
+
+    A test may monkeypatch the standard library and ``unittest`` until its teardown, so a replacement there
+    counts at the end of the run; one whose new value is code from neither the library nor an evaluated test
+    file (a function the repository wrote: ``math.isclose = lambda *a: True``) counts at every check.
 
     Args:
         guarded: Paths of the files whose content must not change.
         is_runner_code: Whether a code object is the runner's (:class:`RunnerCode`).
+        library: Directories of trusted code (:func:`protected_roots`).
+        tests: Paths of the evaluated test files.
     """
 
-    def __init__(self, guarded: Iterable[str], is_runner_code: Callable[[Any], bool]) -> None:
+    def __init__(
+        self,
+        guarded: Iterable[str],
+        is_runner_code: Callable[[Any], bool],
+        library: tuple[str, ...] = (),
+        tests: frozenset[str] = frozenset(),
+    ) -> None:
         self.is_runner_code = is_runner_code
+        self.library, self.tests = library, tests
         self.files = {path: digest(path) for path in guarded}
-        self.modules = {n: m for n, m in sys.modules.items() if m is not None and _is_under(n, MACHINERY_PREFIXES)}
+        self.modules = {
+            n: m
+            for n, m in sys.modules.items()
+            if m is not None and (_is_under(n, MACHINERY_PREFIXES) or n in STANDARD_MODULES)
+        }
         #: ``[runner, final]``: entries checked always, and only at the end (``unittest``, ``builtins``).
         self.entries: tuple[list[tuple[Any, str, Any]], list[tuple[Any, str, Any]]] = ([], [])
         #: ``[runner, final]``: ``[class, its method names, the size of its namespace]``.
@@ -312,16 +339,19 @@ class Machinery:
     def changes(self, *, final: bool = False, files: bool = False) -> list[str]:
         """What was replaced since the snapshot (empty when intact).
 
-        pytest, pluggy and their ``sys.modules`` entries always; ``builtins`` and ``unittest`` only
-        when ``final`` (a test may monkeypatch them until its teardown); the guarded files' content
-        when ``files``.
+        pytest, pluggy and every snapshotted ``sys.modules`` entry always; ``builtins``, ``unittest`` and the
+        standard library only when ``final`` (a test may monkeypatch them until its teardown), unless the new
+        value is code the repository wrote (:meth:`_agent_made`); the guarded files' content when ``files``.
         """
         found = [f"module {n} was replaced in sys.modules" for n, m in self.modules.items() if _MODULES.get(n) is not m]
-        for which in (0, 1) if final else (0,):
+        for which in (0, 1):
             for owner, key, value in self.entries[which]:
                 now = vars(owner).get(key, self)
-                if now is not value and not self._runner_made(now):
-                    found.append(f"{getattr(owner, '__name__', owner)}.{key} was replaced")
+                if now is value or self._runner_made(now) or not (final or which == 0 or self._agent_made(now)):
+                    continue
+                found.append(f"{getattr(owner, '__name__', owner)}.{key} was replaced")
+            if which and not final:
+                continue
             for record in self.classes[which]:
                 cls, names, size = record
                 if len(vars(cls)) == size:
@@ -340,6 +370,22 @@ class Machinery:
                 if digest(path) != before
             ]
         return found
+
+    def _agent_made(self, value: Any) -> bool:
+        """Whether ``value`` runs code written outside the library, the guarded files and the evaluated test files:
+        a function, a class's methods, a callable object's ``__call__`` or a ``functools.partial``'s function."""
+        behind = [value]
+        if isinstance(value, functools.partial):
+            behind.append(value.func)
+        if isinstance(value, type):
+            behind.extend(_methods(value).values())
+        else:
+            behind.append(vars(type(value)).get("__call__"))
+        for code in (c for item in behind for c in _codes_of(item)):
+            path = _realpath(code.co_filename)
+            if not path.startswith(self.library) and path not in self.tests and path not in self.files:
+                return True
+        return False
 
     def _runner_made(self, value: Any) -> bool:
         """Whether ``value`` is a function or property of pytest's own (its plugins install some on classes)."""
@@ -494,7 +540,14 @@ def comparison_guard(trusted_code: Callable[[Any], bool], violations: list[str])
     three random values of the other operand's kind, in random order: if it claims equality with one of
     those as well, it is not telling equal from unequal, the comparison is decided unequal and the seal
     records it as tampering. Honest comparison methods (a version compared with ``"1.2.3"``) tell the
-    difference and keep their answer. Ordering (``<`` ...) of such values is left to their code.
+    difference and keep their answer.
+
+    **Consistent order.** A value whose ordering (``<``, ``<=``, ``>``, ``>=``) is agent-written, compared with
+    a value whose ordering is not, is asked its order against three random values of the other operand's kind
+    in random order: one it claims to be both below and above (strictly, for ``<`` and ``>``; or at once at
+    most and at least, for ``<=`` and ``>=``) shows an order that holds whatever the values; the comparison is
+    decided false and recorded as tampering. Two values of agent-ordered classes are held to antisymmetry between
+    themselves (not both ``a < b`` and ``a > b``). An honest order is antisymmetric and keeps its answer.
 
     Everything it uses is bound here, in its closure, which only the seal's hook can reach.
     """
@@ -519,7 +572,7 @@ def comparison_guard(trusted_code: Callable[[Any], bool], violations: list[str])
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     equalities = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
                   ">=": operator.ge, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}  # fmt: skip
-    reported: set[str] = set()
+    reported: set[tuple[str, str]] = set()
 
     def written_by_agent(value: Any, name: str) -> bool:
         if is_instance(value, native) or value is None:
@@ -649,15 +702,43 @@ def comparison_guard(trusted_code: Callable[[Any], bool], violations: list[str])
         kind = kind_of(value)
         return kind not in scalars and kind not in collections_ and agent_methods(kind, names)
 
-    def report(value: Any) -> None:
+    def report(value: Any, what: str = "compared equal to values that differ") -> None:
         name = kind_of(value).__qualname__
-        if name not in reported:
-            reported.add(name)
-            violations.append(f"a {name} value compared equal to values that differ (an agent-written comparison)")
+        if (name, what) not in reported:
+            reported.add((name, what))
+            violations.append(f"a {name} value {what} (an agent-written comparison)")
+
+    def ordered(suspect: Any, other: Any, operator_name: str, suspect_left: bool) -> tuple[bool, bool]:
+        """``(answer, consistent)``: the suspect's own answer, and whether no canary was both below and above it."""
+        below, above = (operator.lt, operator.gt) if operator_name in ("<", ">") else (operator.le, operator.ge)
+
+        def real() -> bool:
+            pair = (suspect, other) if suspect_left else (other, suspect)
+            return to_bool(equalities[operator_name](*pair))
+
+        def fooled_by() -> bool:
+            probe = canary(other)
+            return answer(below, suspect, probe) is True and answer(above, suspect, probe) is True
+
+        return probed(real, fooled_by)
 
     def compare(box: list[Any]) -> None:
         operator_name, left, right, want = box
         left, right = plain(left), plain(right)
+        if operator_name in ("<", "<=", ">", ">="):
+            order = ("__lt__", "__le__", "__gt__", "__ge__")
+            for value, other, on_left in ((left, right, True), (right, left, False)):
+                if suspect(value, order) and not suspect(other, order):
+                    result, honest = ordered(value, other, operator_name, on_left)
+                    if not honest:
+                        report(value, "was ordered both below and above values")
+                        result = False
+                    box[:] = [result if want else None, left, right, want]
+                    return
+            if suspect(left, order) and answer(operator.lt, left, right) and answer(operator.gt, left, right):
+                report(left, "was ordered both below and above values")  # two agent-ordered values: antisymmetry
+                box[:] = [False if want else None, left, right, want]
+                return
         if operator_name in ("==", "!="):
             for value, other, on_left in ((left, right, True), (right, left, False)):
                 if suspect(value, ("__eq__", "__ne__")) and not suspect(other, ("__eq__", "__ne__")):
@@ -1523,7 +1604,7 @@ def prepare(argv: list[str]) -> tuple[Callable[[tuple[str, tuple[Any, ...]]], No
         name = name if name.startswith("_pytest") or "." in name else f"_pytest.{name}"
         with contextlib.suppress(ImportError):  # older or newer pytest: not every module exists
             importlib.import_module(name)
-    for name in TRUSTED_MODULES:
+    for name in (*TRUSTED_MODULES, *STANDARD_MODULES):
         importlib.import_module(name)
     guarded = [os.path.join(os.getcwd(), p) for p in ticket["guarded"]]
     tests = frozenset(os.path.realpath(p) for p in ticket["tests"])
@@ -1533,7 +1614,7 @@ def prepare(argv: list[str]) -> tuple[Callable[[tuple[str, tuple[Any, ...]]], No
     is_runner_code = RunnerCode()
     setup = {main.__code__, prepare.__code__, *(c for c in own if c.co_name == "<module>")}
     needs = own_needs([code for code in own if code not in setup], vars(sys.modules[__name__]))
-    machinery = Machinery(protected[0], is_runner_code)
+    machinery = Machinery(protected[0], is_runner_code, protected[1], tests)
     evidence = Evidence(protected[0], protected[1], is_runner_code)
     key = bytes.fromhex(ticket.pop("key"))
     channel = signer(key, ticket.pop("nonce"), fd, is_runner_code, needs, machinery, evidence, violations)

@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from rewardlab.audit.rewrite import EQUIVALENT_TOLERANCE, RewriteContext
+from rewardlab.audit.rewrite import EQUIVALENT_TOLERANCE
 from rewardlab.envs.bpmn.rewrites import (
     condition_negated,
     default_moved,
@@ -17,22 +16,10 @@ from rewardlab.envs.bpmn.rewrites import (
     event_gateway_parallel,
     timer_changed,
 )
-from rewardlab.envs.bpmn.rubric import BPMNOutcome, bpmn_rubric, is_success
 from rewardlab.envs.bpmn.semantic import condition_text
+from tests.envs.bpmn.test_bpmn_batteries import rewrite, score
 
 REFERENCES = Path(__file__).resolve().parents[3] / "rewardlab" / "envs" / "bpmn" / "data" / "references" / "miwg"
-RUBRIC = bpmn_rubric()
-
-
-def score(answer: str, reference: str) -> tuple[float, bool, dict[str, float]]:
-    outcome = BPMNOutcome(answer, reference, strict_format=True)
-    result = RUBRIC.score(outcome, usable=outcome.usable)
-    return result.reward, is_success(outcome, result), dict(result.metrics)
-
-
-def rewrite(rewrite_, xml: str, seed: int = 0) -> str | None:
-    out = rewrite_.apply(RewriteContext(None, "miwg", (xml,), "", {}, np.random.default_rng(seed)))
-    return None if out is None else out[-1]
 
 
 def reference(name: str) -> str:
