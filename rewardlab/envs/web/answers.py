@@ -20,7 +20,9 @@ it states besides an accepted answer and the prompt:
 
 - a value: it *competes* when the question asks for values of its kind, or it is a count whose
   unit (the word after it, four letters or more) is absent, is in the prompt or follows an accepted
-  value in the answer (``3 or 4``, ``three or four replies``) and the question asks for any value;
+  value in the answer (``3 or 4``, ``three or four replies``) and the question asks for any value,
+  or no page shows it and a word of possibility (``perhaps``, ``might`` …) comes before it in its clause
+  (``three replies; perhaps there were 4 messages``: a guess, however far from the answer);
   a count of something else (``2 days``) and a value of another kind are *context*;
 - a person: competes when the question asks for a person, else context;
 - a name the pages showed (a capitalised word inside a sentence, a one-word label, an e-mail
@@ -115,6 +117,7 @@ class Question:
         words: Words of :data:`MIN_WORD` letters or more the pages showed, outside the prompt and the references.
         named: What the prompt names: its values, the sites' people and the pages' names it mentions (candidates
             only when offered as alternatives to an answer).
+        shown: The rendered values the pages showed.
     """
 
     references: tuple[ValueText, ...]
@@ -124,6 +127,7 @@ class Question:
     names: tuple[str, ...]
     words: frozenset[str]
     named: tuple[str, ...] = ()
+    shown: frozenset[str] = frozenset()
 
     @classmethod
     def read(cls, accepted: Iterable[str], prompt: str = "", pages: Iterable[str] = ()) -> Question:
@@ -151,7 +155,8 @@ class Question:
         words = frozenset(
             t for page in pages for t in canonical_tokens(page) if len(t) >= MIN_WORD and t.isalpha() and t not in known
         )
-        return cls(references, frozenset(kinds), read_prompt, persons, names, words, tuple(dict.fromkeys(named)))
+        shown = frozenset(v.rendered for page in pages for v in read_values(page).values)
+        return cls(references, frozenset(kinds), read_prompt, persons, names, words, tuple(dict.fromkeys(named)), shown)
 
     @property
     def value_kinds(self) -> frozenset[str]:
@@ -176,11 +181,33 @@ def _value_candidates(answer: ValueText, question: Question) -> tuple[int, int]:
     reference_units = {_stem(v.unit) for v in answer.values if v.rendered in known and v.unit}
     competing = context = 0
     for value in dict.fromkeys(v for v in answer.values if v.rendered not in known):
-        if _competes(value, question, prompt_words | reference_units):
+        if _competes(value, question, prompt_words | reference_units) or _guessed(value, answer, question):
             competing += 1
         else:
             context += 1
     return competing, context
+
+
+POSSIBILITY = frozenset({"maybe", "perhaps", "possibly", "probably", "might", "may", "could", "likely", "or"})
+"""Words that offer what follows in their clause as a possibility rather than state it."""
+
+
+def _guessed(value: Value, answer: ValueText, question: Question) -> bool:
+    """Whether a value of context is a guess at the asked one: no page shows it, the question asks for a value,
+    and a word of :data:`POSSIBILITY` comes before it in its clause (``three replies; perhaps there were 4
+    messages``, however far from the answer it stands)."""
+    if not question.value_kinds or value.rendered in question.shown:
+        return False
+    tokens = answer.rendered.split()
+    for index, token in enumerate(tokens):
+        if token != value.rendered.split()[0]:
+            continue
+        start = index
+        while start and tokens[start - 1] != ",":
+            start -= 1
+        if POSSIBILITY.intersection(tokens[start:index]):
+            return True
+    return False
 
 
 def _competes(value: Value, question: Question, asked_units: set[str]) -> bool:

@@ -156,7 +156,8 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       (:mod:`rewardlab.core.datetimes`). Then: a verdict denies its subject (``"$79.98 is not the total"``,
       ``"$32.98? That's wrong."``); codes read alike with any separator (``ZX 4471 PQ``, ``E-42``), European
       numbers as they mean (``2.450,00 €``, ``2 450 EUR``), an answer of two parts in any order (``3 pm on
-      Tuesday``); a lone ``one`` is the pronoun only after a determiner.
+      Tuesday``); a lone ``one`` is the pronoun only after a determiner; a value no page shows, offered as a
+      possibility (``perhaps there were 4 messages``), competes however far from the answer it stands.
     """
 
     system_prompt: str = SYSTEM_PROMPT

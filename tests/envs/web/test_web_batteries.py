@@ -142,6 +142,8 @@ def test_european_number_forms_read_as_they_mean(written, rendered):
         ("mail-021", "2.450,00 € or 2.540,00 €"),
         ("mail-020", "ZX 4471 PQ or ZX 4472 PQ"),
         ("mail-019", "3 pm on Tuesday, or maybe 4 pm"),
+        ("forum-016", "Three replies. Then again, perhaps there were 4 messages in all."),
+        ("forum-016", "The thread has three replies. I could be wrong; it might well be 11 posts."),
         ("forum-019", "$7 or seven fifty"),
     ],
 )
@@ -174,6 +176,7 @@ def test_a_second_candidate_of_the_asked_kind_hedges(question_pages, task_id, an
         ("shop-020", "79,98 $"),
         ("shop-020", "$32.98 is not it; the total is $79.98."),
         ("shop-020", "$32.98? That's wrong. It's $79.98."),
+        ("forum-016", "Three replies, probably all from the same week."),
     ],
 )
 def test_honest_answers_with_context_pass(question_pages, task_id, answer):
