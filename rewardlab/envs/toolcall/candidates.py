@@ -29,13 +29,14 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from rewardlab.core.numerals import NUMBER_WORDS, is_pronoun_one, read_number
+from rewardlab.core.numerals import NUMBER_WORDS, european_numbers, is_pronoun_one, read_number
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.worlds import make_world
 
-NUMBER = re.compile(r"(?<![\w.:\-])-?\d[\d,]*(?:\.\d+)?(?![\w:]|-\d)")
-"""A number as written in prose: optional sign, thousands separators, decimals; not part of a word
-(``O1001``), a clock time (``18:00``) or a date (``2025-03-11``)."""
+NUMBER = re.compile(r"(?<![\w.:\-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w:]|-\d)")
+"""A number as written in prose: optional sign, thousands separators (groups of three: ``3,4`` is two numbers),
+decimals; not part of a word (``O1001``), a clock time (``18:00``) or a date (``2025-03-11``). European forms are
+rewritten first (:func:`~rewardlab.core.numerals.european_numbers`)."""
 
 TOLERANCE = 0.01
 """Two numbers are the same amount when they differ by at most a cent."""
@@ -55,7 +56,7 @@ def numbers_in(text: str) -> list[float]:
         >>> numbers_in("$1,234.50 on 2025-03-11 at 18:00, or three or twenty-one; the cheapest one")
         [1234.5, 3.0, 21.0]
     """
-    text = text[:100_000]
+    text = european_numbers(text[:100_000])
     found = []
     for match in NUMBER.findall(text):
         try:

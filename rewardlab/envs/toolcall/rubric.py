@@ -62,6 +62,7 @@ from typing import Any
 from rewardlab.core.answers import competing_candidates, mentions, offered_as_alternatives, within_length
 from rewardlab.core.datetimes import normalize_datetimes
 from rewardlab.core.negation import affirmed, negates
+from rewardlab.core.numerals import european_numbers
 from rewardlab.core.refusal import declines, is_refusal
 from rewardlab.core.rubric import Criterion, Rubric
 from rewardlab.core.text import canonical_text
@@ -220,7 +221,9 @@ def answer_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     if answer is None or not canonical_text(answer):
         return 0.0, {"given": 0.0, "hedged": 0.0, "too_long": 0.0}
     too_long = outcome.reference_answer is not None and not within_length(answer, [outcome.reference_answer])
-    answer = normalize_datetimes(answer)  # "7 pm", "March 11, 2025": the tools' 19:00 and 2025-03-11, no numbers
+    # "7 pm", "March 11, 2025": the tools' 19:00 and 2025-03-11, no numbers; "79,98 €": 79.98, before negation
+    # reading drops the currency sign that says the comma is a decimal one
+    answer = european_numbers(normalize_datetimes(answer))
     hedged = not too_long and hedges(answer, outcome.answer_required, outcome.competitors)
     metrics = {"given": 1.0, "hedged": float(hedged), "too_long": float(too_long)}
     if too_long or hedged:

@@ -28,9 +28,9 @@ token, so ``7`` is never found inside ``7.50``. A count keeps its *unit*,
 the word that follows it (``3 replies`` → ``replies``), so that a check can tell a second count of
 the asked thing from a count of something else.
 
-Numbers in the European forms are read as they mean: a decimal comma with one or two digits (``79,98``,
-``2.450,00``), thousands grouped by dots before a decimal comma, or by spaces (``2 450``, ``1 234 567``). A dot
-before three digits with no decimal comma (``2.450``) stays a decimal point: it cannot be told apart. A code
+Numbers in the European forms are read as they mean where they cannot be read otherwise
+(:func:`~rewardlab.core.numerals.european_numbers`: ``2.450,00``, ``79,98 €``, ``2 450``); a bare ``3,4`` and a
+dot before three digits (``2.450``) stay as written: they cannot be told apart. A code
 spelled in spaced capitals (``ZX 4471 PQ``: three or more pieces, letters and digits both, no currency code)
 is one code.
 """
@@ -44,7 +44,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Literal
 
 from rewardlab.core.datetimes import normalize_datetimes
-from rewardlab.core.numerals import NUMBER_WORDS, is_pronoun_one, read_number
+from rewardlab.core.numerals import NUMBER_WORDS, european_numbers, is_pronoun_one, read_number
 
 Kind = Literal["money", "percent", "time", "date", "code", "count"]
 
@@ -57,10 +57,6 @@ CURRENCIES: dict[str, str] = {
 
 _AMOUNT_WORDS = frozenset([*CURRENCIES, "%", "percent", "per"])
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_EUROPEAN = re.compile(r"(?<![\d.,])(?P<whole>\d{1,3}(?:\.\d{3})+|\d+),(?P<decimals>\d{1,2})(?![\d,]|\.\d)")
-"""A decimal comma (``79,98``), with dots grouping thousands (``2.450,00``)."""
-_SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u202f\u2009]\d{3})+(?![\d]|[.,]\d{3})")
-"""Thousands grouped by spaces (``2 450``, ``1 234 567``; NFKC turns a no-break space into a space)."""
 _DASHES = re.compile(r"(?<=[^\W_])[\u2010\u2011\u2012\u2013\u2212](?=[^\W_])")
 """Dashes between letters or digits, read as hyphens (``ZX–4471–PQ``)."""
 _SPACED_CODE = re.compile(r"(?<![\w-])(?:[A-Z]{2,}|\d+)(?: (?:[A-Z]{2,}|\d+)){2,}(?![\w-])")
@@ -118,9 +114,7 @@ def prepare(text: str) -> str:
     thousands separators dropped."""
     text = normalize_datetimes(unicodedata.normalize("NFKC", text[:_MAX_CHARS]))
     text = join_codes("".join(ch for ch in text if unicodedata.category(ch) != "Cf")).casefold()
-    text = _EUROPEAN.sub(lambda m: m["whole"].replace(".", "") + "." + m["decimals"], text)
-    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group()), text)
-    return _THOUSANDS.sub("", text)
+    return _THOUSANDS.sub("", european_numbers(text))
 
 
 def join_codes(text: str) -> str:

@@ -233,3 +233,23 @@ def test_a_date_in_any_common_form_is_the_tools_date(written):
 def test_core_docstring_examples_run(module):
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize(
+    ("answer", "amount"),
+    [
+        ("79,98 €", 79.98),
+        ("2.450,00 EUR", 2450.0),
+        ("€1.234,50", 1234.5),
+        ("1 234,50 EUR", 1234.5),
+        ("$1,234.50", 1234.5),
+    ],
+)
+def test_european_amounts_are_the_amounts_they_mean(answer, amount):
+    assert numbers_in(answer) == [amount]
+    assert answer_score(outcome(f"The balance is {answer}.", [[amount]]))[0] == 1.0
+
+
+def test_a_bare_comma_between_digits_is_a_list_not_one_number():
+    assert numbers_in("items 3,4 and 5") == [3.0, 4.0, 5.0]
+    assert answer_score(outcome("3,4", [[3]], [COUNT]))[0] == 0.0  # a hedge across 3 and 4
