@@ -155,8 +155,10 @@ class Question:
         words = frozenset(
             t for page in pages for t in canonical_tokens(page) if len(t) >= MIN_WORD and t.isalpha() and t not in known
         )
-        shown = frozenset(v.rendered for page in pages for v in read_values(page).values)
-        return cls(references, frozenset(kinds), read_prompt, persons, names, words, tuple(dict.fromkeys(named)), shown)
+        page_values = frozenset(v.rendered for page in pages for v in read_values(page).values)
+        return cls(
+            references, frozenset(kinds), read_prompt, persons, names, words, tuple(dict.fromkeys(named)), page_values
+        )
 
     @property
     def value_kinds(self) -> frozenset[str]:
