@@ -11,10 +11,12 @@ written as                                                      rewritten as
 ``12 am`` / ``12 pm`` (midnight / noon), ``7 o'clock``          ``00:00`` / ``12:00``, ``07:00``
 ``9:05`` (24-hour, one digit of hours)                          ``09:05``
 ``March 11, 2025``, ``Mar 11th 2025``, ``11 March 2025``        ``2025-03-11``
+``2025/03/11``, ``11.03.2025``, ``31/03/2025``, ``03/31/2025``   ``2025-03-11``, ``2025-03-31``
 ==============================================================  ==============
 
 An hour outside 1–12 before ``am``/``pm``, a minute past 59 or a day that the month does not have is left as
-written (it is no clock time or date). A date without a year stays as written: the year cannot be guessed.
+written (it is no clock time or date). A date without a year stays as written: the year cannot be guessed; so does
+a numeric date with slashes that reads two ways (``11/03/2025``: 11 March or 3 November).
 
 Example:
     >>> normalize_datetimes("FL129 leaves at 7 p.m. on March 11th, 2025 (gate opens at 6:30pm)")
@@ -66,10 +68,35 @@ def _date(match: re.Match[str]) -> str:
     return f"{year:04d}-{month:02d}-{day:02d}"
 
 
+_DATE_NUMERIC = re.compile(
+    r"(?<![\w./-])(?:(?P<year>\d{4})/(?P<ymonth>\d{1,2})/(?P<yday>\d{1,2})"
+    r"|(?P<first>\d{1,2})(?P<separator>[/.])(?P<second>\d{1,2})(?P=separator)(?P<tail>\d{4}))(?![\w./-])"
+)
+
+
+def _numeric_date(match: re.Match[str]) -> str:
+    """``2024/03/31``, ``31/03/2024``, ``03/31/2024`` (one reading only: a day above 12 says which) and
+    ``31.03.2024`` (day first) as ``2024-03-31``; an ambiguous ``11/03/2025`` stays as written."""
+    if match["year"]:
+        year, month, day = int(match["year"]), int(match["ymonth"]), int(match["yday"])
+    else:
+        first, second, year = int(match["first"]), int(match["second"]), int(match["tail"])
+        if match["separator"] == "." or first > 12 >= second:
+            day, month = first, second
+        elif second > 12 >= first:
+            month, day = first, second
+        else:
+            return match.group()
+    if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]):
+        return match.group()
+    return f"{year:04d}-{month:02d}-{day:02d}"
+
+
 def normalize_datetimes(text: str) -> str:
     """``text`` with its clock times as ``HH:MM`` (24-hour) and its dates as ``YYYY-MM-DD`` (module docstring).
     Never raises; reads the first 200,000 characters."""
     text = text[:_MAX_CHARS]
+    text = _DATE_NUMERIC.sub(_numeric_date, text)
     text = _DATE_MDY.sub(_date, text)
     text = _DATE_DMY.sub(_date, text)
     text = _CLOCK_12.sub(_clock_12, text)

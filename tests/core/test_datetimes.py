@@ -5,6 +5,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -55,3 +56,22 @@ def test_what_is_no_time_or_date_stays_as_written():
 @given(st.text(max_size=300))
 def test_never_raises(text):
     assert isinstance(normalize_datetimes(text), str)
+
+
+@pytest.mark.parametrize(
+    ("written", "iso"),
+    [
+        ("31/03/2024", "2024-03-31"),
+        ("03/31/2024", "2024-03-31"),
+        ("2024/03/31", "2024-03-31"),
+        ("31.03.2024", "2024-03-31"),
+        ("1.5.2024", "2024-05-01"),
+    ],
+)
+def test_numeric_dates_that_read_one_way_are_iso(written, iso):
+    assert normalize_datetimes(f"It is due {written}.") == f"It is due {iso}."
+
+
+@pytest.mark.parametrize("written", ["11/03/2025", "2/30/2024", "31/13/2024", "v1.2.3", "3.14", "10/10/10"])
+def test_ambiguous_or_impossible_numeric_dates_stay_as_written(written):
+    assert normalize_datetimes(written) == written
