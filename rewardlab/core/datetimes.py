@@ -70,7 +70,7 @@ def _date(match: re.Match[str]) -> str:
 
 _DATE_NUMERIC = re.compile(
     r"(?<![\w./-])(?:(?P<year>\d{4})/(?P<ymonth>\d{1,2})/(?P<yday>\d{1,2})"
-    r"|(?P<first>\d{1,2})(?P<separator>[/.])(?P<second>\d{1,2})(?P=separator)(?P<tail>\d{4}))(?![\w./-])"
+    r"|(?P<first>\d{1,2})(?P<separator>[/.])(?P<second>\d{1,2})(?P=separator)(?P<tail>\d{4}))(?![\w/-]|\.\d)"
 )
 
 
