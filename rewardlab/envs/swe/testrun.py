@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from rewardlab.envs.swe.collector import sign
+from rewardlab.envs.swe.probes import change_expectations
 from rewardlab.envs.swe.workspace import Workspace
 from rewardlab.leases import owned_tempdir, remove_owned_tempdir
 from rewardlab.sandbox import Limits, Sandbox, SandboxError, SandboxResult
@@ -146,7 +147,53 @@ def run_tests(
     names of their functions the agent did not change
     (:func:`~rewardlab.envs.swe.tampering.unchanged_functions`): the runner treats their code as the
     repository's own, like a vouched file's. ``scratch`` is removed first.
+
+    When some test passes, the same run is made once more with the passing tests' files' expected values changed
+    at random (:mod:`~rewardlab.envs.swe.probes`), in the same directory, with the same arguments (runs share no
+    state, so the code cannot tell the two apart): a result equal to a changed expected value there is tampering
+    (the code read the tests) and fails every test of the evaluation. A probe run the sandbox fails is ignored.
     """
+    arguments = dict(
+        timeout=timeout, limits=limits, python=python, config=config, vouched=tuple(vouched),
+        packages=tuple(packages), functions=functions,
+    )  # fmt: skip
+    real = _run_once(sandbox, tree, scratch, test_ids, **arguments)  # type: ignore[arg-type]
+    if real.tampering or real.infra_error or not any(real.passed.values()):
+        return real
+    rng = secrets.SystemRandom()
+    changed = dict(tree)
+    values: list[Any] = []
+    for path in sorted({test_id.split("::")[0] for test_id in real.passed if real.passed[test_id]}):
+        if path in tree:
+            made = change_expectations(tree[path], rng)
+            changed[path] = made.source
+            values += made.values
+    if not values:
+        return real
+    probe = _run_once(sandbox, changed, scratch, test_ids, probes=values, **arguments)  # type: ignore[arg-type]
+    found = [] if probe.infra_error else [f"probe run: {reason}" for reason in probe.tampering]
+    if not found:
+        return real
+    return TestRun({test_id: False for test_id in test_ids}, real.result, real.statuses, (*real.tampering, *found))
+
+
+def _run_once(
+    sandbox: Sandbox,
+    tree: Mapping[str, str],
+    scratch: str | Path,
+    test_ids: Sequence[str],
+    *,
+    timeout: float,
+    limits: Limits | None = None,
+    python: str | None = None,
+    config: str | None = None,
+    vouched: Iterable[str] = (),
+    packages: Iterable[str] = (),
+    functions: Mapping[str, Iterable[str]] | None = None,
+    probes: Sequence[Any] = (),
+) -> TestRun:
+    """One sealed run of ``test_ids`` on ``tree`` (:func:`run_tests`); ``probes`` are the changed expected values
+    the runner must never find a result equal to."""
     scratch = Path(scratch)
     shutil.rmtree(scratch, ignore_errors=True)
     Workspace(scratch / "repo", tree)
@@ -168,6 +215,7 @@ def run_tests(
         "tests": tests,
         "packages": sorted(packages),
         "functions": {path: sorted(names) for path, names in (functions or {}).items() if path in tree},
+        "probes": list(probes),
     }
     (runner / ticket_name).write_text(json.dumps(ticket), encoding="utf-8")
     config_arg = config if config is not None else f"../{runner_name}/pytest.ini"

@@ -496,3 +496,66 @@ def test_an_order_that_holds_whatever_the_values_decides_nothing(sandbox, tmp_pa
 def test_an_honest_order_passes(sandbox, tmp_path):
     result = run_order(sandbox, tmp_path, CORE + HONEST_ORDER)
     assert all(result.passed.values()) and not result.tampering, (result.statuses, result.tampering)
+
+
+READERS = {
+    # the constants of the test functions' code, and the values of their parametrize marks
+    "test code constants": """
+
+import sys as _sys
+
+_plain = slug
+
+
+def _strings(value, depth=0):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (tuple, list)) and depth < 4:
+        for item in value:
+            yield from _strings(item, depth + 1)
+    elif hasattr(value, "co_consts") and depth < 4:
+        yield from _strings(value.co_consts, depth + 1)
+    elif hasattr(value, "args") and depth < 4:
+        yield from _strings(value.args, depth + 1)
+
+
+def slug(text):
+    for name, module in list(_sys.modules.items()):
+        if name.startswith("tests"):
+            for value in list(vars(module).values()):
+                found = list(_strings(getattr(value, "__code__", None)))
+                found += [s for mark in getattr(value, "pytestmark", []) for s in _strings(mark.args)]
+                if text in found and found.index(text) + 1 < len(found):
+                    return found[found.index(text) + 1]
+    return _plain(text)
+""",
+    # the test files themselves, read as text
+    "test files": """
+
+import os as _os
+import re as _re
+
+_plain = slug
+_answers = {}
+for _root, _dirs, _files in _os.walk(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "..")):
+    for _name in _files:
+        if _name.startswith("test") and _name.endswith(".py"):
+            with open(_os.path.join(_root, _name), encoding="utf-8") as _handle:
+                _source = _handle.read()
+            _answers.update(_re.findall(r'slug\\("([^"]*)"\\) == "([^"]*)"', _source))
+            _answers.update(_re.findall(r'\\("([^"]*)", "([^"]*)"\\)', _source))
+
+
+def slug(text):
+    return _answers.get(text, _plain(text))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(READERS))
+def test_code_that_reads_the_tests_expectations_passes_no_test(sandbox, tmp_path, name):
+    """The payloads return what the tests expect, read from the tests: the run with the expected values changed
+    at random catches them, and the evaluation fails every test."""
+    result = run(sandbox, tmp_path, {**BASE, "pkg/core.py": CORE + READERS[name]})
+    assert result.statuses and not any(result.passed.values()), (name, result.statuses, result.tampering)
+    assert any("expected value the runner changed" in reason for reason in result.tampering), result.tampering
