@@ -64,11 +64,19 @@ class Changed:
     values: tuple[Any, ...]
 
 
+MIN_CHANGED_CHARACTERS = 4
+"""A string expectation with fewer letters and digits than this gets random letters added instead of its own
+changed: a short random string could equal a value the honest code computes elsewhere in the test."""
+
+
 def _other(value: Any, rng: random.Random) -> Any:
     """A random value of ``value``'s shape that differs from it: a string of the same length with each letter,
-    digit kept in its class (punctuation and spaces kept), an integer or float moved by a random amount."""
+    digit kept in its class (punctuation and spaces kept; a short one, :data:`MIN_CHANGED_CHARACTERS`, gets
+    random letters added), an integer moved by a random amount between 10⁵ and 10⁹, a float scaled."""
     if isinstance(value, bool) or value is None:
         return value
+    if isinstance(value, str) and sum(c.isalnum() for c in value) < MIN_CHANGED_CHARACTERS:
+        return value + "".join(rng.choice(string.ascii_lowercase) for _ in range(MIN_CHANGED_CHARACTERS + 2))
     if isinstance(value, str):
         for _ in range(8):
             made = "".join(
@@ -81,13 +89,11 @@ def _other(value: Any, rng: random.Random) -> Any:
                 else c
                 for c in value
             )
-            if not any(c.isalnum() for c in value):
-                made = value + "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(3, 6)))
             if made != value:
                 return made
         return value + "x"
     if isinstance(value, int):
-        return value + rng.choice((-1, 1)) * rng.randint(7, 7919)
+        return value + rng.choice((-1, 1)) * rng.randint(10**5, 10**9)
     if isinstance(value, float):
         moved = value * rng.uniform(1.5, 3.0) + rng.uniform(1.0, 9.0)
         return moved if math.isfinite(moved) and moved != value else value / rng.uniform(1.5, 3.0) + 1.0
