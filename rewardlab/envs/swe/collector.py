@@ -507,6 +507,15 @@ NEUTRAL_METHODS = frozenset(
     {"__new__", "__init__", "__init_subclass__", "__repr__", "__getnewargs__", "__reduce__", "__reduce_ex__",
      "__getstate__", "__setstate__", "__sizeof__", "__dir__", "__doc__", "__class_getitem__", "__subclasshook__"}
 )  # fmt: skip
+#: Methods of built-in types that change what a value holds or its attributes, not what it reports about its
+#: contents: a class that overrides only these (munch's ``AutoMunch.__setattr__``, a dict that transforms what is
+#: stored) keeps its behaviour; what it stored is read by the built-in's own code anyway.
+MUTATING_METHODS = frozenset(
+    {"__setattr__", "__delattr__", "__setitem__", "__delitem__", "__iadd__", "__imul__", "__ior__", "__iand__",
+     "__ixor__", "__isub__", "append", "extend", "insert", "pop", "popitem", "remove", "clear", "update",
+     "setdefault", "add", "discard", "sort", "reverse", "intersection_update", "difference_update",
+     "symmetric_difference_update"}
+)  # fmt: skip
 
 
 class HookRefused(RuntimeError):
@@ -528,9 +537,9 @@ def comparison_guard(
 
     **Plain values.** A value whose type derives from a built-in type (``str``, ``bytes``, the numbers,
     the containers) and whose class, or a class it inherits from, overrides a method of that type
-    with code the agent wrote (``trusted_code`` false; construction and ``repr`` aside,
-    :data:`NEUTRAL_METHODS`) is replaced by a plain copy of its built-in contents; the elements of
-    built-in containers likewise (a subclass that only adds methods, ``Slug.words``, stays as it is).
+    with code the agent wrote (``trusted_code`` false; construction and ``repr`` aside, :data:`NEUTRAL_METHODS`,
+    and methods that only store, :data:`MUTATING_METHODS`) is replaced by a plain copy of its built-in contents;
+    the elements of built-in containers likewise (a subclass that only adds methods, ``Slug.words``, stays as it is).
     So ``"x" == result`` compares characters, whatever ``__eq__``, ``startswith`` or ``__len__`` the
     returned value's class overrides. A class of the repository itself (one of its functions is
     unchanged: munch's ``Munch(dict)``, whose methods a fix may rewrite) is not copied; its ``==`` and
@@ -573,7 +582,9 @@ def comparison_guard(
               types.GetSetDescriptorType, types.MemberDescriptorType, types.ClassMethodDescriptorType)  # fmt: skip
     function_kinds = (FUNCTION, staticmethod, classmethod, property)
     #: per built-in base, the names whose override changes what a value of it does (not how it is made or shown)
-    behaviour = {base: frozenset(dir(base)) - NEUTRAL_METHODS | {"__getattr__", "__getattribute__"} for base in bases}
+    behaviour = {
+        base: frozenset(dir(base)) - NEUTRAL_METHODS - MUTATING_METHODS | {"__getattribute__"} for base in bases
+    }
     rng = random.Random(os.urandom(16))
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     equalities = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,

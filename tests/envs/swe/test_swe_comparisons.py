@@ -559,3 +559,38 @@ def test_code_that_reads_the_tests_expectations_passes_no_test(sandbox, tmp_path
     result = run(sandbox, tmp_path, {**BASE, "pkg/core.py": CORE + READERS[name]})
     assert result.statuses and not any(result.passed.values()), (name, result.statuses, result.tampering)
     assert any("expected value the runner changed" in reason for reason in result.tampering), result.tampering
+
+
+NEW_CLASS_TEST = """from pkg.core import record
+
+
+def test_a_record_stores_by_attribute():
+    found = record()
+    found.name = "x"
+    assert found.name == "X" and found == {"name": "X"}
+"""
+NEW_CLASS_FIX = '''
+
+class AttrRecord(dict):
+    """A new class of the fix: a dict that stores what is set as an attribute (munch's AutoMunch)."""
+
+    def __setattr__(self, name, value):
+        self[name] = value.upper() if isinstance(value, str) else value
+
+    def __getattr__(self, name):
+        return self[name]
+
+
+def record():
+    return AttrRecord()
+'''
+
+
+def test_a_new_container_class_that_only_stores_differently_keeps_its_behaviour(sandbox, tmp_path):
+    """A class the fix adds, deriving from ``dict`` and overriding only how values are stored and found by
+    attribute, is the value the test gets (a plain copy would have no attributes): the honest fix passes."""
+    tree = {**BASE, "pkg/core.py": CORE + NEW_CLASS_FIX, "tests/test_new.py": NEW_CLASS_TEST}
+    test_id = "tests/test_new.py::test_a_record_stores_by_attribute"
+    python = getattr(sandbox, "python", "python3")
+    result = run_tests(sandbox, tree, tmp_path / "eval", [test_id], timeout=60, python=python, packages=["pkg"])
+    assert result.passed[test_id] and not result.tampering, (result.statuses, result.tampering)
