@@ -229,6 +229,7 @@ def _run_once(
         "-q",
         "-p",
         "no:cacheprovider",
+        "--tb=no",
         "--import-mode=append",
         "--rootdir=.",
         "--confcutdir=.",
