@@ -342,6 +342,21 @@ class SlidesLayoutGrader:
                     f"inverse_spec {below['inverse_spec']:.3f} < {SUCCESS_THRESHOLDS['inverse_spec']}: the brief "
                     "cannot be recovered from the deck's readable content (what the slides say, not their layout)"
                 )
+            misstated = metrics.get("brief_adherence/misstated", 0.0)
+            if misstated > 0:
+                reasons.append(
+                    f"the requested visual misstates the notes (brief_adherence/misstated = {misstated:.3f}: values "
+                    "under another row's label), which a layout grader cannot see: a disagreement in our favour"
+                )
+            for name, what in (("misplaced", "a key point's support under another point's title"),
+                               ("invented", "a figure the notes do not hold"), ("inverted", "a bullet that inverts "
+                               "its source")):  # fmt: skip
+                share = metrics.get(f"content/{name}_share", 0.0)
+                if share > 0:
+                    reasons.append(
+                        f"content/{name}_share = {share:.3f} ({what}) fails our success, which a layout grader "
+                        "cannot see: a disagreement in our favour"
+                    )
             gate = metrics.get("layout/content_gate", 1.0)
             scaled = [k for k in ("structure", "layout", "brief_adherence") if k in below]
             if scaled and gate < 1.0:
@@ -352,7 +367,7 @@ class SlidesLayoutGrader:
                     f"content (g = {gate:.3f}), not from a layout fault: our own layout/fit, placement and fonts are "
                     f"{raw['fit']:.2f}, {raw['placement']:.2f}, {raw['fonts']:.2f}, as the grader finds"
                 )
-            elif scaled:
+            elif scaled and not misstated:
                 low = sorted(k for k, v in metrics.items() if k.split("/")[0] in scaled and v < 1.0 and "gate" not in k)
                 reasons.append(
                     f"{', '.join(scaled)} below threshold from our own rules ({', '.join(low) or 'none named'}): rules "
