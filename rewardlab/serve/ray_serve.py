@@ -25,11 +25,15 @@ Shutting down waits for open sessions (Serve's ``graceful_shutdown_timeout_s``, 
 replicas still holding sessions after it are killed without closing their envs. Close the
 clients first. :func:`run` waits at most :data:`SHUTDOWN_TIMEOUT_S` for Serve to shut down (Ray's
 ``serve.shutdown()`` can retry a graceful-shutdown task on a controller it already killed, for ever,
-on a busy machine), then returns; a local Ray instance it started goes with the process.
+on a busy machine), then shuts down a local Ray instance it started, waiting at most
+:data:`RAY_SHUTDOWN_TIMEOUT_S`; when either wait runs out it leaves at once (``os._exit``), so Ctrl-C always ends
+the process (a shutdown left running in a thread, or Ray's own exit handler, could otherwise hold it for ever).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -51,6 +55,9 @@ APP_NAME = "rewardlab"
 REPLICA_HEADER = "x-rewardlab-replica"
 
 SHUTDOWN_TIMEOUT_S = 60.0
+RAY_SHUTDOWN_TIMEOUT_S = 30.0
+"""How long :func:`run` waits for ``ray.shutdown()`` of the Ray instance it started (after Serve's shutdown): the
+whole exit after Ctrl-C stays under 90 s."""
 """The longest :func:`run` waits for Serve to shut down after Ctrl-C: Serve's graceful shutdown (20 s) and more."""
 
 
@@ -149,10 +156,11 @@ def run(
     check_exposure(config, host, port)
     ray = require("ray", "dist")
     serve = require("ray.serve", "dist")
-    started_serve = False
+    started_serve = started_ray = False
     try:
         if not ray.is_initialized():
             ray.init(address=address)
+            started_ray = True
         started_serve = not serve.status().proxies
         start(config, host, port, num_replicas, address, ray_actor_options)
         while True:
@@ -160,15 +168,23 @@ def run(
     except KeyboardInterrupt:
         pass
     finally:
+        ended = True
         if started_serve:
-            _within(SHUTDOWN_TIMEOUT_S, serve.shutdown, "Serve's shutdown")
+            ended = _within(SHUTDOWN_TIMEOUT_S, serve.shutdown, "Serve's shutdown")
         elif ray.is_initialized() and APP_NAME in serve.status().applications:
-            _within(SHUTDOWN_TIMEOUT_S, lambda: serve.delete(APP_NAME), f"deleting the application {APP_NAME!r}")
+            ended = _within(
+                SHUTDOWN_TIMEOUT_S, lambda: serve.delete(APP_NAME), f"deleting the application {APP_NAME!r}"
+            )
+        if started_ray:  # here, bounded, rather than in Ray's own exit handler, which can wait for ever
+            ended = _within(RAY_SHUTDOWN_TIMEOUT_S, ray.shutdown, "Ray's shutdown") and ended
+        if not ended:  # a shutdown still running in a thread would hold the interpreter's exit
+            sys.stdout.flush()
+            os._exit(0)
 
 
-def _within(timeout: float, call: Callable[[], object], what: str) -> None:
+def _within(timeout: float, call: Callable[[], object], what: str) -> bool:
     """Run ``call`` in a daemon thread and wait for it at most ``timeout`` seconds; say so when it does not end
-    (the thread is left to the interpreter's exit). An exception it raises propagates."""
+    (and return False: the caller leaves without it). An exception it raises propagates."""
     failure: list[BaseException] = []
 
     def target() -> None:
@@ -182,5 +198,7 @@ def _within(timeout: float, call: Callable[[], object], what: str) -> None:
     worker.join(timeout)
     if worker.is_alive():
         print(f"{what} did not end within {timeout:.0f} s; exiting without it", flush=True)
-    elif failure:
+        return False
+    if failure:
         raise failure[0]
+    return True
