@@ -153,11 +153,8 @@ def run_tests(
     state, so the code cannot tell the two apart): a result equal to a changed expected value there is tampering
     (the code read the tests) and fails every test of the evaluation. A probe run the sandbox fails is ignored.
     """
-    arguments = dict(
-        timeout=timeout, limits=limits, python=python, config=config, vouched=tuple(vouched),
-        packages=tuple(packages), functions=functions,
-    )  # fmt: skip
-    real = _run_once(sandbox, tree, scratch, test_ids, **arguments)  # type: ignore[arg-type]
+    options = _RunOptions(timeout, limits, python, config, tuple(vouched), tuple(packages), functions)
+    real = _run_once(sandbox, tree, scratch, test_ids, options)
     if real.tampering or real.infra_error or not any(real.passed.values()):
         return real
     rng = secrets.SystemRandom()
@@ -170,11 +167,24 @@ def run_tests(
             values += made.values
     if not values:
         return real
-    probe = _run_once(sandbox, changed, scratch, test_ids, probes=values, **arguments)  # type: ignore[arg-type]
+    probe = _run_once(sandbox, changed, scratch, test_ids, options, probes=values)
     found = [] if probe.infra_error else [f"probe run: {reason}" for reason in probe.tampering]
     if not found:
         return real
     return TestRun({test_id: False for test_id in test_ids}, real.result, real.statuses, (*real.tampering, *found))
+
+
+@dataclass(frozen=True)
+class _RunOptions:
+    """The arguments of :func:`run_tests` that every run of one evaluation shares."""
+
+    timeout: float
+    limits: Limits | None
+    python: str | None
+    config: str | None
+    vouched: tuple[str, ...]
+    packages: tuple[str, ...]
+    functions: Mapping[str, Iterable[str]] | None
 
 
 def _run_once(
@@ -182,18 +192,13 @@ def _run_once(
     tree: Mapping[str, str],
     scratch: str | Path,
     test_ids: Sequence[str],
-    *,
-    timeout: float,
-    limits: Limits | None = None,
-    python: str | None = None,
-    config: str | None = None,
-    vouched: Iterable[str] = (),
-    packages: Iterable[str] = (),
-    functions: Mapping[str, Iterable[str]] | None = None,
+    options: _RunOptions,
     probes: Sequence[Any] = (),
 ) -> TestRun:
     """One sealed run of ``test_ids`` on ``tree`` (:func:`run_tests`); ``probes`` are the changed expected values
     the runner must never find a result equal to."""
+    timeout, limits, python, config = options.timeout, options.limits, options.python, options.config
+    vouched, packages, functions = options.vouched, options.packages, options.functions
     scratch = Path(scratch)
     shutil.rmtree(scratch, ignore_errors=True)
     Workspace(scratch / "repo", tree)
