@@ -58,7 +58,10 @@ MAX_SOURCE = 2_000_000
 
 @dataclass(frozen=True)
 class Changed:
-    """A test file with its expected values changed: the new ``source`` and the ``values`` put in."""
+    """A test file with its expected values changed: the new ``source`` and the ``values`` put in.
+
+    The file is changed as text, literal by literal at each literal's position (formatting, comments and line
+    numbers kept), so the changed file tells the code nothing but the values."""
 
     source: str
     values: tuple[Any, ...]
@@ -105,8 +108,8 @@ class _Expectations(ast.NodeTransformer):
         self.rng = rng
         self.replacements: list[tuple[ast.Constant, Any]] = []
 
-    def change(self, node: ast.AST) -> ast.AST:
-        """Every literal in ``node`` (a constant, or a list, tuple, set or dict display of them) to be changed."""
+    def change(self, node: ast.AST) -> None:
+        """Record a new value for every literal in ``node`` (a constant, or a list, tuple, set or dict display)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
             new = _other(node.value, self.rng)
             if new != node.value and all(n is not node for n, _ in self.replacements):
@@ -117,7 +120,6 @@ class _Expectations(ast.NodeTransformer):
         elif isinstance(node, ast.Dict):
             for value in node.values:
                 self.change(value)
-        return node
 
     @staticmethod
     def literal(node: ast.AST) -> bool:
