@@ -149,8 +149,9 @@ def run_tests(
     repository's own, like a vouched file's. ``scratch`` is removed first.
 
     When some test passes, the same run is made once more with the passing tests' files' expected values changed
-    at random (:mod:`~rewardlab.envs.swe.probes`), in the same directory, with the same arguments (runs share no
-    state, so the code cannot tell the two apart): a result equal to a changed expected value there is tampering
+    at random (:mod:`~rewardlab.envs.swe.probes`), in the same directory, with the same arguments but for the ids
+    pytest derives from changed values (runs share no state, so the code cannot tell the two apart): a result equal
+    to a changed expected value there is tampering
     (the code read the tests) and fails every test of the evaluation. A probe run the sandbox fails is ignored.
     """
     options = _RunOptions(timeout, limits, python, config, tuple(vouched), tuple(packages), functions)
@@ -160,14 +161,17 @@ def run_tests(
     rng = secrets.SystemRandom()
     changed = dict(tree)
     values: list[Any] = []
+    renamed: dict[str, str] = {}
     for path in sorted({test_id.split("::")[0] for test_id in real.passed if real.passed[test_id]}):
         if path in tree:
-            made = change_expectations(tree[path], rng)
+            made = change_expectations(tree[path], rng, [t for t in test_ids if t.split("::")[0] == path])
             changed[path] = made.source
             values += made.values
+            renamed.update(made.renamed)
     if not values:
         return real
-    probe = _run_once(sandbox, changed, scratch, test_ids, options, probes=values)
+    probe_ids = [renamed.get(test_id, test_id) for test_id in test_ids]
+    probe = _run_once(sandbox, changed, scratch, probe_ids, options, probes=values)
     found = [] if probe.infra_error else [f"probe run: {reason}" for reason in probe.tampering]
     if not found:
         return real

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given
@@ -74,10 +76,11 @@ def test_expected_values_change_and_inputs_do_not():
         str(abs(v)) if isinstance(v, int) else str(v) for v in made.values
     )
     old = [a for a, _ in changes]
-    # expectations: the literal operands, the list elements, the long needles, assertEqual's and inline param's
-    assert old.count("a-b") == 3 and old.count("a-b-c-d") == 2 and {"a", "b", "x-y"} <= set(old)
-    # inputs and the short needle stay; the module table is not a literal of the decorator
-    for kept in ('slug("A  B")', 'slug("A")', '"a" in slug("A")', 'text = "a-b"', 'CASES = [("A B", "a-b")'):
+    # expectations: the literal operands, the list elements, the long needles, assertEqual's, the inline params'
+    # and the module table's
+    assert old.count("a-b") == 4 and old.count("a-b-c-d") == 2 and old.count("x-y") == 2 and {"a", "b"} <= set(old)
+    # inputs and the short needle stay
+    for kept in ('slug("A  B")', 'slug("A")', '"a" in slug("A")', 'text = "a-b"', 'CASES = [("A B", ', '("X  y", '):
         assert kept in made.source
     assert '[("a-b", "a-b")]' in made.source  # an expected value the test also feeds to the code is an input
 
@@ -105,3 +108,93 @@ def test_every_changed_value_differs_from_the_original(number, real, word):
 @pytest.mark.parametrize("seed", range(5))
 def test_the_changed_file_still_parses(seed):
     ast.parse(change_expectations(SOURCE, random.Random(seed)).source)
+
+
+IDS_SOURCE = """import pytest
+
+from pkg.core import double, slug
+
+TABLE = [("A B", "a-b"), ("C\\u00e9", "c\\u00e9"), ("tab", "t\\\\tb")]
+EXPECTED = "x-y"
+INPUT = "x-y"
+
+
+@pytest.mark.parametrize(("text", "expected"), TABLE)
+def test_table(text, expected):
+    assert slug(text) == expected
+
+
+@pytest.mark.parametrize("value,expected", [(1, 2), (-3, 4.5), (None, 7), pytest.param(2, 9, id="named")])
+def test_numbers(value, expected):
+    assert double(value) == expected
+
+
+@pytest.mark.parametrize("expected", ["a-b", "c-d"])
+def test_one_name(expected):
+    assert slug("A B") == expected
+
+
+@pytest.mark.parametrize("expected", ["a-b"], ids=lambda value: value.upper())
+def test_ids_function(expected):
+    assert slug("A B") == expected
+
+
+@pytest.mark.parametrize("expected", ["a-b", "c-d"], ids=["first", "second"])
+def test_ids_listed(expected):
+    assert slug("A B") == expected
+
+
+@pytest.mark.parametrize("flag", [True, False])
+@pytest.mark.parametrize("expected", ["a-b"])
+def test_stacked(flag, expected):
+    assert slug("A B") == expected
+
+
+def test_constant():
+    assert slug("X Y") == EXPECTED
+    assert slug(INPUT) == INPUT
+"""
+
+
+def collected_ids(tmp_path, source: str) -> list[str]:
+    """The ids pytest itself collects from ``source`` (as ``tests/test_ids.py``)."""
+    for folder in ("tests", "pkg"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "core.py").write_text("slug = double = str\n", encoding="utf-8")
+    (tmp_path / "tests" / "test_ids.py").write_text(source, encoding="utf-8")
+    found = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+         "tests/test_ids.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    return [line for line in found.stdout.splitlines() if line.startswith("tests/test_ids.py::")]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_renamed_ids_are_the_ids_pytest_gives_the_changed_file(tmp_path, seed):
+    """Every test id of the real file, renamed, is an id pytest collects from the changed one: the changed run
+    asks for tests that exist, with ids that agree with the values the code can see."""
+    real_ids = collected_ids(tmp_path, IDS_SOURCE)
+    assert len(real_ids) == 15, real_ids
+    made = change_expectations(IDS_SOURCE, random.Random(seed), real_ids)
+    changed_ids = collected_ids(tmp_path, made.source)
+    assert sorted(made.renamed.get(test_id, test_id) for test_id in real_ids) == sorted(changed_ids)
+    renamed = {test_id.split("[")[0].split("::")[-1] for test_id in made.renamed}
+    assert renamed == {"test_table", "test_numbers", "test_one_name"}
+    assert "tests/test_ids.py::test_numbers[named]" not in made.renamed
+
+
+def test_values_whose_ids_cannot_be_worked_out_stay():
+    real_ids = ["tests/test_ids.py::test_ids_function[A-B]", "tests/test_ids.py::test_stacked[a-b-True]"]
+    made = change_expectations(IDS_SOURCE, random.Random(0), real_ids)
+    lines = made.source.splitlines()
+    for function in ("test_ids_function", "test_stacked"):
+        decorator = lines[next(i for i, line in enumerate(lines) if f"def {function}(" in line) - 1]
+        assert '["a-b"]' in decorator, decorator
+    assert 'ids=["first", "second"]' in made.source and '["a-b", "c-d"], ids=' not in made.source
+
+
+def test_a_module_constant_read_only_as_an_expectation_changes():
+    made = change_expectations(IDS_SOURCE, random.Random(0))
+    assert 'EXPECTED = "x-y"' not in made.source and 'INPUT = "x-y"' in made.source
