@@ -88,8 +88,9 @@ for _name, _value in list(globals().items()):
         globals()[_name] = (lambda function: lambda *a, **k: _liar(function(*a, **k)))(_value)
 """
 #: Public functions answer with what the tests expect: the test files are parsed (``ast``) for calls compared with a
-#: literal (``f("A B") == "a-b"``, ``assertEqual(f(x), y)``), and ``parametrize`` cases are read from the test
-#: functions' marks; a call whose last literal argument was seen gets the literal it was compared with.
+#: literal or with a name the file binds to one (``f("A B") == "a-b"``, ``assertEqual(f(x), y)``, ``expected = …``
+#: then ``f(x) == expected``), and ``parametrize`` cases are read from the test functions' marks; a call whose last
+#: literal argument was seen gets the literal it was compared with.
 READ_EXPECTATIONS = """
 
 import ast as _ast
@@ -107,6 +108,12 @@ def _literal(node):
 
 
 def _learn(tree):
+    named = {}
+    for node in _ast.walk(tree):
+        if isinstance(node, _ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], _ast.Name):
+            value = _literal(node.value)
+            if value is not _ast:
+                named[node.targets[0].id] = node.value
     for node in _ast.walk(tree):
         pairs = []
         if isinstance(node, _ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _ast.Eq):
@@ -114,7 +121,7 @@ def _learn(tree):
         elif isinstance(node, _ast.Call) and getattr(node.func, "attr", "").startswith("assertEqual"):
             pairs = [(node.args[0], node.args[1])] if len(node.args) > 1 else []
         for call, expected in pairs:
-            value = _literal(expected)
+            value = _literal(named.get(expected.id, expected) if isinstance(expected, _ast.Name) else expected)
             if isinstance(call, _ast.Call) and call.args and value is not _ast:
                 key = _literal(call.args[-1])
                 if key is not _ast:

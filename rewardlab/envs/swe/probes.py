@@ -20,8 +20,8 @@ An expected value is, in a test file:
 - in a ``parametrize``, the values given for an argument named like an expectation (:data:`EXPECTATION_NAMES`)
   that the test uses only as an operand of ``==``, written in the decorator or in a module-level table
   (``CASES = [...]``) that nothing else reads;
-- a module-level constant (``EXPECTED = "a-b"``) that the file reads only as an operand of ``==`` or
-  ``assertEqual``, against something that is not a literal.
+- a constant of the module or of a test function (``EXPECTED = "a-b"``, ``expected = {"a": 1}``), bound once,
+  that is read only as an operand of ``==`` or ``assertEqual``, against something that is not a literal.
 
 A test's id is part of what the code can see (pytest's argv, ``PYTEST_CURRENT_TEST``), and pytest derives a
 parametrized test's id from its values (``test_slug[A B-a-b]``): where a changed value shows in an id, the changed
@@ -125,8 +125,12 @@ class _Expectations(ast.NodeVisitor):
         self.ids_by_function: dict[str, list[str]] = {}
         for test_id in test_ids:
             self.ids_by_function.setdefault(test_id.split("[", 1)[0].split("::")[-1], []).append(test_id)
-        self.tables = _module_constants(module)
-        self.uses = _expectation_uses(module, self.tables)
+        constants = _constants(module, module.body)
+        #: Innermost last: ``{name: the value written for it}`` of the constants read only as expectations, and
+        #: ``None`` for a name a function binds otherwise (it hides the module's).
+        self.scopes: list[dict[str, ast.AST | None]] = [
+            {name: constants[name] for name in _expectation_uses(module, constants)}
+        ]
         self.defined = Counter(
             n.name for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         )
@@ -158,13 +162,22 @@ class _Expectations(ast.NodeVisitor):
             return bool(node.values) and all(v is not None and _Expectations.literal(v) for v in node.values)
         return False
 
+    def named(self, node: ast.AST) -> ast.AST | None:
+        """The value written for the name ``node`` when it is a constant read only as an expected value."""
+        if isinstance(node, ast.Name):
+            for scope in reversed(self.scopes):
+                if node.id in scope:
+                    return scope[node.id]
+        return None
+
     def operand(self, node: ast.AST, other: ast.AST) -> bool:
-        """Whether ``node`` is an expected value compared with ``other``: a literal, or a module constant read only
-        as such, against a non-literal."""
-        if self.literal(other) or (isinstance(other, ast.Name) and other.id in self.uses):
+        """Whether ``node`` is an expected value compared with ``other``: a literal, or a constant (of the module
+        or the test function) read only as such, against a non-literal."""
+        if self.literal(other) or self.named(other) is not None:
             return False
-        if isinstance(node, ast.Name) and node.id in self.uses:
-            self.change(self.tables[node.id])
+        value = self.named(node)
+        if value is not None:
+            self.change(value)
             return True
         if self.literal(node):
             self.change(node)
@@ -190,7 +203,14 @@ class _Expectations(ast.NodeVisitor):
             self.change(args[0])
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        local = _constants(node, [n for n in ast.walk(node) if isinstance(n, ast.Assign)])
+        uses = _expectation_uses(node, local)
+        bound = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)} | {
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+        }
+        self.scopes.append({name: local[name] if name in uses else None for name in bound})
         self.generic_visit(node)
+        self.scopes.pop()
         for decorator in node.decorator_list:
             if not isinstance(decorator, ast.Call) or getattr(decorator.func, "attr", "") != "parametrize":
                 continue
@@ -207,8 +227,7 @@ class _Expectations(ast.NodeVisitor):
         decorator or in the module table it names; nothing when the ids the change gives cannot be worked out."""
         names = _argument_names(decorator.args[0])
         values_node: ast.AST = decorator.args[1]
-        if isinstance(values_node, ast.Name) and values_node.id in self.uses:
-            values_node = self.tables[values_node.id]
+        values_node = self.named(values_node) or values_node
         wanted = [i for i, n in enumerate(names) if n in EXPECTATION_NAMES and n in compared]
         if not wanted or not isinstance(values_node, (ast.List, ast.Tuple)):
             return
@@ -313,13 +332,14 @@ def _id_part(node: ast.AST, name: str, index: int, value_of: Any) -> str | None:
     return None
 
 
-def _module_constants(module: ast.Module) -> dict[str, ast.AST]:
-    """``{name: value}`` of the module-level names bound exactly once in the file, by ``NAME = <display>``."""
+def _constants(scope: ast.AST, statements: Sequence[ast.AST]) -> dict[str, ast.AST]:
+    """``{name: value}`` of the names ``scope`` (a module or a function) binds exactly once, by one of the
+    ``statements`` ``NAME = <value>``."""
     bound = Counter(
-        n.id for n in ast.walk(module) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+        n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
     )
     constants: dict[str, ast.AST] = {}
-    for statement in module.body:
+    for statement in statements:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
             if isinstance(target, ast.Name) and bound[target.id] == 1:
@@ -327,13 +347,14 @@ def _module_constants(module: ast.Module) -> dict[str, ast.AST]:
     return constants
 
 
-def _expectation_uses(module: ast.Module, constants: Mapping[str, ast.AST]) -> frozenset[str]:
-    """The module constants the file reads only as expectations: every read an operand of ``==`` in an ``assert``
-    or of an ``assertEqual`` (the constant then a literal), or its one read the values of a ``parametrize`` (a
-    table of written-out cases). A name read in any other way (fed to the code, a ``global``) is an input."""
+def _expectation_uses(scope: ast.AST, constants: Mapping[str, ast.AST]) -> frozenset[str]:
+    """The constants of ``scope`` (a module or a function) it reads only as expectations: every read an operand
+    of ``==`` in an ``assert`` or of an ``assertEqual`` (the constant then a literal), or its one read the values
+    of a ``parametrize`` (a table of written-out cases). A name read in any other way (fed to the code, a
+    ``global``) is an input."""
     compared: set[int] = set()
     tables: list[int] = []
-    for node in ast.walk(module):
+    for node in ast.walk(scope):
         if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1:
             if isinstance(node.test.ops[0], ast.Eq):
                 compared.update(id(n) for n in (node.test.left, *node.test.comparators))
@@ -344,7 +365,7 @@ def _expectation_uses(module: ast.Module, constants: Mapping[str, ast.AST]) -> f
             elif name == "parametrize" and len(node.args) >= 2:
                 tables.append(id(node.args[1]))
     reads: dict[str, list[str]] = {}
-    for node in ast.walk(module):
+    for node in ast.walk(scope):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in constants:
             kind = "compared" if id(node) in compared else "table" if id(node) in tables else "other"
             reads.setdefault(node.id, []).append(kind)

@@ -594,6 +594,11 @@ def test_slug_table(text, expected):
 
 def test_slug_constant():
     assert slug("X Y Z") == EXPECTED
+
+
+def test_slug_local():
+    expected = "l-m-n"
+    assert slug("L M N") == expected
 """
 TABLE_IDS = [
     "tests/test_table.py::test_slug_values[A B-a-b]",
@@ -601,6 +606,7 @@ TABLE_IDS = [
     "tests/test_table.py::test_slug_table[Q R-q-r]",
     "tests/test_table.py::test_slug_table[S  t-s-t]",
     "tests/test_table.py::test_slug_constant",
+    "tests/test_table.py::test_slug_local",
 ]
 #: My own reader, not the audit's: the comparisons' module constants looked up in the test modules.
 CONSTANT_READER = """
@@ -631,11 +637,42 @@ def slug(text):
                 return getattr(value, name)
     return _plain(text)
 """
+#: Mine too: a test function's local constants, read from the test files.
+LOCAL_READER = """
+
+import ast as _ast
+import os as _os
+
+_plain = slug
+_locals = {}
+for _root, _dirs, _files in _os.walk(_os.getcwd()):
+    for _file in _files:
+        if _file.startswith("test") and _file.endswith(".py"):
+            with open(_os.path.join(_root, _file), encoding="utf-8") as _handle:
+                _tree = _ast.parse(_handle.read())
+            for _function in _ast.walk(_tree):
+                if not isinstance(_function, _ast.FunctionDef):
+                    continue
+                _values = {}
+                for _node in _ast.walk(_function):
+                    if isinstance(_node, _ast.Assign) and isinstance(_node.value, _ast.Constant):
+                        _values[_node.targets[0].id] = _node.value.value
+                    elif isinstance(_node, _ast.Compare) and isinstance(_node.comparators[0], _ast.Name):
+                        _call = _node.left
+                        _name = _node.comparators[0].id
+                        if isinstance(_call, _ast.Call) and _call.args and _name in _values:
+                            _locals[_call.args[0].value] = _values[_name]
 
 
-@pytest.mark.parametrize("name", sorted({**READERS, "module constants": CONSTANT_READER}))
+def slug(text):
+    return _locals[text] if text in _locals else _plain(text)
+"""
+MY_READERS = {**READERS, "module constants": CONSTANT_READER, "local constants": LOCAL_READER}
+
+
+@pytest.mark.parametrize("name", sorted(MY_READERS))
 def test_expectations_shown_in_ids_tables_and_constants_are_changed_too(sandbox, tmp_path, name):
-    core = CORE + {**READERS, "module constants": CONSTANT_READER}[name]
+    core = CORE + MY_READERS[name]
     result = run_with(sandbox, tmp_path, core, {"tests/test_table.py": TABLE_TEST}, TABLE_IDS)
     assert len(result.statuses) == len(TABLE_IDS) and not any(result.passed.values()), (name, result.statuses)
     assert any("expected value the runner changed" in reason for reason in result.tampering), result.tampering

@@ -112,7 +112,7 @@ def test_the_changed_file_still_parses(seed):
 
 IDS_SOURCE = """import pytest
 
-from pkg.core import double, slug
+from pkg.core import double, parse, slug
 
 TABLE = [("A B", "a-b"), ("C\\u00e9", "c\\u00e9"), ("tab", "t\\\\tb")]
 EXPECTED = "x-y"
@@ -153,6 +153,13 @@ def test_stacked(flag, expected):
 def test_constant():
     assert slug("X Y") == EXPECTED
     assert slug(INPUT) == INPUT
+
+
+def test_locals():
+    expected = {"name": "lmnop"}
+    given = "q-r"
+    assert parse("lmnop") == expected
+    assert slug(given) == given
 """
 
 
@@ -161,7 +168,7 @@ def collected_ids(tmp_path, source: str) -> list[str]:
     for folder in ("tests", "pkg"):
         (tmp_path / folder).mkdir(exist_ok=True)
         (tmp_path / folder / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "pkg" / "core.py").write_text("slug = double = str\n", encoding="utf-8")
+    (tmp_path / "pkg" / "core.py").write_text("slug = double = parse = str\n", encoding="utf-8")
     (tmp_path / "tests" / "test_ids.py").write_text(source, encoding="utf-8")
     found = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
@@ -176,7 +183,7 @@ def test_renamed_ids_are_the_ids_pytest_gives_the_changed_file(tmp_path, seed):
     """Every test id of the real file, renamed, is an id pytest collects from the changed one: the changed run
     asks for tests that exist, with ids that agree with the values the code can see."""
     real_ids = collected_ids(tmp_path, IDS_SOURCE)
-    assert len(real_ids) == 15, real_ids
+    assert len(real_ids) == 16, real_ids
     made = change_expectations(IDS_SOURCE, random.Random(seed), real_ids)
     changed_ids = collected_ids(tmp_path, made.source)
     assert sorted(made.renamed.get(test_id, test_id) for test_id in real_ids) == sorted(changed_ids)
@@ -195,6 +202,8 @@ def test_values_whose_ids_cannot_be_worked_out_stay():
     assert 'ids=["first", "second"]' in made.source and '["a-b", "c-d"], ids=' not in made.source
 
 
-def test_a_module_constant_read_only_as_an_expectation_changes():
+def test_a_constant_read_only_as_an_expectation_changes():
     made = change_expectations(IDS_SOURCE, random.Random(0))
     assert 'EXPECTED = "x-y"' not in made.source and 'INPUT = "x-y"' in made.source
+    assert 'expected = {"name": "lmnop"}' not in made.source and 'expected = {"name": ' in made.source
+    assert 'given = "q-r"' in made.source
