@@ -210,11 +210,15 @@ class SWEEnv(TextEnv):
       hide them from the code under test, so when a test passes the evaluation is run once more, alike but
       for the tests' expected values, changed at random (:mod:`~rewardlab.envs.swe.probes`: the literal
       operands of ``==`` and ``assertEqual``, long needles of ``in``, ``parametrize`` values named
-      ``expected``); a result equal to one of them is tampering. Honest code cannot produce a random value it
-      was not given; code that returns what it read from the tests returns it. This is detection, and it
-      relies on the two runs sharing no state (both backends start each run afresh): code that tells the
-      runs apart, or that guesses at random which one to read the tests in, is not ruled out. Expectations
-      written otherwise (computed in the test, a module constant compared by name) are not changed.
+      ``expected`` written in the decorator or in a module table, constants of the module or the test
+      function bound once and read only as such operands); a result equal to one of them is tampering. The
+      changed run asks for the ids pytest gives the changed file (a parametrized id shows its values), so
+      nothing the code sees in it disagrees with the changed values. Honest code cannot produce a random
+      value it was not given; code that returns what it read from the tests returns it. This is detection,
+      and it relies on the two runs sharing no state (both backends start each run afresh): code that tells
+      the runs apart, or that guesses at random which one to read the tests in, is not ruled out.
+      Expectations written otherwise (computed in the test, read from a data file, returned by a fixture,
+      under ids an ``ids`` function makes) are not changed.
     - *Substituted tests* (a plugin or hook implementation from a changed file, an item class with
       its own ``runtest``, a test function from outside the guarded files, a test that reports
       another test's name, a guarded file rewritten during the run, records sent from repository
