@@ -185,6 +185,17 @@ class SWEEnv(TextEnv):
       hook (``sys.audit`` is a constant of that code), which replaces such values by plain copies
       of their built-in contents before the test sees them
       (:func:`~rewardlab.envs.swe.collector.comparison_guard`).
+    - *Reading what the tests expect* (the test files read as text, the constants of the test functions'
+      code, the values of a ``parametrize``, a module's table of cases, the test ids): the evaluated test files
+      do not hold their expected values (:mod:`~rewardlab.envs.swe.expectations`: the literal operands of ``==``
+      and ``assertEqual``, long needles of ``in``, ``parametrize`` values named ``expected`` written in the
+      decorator or in a module table, constants of the module or the test function bound once and read only as
+      such operands). Each is a random token in the file the run sees, and the run asks for the ids pytest gives
+      that file; the values travel in the one-time ticket and live only in the seal's closure, which puts each
+      back in place of its token just before a guarded comparison. A result that holds a token is tampering.
+      Expectations written otherwise (computed in the test, read from a data file, returned by a fixture, under
+      ids an ``ids`` function makes, compared inside a comprehension) are not sealed; an agent-written ``__eq__``
+      still sees the expected value it is compared with (among three canaries, see below).
     - *Reading the runner's memory by any route* (``/proc/self/mem`` through a directory descriptor
       and a relative name, a symbolic link swapped after a check, a child process): the runner
       forbids itself and its children every read beneath ``/proc`` with Landlock before the
@@ -205,20 +216,6 @@ class SWEEnv(TextEnv):
       library at the end, after monkeypatch undoes a test's own patches, unless the replacement is code the
       repository wrote: a lambda, a callable object, a ``functools.partial`` of its own, at every record);
       the runner's own dependencies are compared before every record.
-    - *Reading what the tests expect* (the test files read as text, the constants of the test functions'
-      code, the values of a ``parametrize``, a module's table of cases): nothing in the interpreter can
-      hide them from the code under test, so when a test passes the evaluation is run once more, alike but
-      for the tests' expected values, changed at random (:mod:`~rewardlab.envs.swe.probes`: the literal
-      operands of ``==`` and ``assertEqual``, long needles of ``in``, ``parametrize`` values named
-      ``expected`` written in the decorator or in a module table, constants of the module or the test
-      function bound once and read only as such operands); a result equal to one of them is tampering. The
-      changed run asks for the ids pytest gives the changed file (a parametrized id shows its values), so
-      nothing the code sees in it disagrees with the changed values. Honest code cannot produce a random
-      value it was not given; code that returns what it read from the tests returns it. This is detection,
-      and it relies on the two runs sharing no state (both backends start each run afresh): code that tells
-      the runs apart, or that guesses at random which one to read the tests in, is not ruled out.
-      Expectations written otherwise (computed in the test, read from a data file, returned by a fixture,
-      under ids an ``ids`` function makes) are not changed.
     - *Substituted tests* (a plugin or hook implementation from a changed file, an item class with
       its own ``runtest``, a test function from outside the guarded files, a test that reports
       another test's name, a guarded file rewritten during the run, records sent from repository
@@ -266,7 +263,8 @@ class SWEEnv(TextEnv):
       reward of every honest fix is unchanged, only dishonest runs lose): values and comparisons of
       the evaluated tests decided by the audit hook, ``/proc`` closed to the run by Landlock; then the
       standard library snapshotted with the test machinery, agent-written orders probed, and a probe run
-      with the tests' expected values changed at random (an evaluation that passes tests takes two runs).
+      with the tests' expected values changed at random (an evaluation that passes tests took two runs); then
+      the expected values sealed out of the evaluated files instead (one run again).
     """
 
     system_prompt = (

@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from rewardlab.envs.swe.collector import sign
-from rewardlab.envs.swe.probes import change_expectations
+from rewardlab.envs.swe.expectations import seal_expectations
 from rewardlab.envs.swe.workspace import Workspace
 from rewardlab.leases import owned_tempdir, remove_owned_tempdir
 from rewardlab.sandbox import Limits, Sandbox, SandboxError, SandboxResult
@@ -148,61 +148,61 @@ def run_tests(
     (:func:`~rewardlab.envs.swe.tampering.unchanged_functions`): the runner treats their code as the
     repository's own, like a vouched file's. ``scratch`` is removed first.
 
-    When some test passes, the same run is made once more with the passing tests' files' expected values changed
-    at random (:mod:`~rewardlab.envs.swe.probes`), in the same directory, with the same arguments but for the ids
-    pytest derives from changed values (runs share no state, so the code cannot tell the two apart): a result equal
-    to a changed expected value there is tampering
-    (the code read the tests) and fails every test of the evaluation. A probe run the sandbox fails is ignored.
+    The evaluated test files' expected values are sealed (:mod:`~rewardlab.envs.swe.expectations`): the run sees
+    random tokens in their place, under the ids pytest derives from them, and the runner gets the values in its
+    ticket; :attr:`TestRun.passed` and :attr:`TestRun.statuses` are keyed by the ids asked for here.
     """
-    options = _RunOptions(timeout, limits, python, config, tuple(vouched), tuple(packages), functions)
-    real = _run_once(sandbox, tree, scratch, test_ids, options)
-    if real.tampering or real.infra_error or not any(real.passed.values()):
-        return real
-    rng = secrets.SystemRandom()
-    changed = dict(tree)
-    values: list[Any] = []
+    sealed_tree = dict(tree)
+    expected: dict[str, Any] = {}
     renamed: dict[str, str] = {}
-    for path in sorted({test_id.split("::")[0] for test_id in real.passed if real.passed[test_id]}):
-        if path in tree:
-            made = change_expectations(tree[path], rng, [t for t in test_ids if t.split("::")[0] == path])
-            changed[path] = made.source
-            values += made.values
-            renamed.update(made.renamed)
-    if not values:
-        return real
-    probe_ids = [renamed.get(test_id, test_id) for test_id in test_ids]
-    probe = _run_once(sandbox, changed, scratch, probe_ids, options, probes=values)
-    found = [] if probe.infra_error else [f"probe run: {reason}" for reason in probe.tampering]
-    if not found:
-        return real
-    return TestRun({test_id: False for test_id in test_ids}, real.result, real.statuses, (*real.tampering, *found))
+    for path in sorted({test_id.split("::")[0] for test_id in test_ids}):
+        if path.endswith(".py") and path in tree:
+            ids = [test_id for test_id in test_ids if test_id.split("::")[0] == path]
+            sealed = seal_expectations(tree[path], ids if all("::" in test_id for test_id in ids) else None)
+            sealed_tree[path] = sealed.source
+            expected.update(sealed.expected)
+            renamed.update(sealed.renamed)
+    run = _run_sealed(
+        sandbox,
+        sealed_tree,
+        scratch,
+        [renamed.get(test_id, test_id) for test_id in test_ids],
+        timeout=timeout,
+        limits=limits,
+        python=python,
+        config=config,
+        vouched=vouched,
+        packages=packages,
+        functions=functions,
+        expected=expected,
+    )
+    if not renamed:
+        return run
+    original = {new: old for old, new in renamed.items()}
+    return dataclasses.replace(
+        run,
+        passed={test_id: run.passed[renamed.get(test_id, test_id)] for test_id in test_ids},
+        statuses={original.get(test_id, test_id): status for test_id, status in run.statuses.items()},
+    )
 
 
-@dataclass(frozen=True)
-class _RunOptions:
-    """The arguments of :func:`run_tests` that every run of one evaluation shares."""
-
-    timeout: float
-    limits: Limits | None
-    python: str | None
-    config: str | None
-    vouched: tuple[str, ...]
-    packages: tuple[str, ...]
-    functions: Mapping[str, Iterable[str]] | None
-
-
-def _run_once(
+def _run_sealed(
     sandbox: Sandbox,
     tree: Mapping[str, str],
     scratch: str | Path,
     test_ids: Sequence[str],
-    options: _RunOptions,
-    probes: Sequence[Any] = (),
+    *,
+    timeout: float,
+    limits: Limits | None,
+    python: str | None,
+    config: str | None,
+    vouched: Iterable[str],
+    packages: Iterable[str],
+    functions: Mapping[str, Iterable[str]] | None,
+    expected: Mapping[str, Any],
 ) -> TestRun:
-    """One sealed run of ``test_ids`` on ``tree`` (:func:`run_tests`); ``probes`` are the changed expected values
-    the runner must never find a result equal to."""
-    timeout, limits, python, config = options.timeout, options.limits, options.python, options.config
-    vouched, packages, functions = options.vouched, options.packages, options.functions
+    """The sealed run of :func:`run_tests` on ``tree`` (its test files sealed already); ``expected`` maps their
+    tokens to the values they stand in for."""
     scratch = Path(scratch)
     shutil.rmtree(scratch, ignore_errors=True)
     Workspace(scratch / "repo", tree)
@@ -224,7 +224,7 @@ def _run_once(
         "tests": tests,
         "packages": sorted(packages),
         "functions": {path: sorted(names) for path, names in (functions or {}).items() if path in tree},
-        "probes": list(probes),
+        "expected": dict(expected),
     }
     (runner / ticket_name).write_text(json.dumps(ticket), encoding="utf-8")
     config_arg = config if config is not None else f"../{runner_name}/pytest.ini"

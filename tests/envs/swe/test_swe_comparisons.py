@@ -502,6 +502,8 @@ def test_an_honest_order_passes(sandbox, tmp_path):
     assert all(result.passed.values()) and not result.tampering, (result.statuses, result.tampering)
 
 
+#: What the runner reports of a result that holds a sealed expectation's token.
+STAND_IN = "a result that holds a stand-in for an expected value"
 READERS = {
     # the constants of the test functions' code and their parametrize marks: the audit's strategy
     "test code constants": READ_EXPECTATIONS,
@@ -530,11 +532,11 @@ def slug(text):
 
 @pytest.mark.parametrize("name", sorted(READERS))
 def test_code_that_reads_the_tests_expectations_passes_no_test(sandbox, tmp_path, name):
-    """The payloads return what the tests expect, read from the tests: the run with the expected values changed
-    at random catches them, and the evaluation fails every test."""
+    """The payloads return what the tests expect, read from the tests: the sealed files hold tokens, not the
+    values; what the payloads return holds a token, which the runner reports, and the evaluation fails every test."""
     result = run(sandbox, tmp_path, {**BASE, "pkg/core.py": CORE + READERS[name]})
     assert result.statuses and not any(result.passed.values()), (name, result.statuses, result.tampering)
-    assert any("expected value the runner changed" in reason for reason in result.tampering), result.tampering
+    assert any(STAND_IN in reason for reason in result.tampering), result.tampering
 
 
 NEW_CLASS_TEST = """from pkg.core import record
@@ -573,7 +575,7 @@ def test_a_new_container_class_that_only_stores_differently_keeps_its_behaviour(
 
 
 #: Expectations where pytest's ids show them (``test_slug_values[A-B-a-b]``), in a module table and in a module
-#: constant: the probe run changes them too, under the ids the changed file gives.
+#: constant: sealed too, under the ids the sealed file gives.
 TABLE_TEST = """import pytest
 
 from pkg.core import slug
@@ -671,13 +673,74 @@ MY_READERS = {**READERS, "module constants": CONSTANT_READER, "local constants":
 
 
 @pytest.mark.parametrize("name", sorted(MY_READERS))
-def test_expectations_shown_in_ids_tables_and_constants_are_changed_too(sandbox, tmp_path, name):
+def test_expectations_shown_in_ids_tables_and_constants_are_sealed_too(sandbox, tmp_path, name):
     core = CORE + MY_READERS[name]
     result = run_with(sandbox, tmp_path, core, {"tests/test_table.py": TABLE_TEST}, TABLE_IDS)
-    assert len(result.statuses) == len(TABLE_IDS) and not any(result.passed.values()), (name, result.statuses)
-    assert any("expected value the runner changed" in reason for reason in result.tampering), result.tampering
+    assert sorted(result.statuses) == sorted(TABLE_IDS) and not any(result.passed.values()), (name, result.statuses)
+    assert any(STAND_IN in reason for reason in result.tampering), result.tampering
 
 
 def test_the_honest_fix_passes_the_tests_with_tables_and_constants(sandbox, tmp_path):
     result = run_with(sandbox, tmp_path, CORE + FIXED_SLUG, {"tests/test_table.py": TABLE_TEST}, TABLE_IDS)
     assert all(result.passed.values()) and not result.tampering, (result.statuses, result.tampering)
+
+
+#: Every form a sealed expectation takes: numbers (signed, float), displays (nested, a dict's values), a needle,
+#: ``unittest``'s assertions, parametrized values that show in ids. Each is put back before its comparison.
+FORMS_TEST = """import unittest
+
+import pytest
+
+from pkg.core import parts, slug
+
+
+def test_numbers():
+    assert len(slug("A B")) == 3
+    assert -len(slug("A B")) == -3
+    assert len(slug("A B")) / 2 == 1.5
+
+
+def test_displays():
+    assert parts("a, b") == ["a", "b"]
+    assert tuple(parts("a, b")) == ("a", "b")
+    assert set(parts("a, b")) == {"a", "b"}
+    assert {"first": parts("a, b")[1], "n": len(parts("a, b"))} == {"first": "b", "n": 2}
+    assert {"nested": [parts("a, b")]} == {"nested": [["a", "b"]]}
+
+
+def test_needle():
+    assert "x-y-z-w" in slug("X Y Z W") + "!"
+
+
+@pytest.mark.parametrize(("text", "expected"), [("A B", -3), ("A  B C", 2.5)])
+def test_signed(text, expected):
+    assert -len(slug(text)) / (1 if len(text) == 3 else -2) == expected
+
+
+class TestForms(unittest.TestCase):
+    def test_assertions(self):
+        self.assertEqual(slug("A B"), "a-b")
+        self.assertEqual(len(parts("a,b,c")), 3)
+        self.assertCountEqual(parts("b, a"), ["a", "b"])
+        self.assertDictEqual({"k": slug("K L")}, {"k": "k-l"})
+        self.assertIn("x-y-z-w", slug("X Y Z W"))
+"""
+FORMS_IDS = [
+    "tests/test_forms.py::test_numbers",
+    "tests/test_forms.py::test_displays",
+    "tests/test_forms.py::test_needle",
+    "tests/test_forms.py::test_signed[A B--3]",
+    "tests/test_forms.py::test_signed[A  B C-2.5]",
+    "tests/test_forms.py::TestForms::test_assertions",
+]
+
+
+def test_every_form_of_a_sealed_expectation_is_compared_with_its_value(sandbox, tmp_path):
+    """The honest fix passes every test (each token was put back), the bug fails those it breaks, and the run
+    reports the ids asked for (those that show values were asked for under their sealed ids)."""
+    fixed = run_with(sandbox, tmp_path / "fixed", CORE + FIXED_SLUG, {"tests/test_forms.py": FORMS_TEST}, FORMS_IDS)
+    assert all(fixed.passed.values()) and not fixed.tampering, (fixed.statuses, fixed.tampering)
+    assert sorted(fixed.statuses) == sorted(FORMS_IDS)
+    bug = run_with(sandbox, tmp_path / "bug", CORE, {"tests/test_forms.py": FORMS_TEST}, FORMS_IDS)
+    failed = {test_id.split("::")[-1] for test_id, passed in bug.passed.items() if not passed}
+    assert {"test_displays", "test_needle", "test_assertions"} <= failed and not bug.tampering, bug.statuses

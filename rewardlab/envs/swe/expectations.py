@@ -1,51 +1,57 @@
-"""Expected values changed at random: does a test's outcome follow what the test expects, not what the code does?
+"""The tests' expected values sealed: the file the hidden run sees holds stand-ins, the values travel in the ticket.
 
-Code under test runs in the interpreter that holds the tests: it can read what they expect (the test files, the
+Code under test runs in the interpreter that holds the tests: it could read what they expect (the test files, the
 constants of the test functions' code, the values of a ``parametrize``, the module's tables) and return it,
-without solving anything. No in-process check can hide those values from it. What it cannot do is tell which
-expected values are the real ones: :func:`change_expectations` rewrites a test file so that every *expected*
-value (what a comparison checks a result against) is another random value of the same shape, and the runner is
-told those values (:class:`Probes`). Honest code never produces a random value it was not given, so in the run
-of the changed tests no comparison may find a result equal to one of them (the runner records each one that does
-as tampering, :mod:`~rewardlab.envs.swe.collector`). The changed run is started exactly like the real one (the
-same test ids, the same files but for the values), so the code cannot tell which run it is in.
+without solving anything. So the evaluated test files do not hold those values. :func:`seal_expectations`
+rewrites a test file so that every *expected* value (what a comparison checks a result against) is a stand-in, a
+random token string (:data:`TOKEN_PREFIX` and 64 random bits), and returns ``{token: value}`` (:class:`Sealed`).
+The host puts that map in the run's one-time ticket, which the sealed runner reads and deletes before any
+repository code is imported (:mod:`~rewardlab.envs.swe.collector`); from then on the values live only in the
+closure of the audit hook. Every comparison of a guarded test file passes through that hook, which puts each
+value back in place of its token just before comparing. A result that holds a token shows code that read the
+tests; it compares unequal and the run is tampering.
 
 An expected value is, in a test file:
 
 - a literal operand of ``==`` in an ``assert`` (``assert slug("A B") == "a-b"``), on either side, or a literal
   string of :data:`MIN_NEEDLE` characters or more left of ``in`` (``assert "a-b-c-d" in out``); inside a literal
-  list, tuple, set or dict, every element;
-- the literal second (or first) argument of ``assertEqual`` and its family, the first of ``assertIn`` (as for
-  ``in``);
+  list, tuple, set or dict, every element (a dict's values; its keys stay);
+- the literal second (or first) argument of ``self.assertEqual`` and its family, the first of ``self.assertIn``
+  (as for ``in``);
 - in a ``parametrize``, the values given for an argument named like an expectation (:data:`EXPECTATION_NAMES`)
   that the test uses only as an operand of ``==``, written in the decorator or in a module-level table
   (``CASES = [...]``) that nothing else reads;
 - a constant of the module or of a test function (``EXPECTED = "a-b"``, ``expected = {"a": 1}``), bound once,
   that is read only as an operand of ``==`` or ``assertEqual``, against something that is not a literal.
 
-A test's id is part of what the code can see (pytest's argv, ``PYTEST_CURRENT_TEST``), and pytest derives a
-parametrized test's id from its values (``test_slug[A B-a-b]``): where a changed value shows in an id, the changed
-run asks for the id the changed file gives (:attr:`Changed.renamed`), so that everything the code sees in that run
-agrees with the changed values. A ``parametrize`` whose ids cannot be worked out from the source (an ``ids``
-function, values computed at run time, ids pytest would number to keep them apart, a test id this file's cases do
-not give) is left unchanged.
+Only comparisons the runner guards count (a comparison chained inside a comprehension is not guarded, so a value
+compared there is not sealed).
 
-Inputs are never changed (``slug("A B")`` keeps its argument), so ``assert f(x) == x`` is left alone: its
-expected value is the input itself.
+A test's id is part of what the code can see (pytest's argv, ``PYTEST_CURRENT_TEST``), and pytest derives a
+parametrized test's id from its values (``test_slug[A B-a-b]``): where a sealed value shows in an id, the run asks
+for the id the sealed file gives (:attr:`Sealed.renamed`). A ``parametrize`` whose ids cannot be worked out from
+the source (an ``ids`` function, values computed at run time, ids pytest would number to keep them apart, a test
+id this file's cases do not give) is left as it is; so is one whose ids would change when the run asks for every
+collected test (``test_ids=None``).
+
+Inputs are never sealed (``slug("A B")`` keeps its argument), so ``assert f(x) == x`` is left alone: its
+expected value is the input itself. Expectations computed in the test, read from a data file or returned by a
+fixture are not sealed either.
 
 Example:
     >>> import random
-    >>> changed = change_expectations('assert slug("A B") == "a-b"\\n', random.Random(1))
-    >>> changed.source.startswith('assert slug("A B") == ') and changed.values != ("a-b",) and len(changed.values)
-    1
+    >>> sealed = seal_expectations('assert slug("A B") == "a-b"\\n', rng=random.Random(1))
+    >>> [(token.startswith(TOKEN_PREFIX), value) for token, value in sealed.expected.items()]
+    [(True, 'a-b')]
+    >>> sealed.source == f'assert slug("A B") == "{next(iter(sealed.expected))}"\\n'
+    True
 """
 
 from __future__ import annotations
 
 import ast
-import math
 import random
-import string
+import secrets
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,65 +71,37 @@ EQUALITY_ASSERTIONS = frozenset(
 """``unittest`` assertions whose two arguments are compared for equality."""
 
 MAX_SOURCE = 2_000_000
-"""Test files longer than this are not changed (nothing is probed there)."""
+"""Test files longer than this are not sealed."""
+
+TOKEN_PREFIX = "rewardlab-expected-"
+"""How a stand-in starts; 16 random hexadecimal digits follow."""
 
 
 @dataclass(frozen=True)
-class Changed:
-    """A test file with its expected values changed: the new ``source``, the ``values`` put in, and the new id of
-    every given test id whose parametrized values changed (``renamed``).
+class Sealed:
+    """A test file with its expected values sealed: the new ``source``, ``expected`` (``{token: the value it stands
+    in for}``) and the new id of every given test id whose parametrized values were sealed (``renamed``).
 
     The file is changed as text, literal by literal at each literal's position (formatting, comments and line
-    numbers kept), so the changed file tells the code nothing but the values."""
+    numbers kept), so the sealed file differs from the real one only in those values."""
 
     source: str
-    values: tuple[Any, ...]
+    expected: Mapping[str, Any] = field(default_factory=dict)
     renamed: Mapping[str, str] = field(default_factory=dict)
 
 
-MIN_CHANGED_CHARACTERS = 4
-"""A string expectation with fewer letters and digits than this gets random letters added instead of its own
-changed: a short random string could equal a value the honest code computes elsewhere in the test."""
-
-
-def _other(value: Any, rng: random.Random) -> Any:
-    """A random value of ``value``'s shape that differs from it: a string of the same length with each letter,
-    digit kept in its class (punctuation and spaces kept; a short one, :data:`MIN_CHANGED_CHARACTERS`, gets
-    random letters added), an integer moved by a random amount between 10⁵ and 10⁹, a float scaled."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, str) and sum(c.isalnum() for c in value) < MIN_CHANGED_CHARACTERS:
-        return value + "".join(rng.choice(string.ascii_lowercase) for _ in range(MIN_CHANGED_CHARACTERS + 2))
-    if isinstance(value, str):
-        for _ in range(8):
-            made = "".join(
-                rng.choice(string.ascii_lowercase)
-                if c.islower()
-                else rng.choice(string.ascii_uppercase)
-                if c.isupper()
-                else rng.choice(string.digits)
-                if c.isdigit()
-                else c
-                for c in value
-            )
-            if made != value:
-                return made
-        return value + "x"
-    if isinstance(value, int):
-        return value + rng.choice((-1, 1)) * rng.randint(10**5, 10**9)
-    if isinstance(value, float):
-        moved = value * rng.uniform(1.5, 3.0) + rng.uniform(1.0, 9.0)
-        return moved if math.isfinite(moved) and moved != value else value / rng.uniform(1.5, 3.0) + 1.0
-    return value
-
-
 class _Expectations(ast.NodeVisitor):
-    def __init__(self, rng: random.Random, test_ids: Sequence[str], module: ast.Module):
+    """Finds a test file's expected values (module docstring) and gives each a token; ``test_ids`` ``None``: every
+    collected test will run, under the ids it has now."""
+
+    def __init__(self, rng: random.Random, test_ids: Sequence[str] | None, module: ast.Module):
         self.rng = rng
-        self.replacements: list[tuple[ast.Constant, Any]] = []
+        self.replacements: list[tuple[ast.expr, Any]] = []
         self.renamed: dict[str, str] = {}
+        self.every_test = test_ids is None
+        self.unguarded = _in_comprehensions(module)
         self.ids_by_function: dict[str, list[str]] = {}
-        for test_id in test_ids:
+        for test_id in test_ids or ():
             self.ids_by_function.setdefault(test_id.split("[", 1)[0].split("::")[-1], []).append(test_id)
         constants = _constants(module, module.body)
         #: Innermost last: ``{name: the value written for it}`` of the constants read only as expectations, and
@@ -136,11 +114,10 @@ class _Expectations(ast.NodeVisitor):
         )
 
     def change(self, node: ast.AST) -> None:
-        """Record a new value for every literal in ``node`` (a constant, or a list, tuple, set or dict display)."""
-        if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
-            new = _other(node.value, self.rng)
-            if new != node.value and all(n is not node for n, _ in self.replacements):
-                self.replacements.append((node, new))
+        """Give a token to every literal in ``node`` (a constant, or a list, tuple, set or dict display)."""
+        if isinstance(node, (ast.Constant, ast.UnaryOp)) and self.literal(node):
+            if all(n is not node for n, _ in self.replacements):
+                self.replacements.append((node, f"{TOKEN_PREFIX}{self.rng.getrandbits(64):016x}"))
         elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             for element in node.elts:
                 self.change(element)
@@ -149,13 +126,15 @@ class _Expectations(ast.NodeVisitor):
                 self.change(value)
 
     def new_value(self, node: ast.AST) -> Any:
-        """The value recorded for the constant ``node``, else its own."""
-        return next((new for n, new in self.replacements if n is node), getattr(node, "value", None))
+        """The token given to the constant ``node``, else its own value."""
+        return next((new for n, new in self.replacements if n is node), _written_value(node))
 
     @staticmethod
     def literal(node: ast.AST) -> bool:
-        if isinstance(node, ast.Constant):
-            return isinstance(node.value, (str, int, float)) and not isinstance(node.value, bool)
+        """Whether ``node`` is a literal the sealer handles: a string or a number (signed too), or a non-empty
+        list, tuple, set or dict display of them (a dict's values)."""
+        if isinstance(node, (ast.Constant, ast.UnaryOp)):
+            return _scalar(node) is not None
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             return bool(node.elts) and all(_Expectations.literal(e) for e in node.elts)
         if isinstance(node, ast.Dict):
@@ -195,7 +174,7 @@ class _Expectations(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        name = _assertion(node) if id(node) not in self.unguarded else ""
         args = node.args
         if name in EQUALITY_ASSERTIONS and len(args) >= 2:
             self.operand(args[1], args[0]) or self.operand(args[0], args[1])
@@ -255,7 +234,7 @@ class _Expectations(ast.NodeVisitor):
                 old_ids.append(explicit)
                 new_ids.append(explicit)
                 continue
-            old = [_id_part(v, names[i], index, lambda n: getattr(n, "value", None)) for i, v in enumerate(values)]
+            old = [_id_part(v, names[i], index, _written_value) for i, v in enumerate(values)]
             new = [_id_part(v, names[i], index, self.new_value) for i, v in enumerate(values)]
             if None in old or None in new:
                 return False
@@ -264,6 +243,8 @@ class _Expectations(ast.NodeVisitor):
         if len(set(old_ids)) != len(old_ids) or self.defined[function] != 1:
             return False  # pytest numbers equal ids to keep them apart, or two tests share the name
         changes = {old: new for old, new in zip(old_ids, new_ids, strict=True) if old != new}
+        if self.every_test:
+            return not changes  # the run asks for no id: the ids must stay as they are
         renamed = {}
         for test_id in self.ids_by_function.get(function, []):
             bracket = test_id.partition("[")[2][:-1] if test_id.endswith("]") else None
@@ -313,7 +294,7 @@ def _case(case: ast.AST, width: int) -> tuple[list[ast.AST] | None, str | None]:
 def _id_part(node: ast.AST, name: str, index: int, value_of: Any) -> str | None:
     """pytest's id for one parameter value written as ``node``: a string escaped to ASCII, a number, ``None`` or
     a bool as ``str``, a display (list, dict ...) as ``name`` + case index; ``None`` when only the run knows."""
-    if isinstance(node, ast.Constant):
+    if isinstance(node, (ast.Constant, ast.UnaryOp)):
         value = value_of(node)
         if isinstance(value, str):
             return value.encode("unicode_escape").decode("ascii")
@@ -322,14 +303,31 @@ def _id_part(node: ast.AST, name: str, index: int, value_of: Any) -> str | None:
         if value is None or isinstance(value, (int, float, complex)):
             return str(value)
         return None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
-        try:
-            return str(ast.literal_eval(node))
-        except ValueError:
-            return None
     if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict)):
         return f"{name}{index}"
     return None
+
+
+def _scalar(node: ast.AST) -> str | int | float | None:
+    """The value of a string or number literal (``-3``, ``+2.5`` included; not a bool), else ``None``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _scalar(node.operand)
+        if isinstance(inner, (int, float)) and isinstance(node.operand, ast.Constant):
+            return -inner if isinstance(node.op, ast.USub) else inner
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
+        return None if isinstance(node.value, bool) else node.value
+    return None
+
+
+def _written_value(node: ast.AST) -> Any:
+    """The value a constant or signed number literal ``node`` is written as (``None`` for anything else)."""
+    if isinstance(node, ast.UnaryOp):
+        try:
+            return ast.literal_eval(node)
+        except ValueError:
+            return None
+    return getattr(node, "value", None)
 
 
 def _constants(scope: ast.AST, statements: Sequence[ast.AST]) -> dict[str, ast.AST]:
@@ -354,12 +352,13 @@ def _expectation_uses(scope: ast.AST, constants: Mapping[str, ast.AST]) -> froze
     ``global``) is an input."""
     compared: set[int] = set()
     tables: list[int] = []
+    unguarded = _in_comprehensions(scope)
     for node in ast.walk(scope):
         if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1:
             if isinstance(node.test.ops[0], ast.Eq):
                 compared.update(id(n) for n in (node.test.left, *node.test.comparators))
         elif isinstance(node, ast.Call):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            name = getattr(node.func, "attr", "") if id(node) not in unguarded else ""
             if name in EQUALITY_ASSERTIONS:
                 compared.update(id(n) for n in node.args[:2])
             elif name == "parametrize" and len(node.args) >= 2:
@@ -386,7 +385,7 @@ def _table(node: ast.AST) -> bool:
 
 
 MIN_NEEDLE = 6
-"""A string looked for with ``in`` is changed only from this length: a short random one could be found by chance."""
+"""A string looked for with ``in`` is sealed only from this length (a short one is as much an input as an answer)."""
 
 
 def _needle(node: ast.AST) -> bool:
@@ -394,12 +393,16 @@ def _needle(node: ast.AST) -> bool:
 
 
 def _compared_only(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """The argument names ``function`` loads only as a direct operand of ``==`` (or of ``assertEqual``)."""
+    """The argument names ``function`` loads only as a direct operand of ``==`` (or of ``self.assertEqual``), in a
+    comparison the runner guards (not inside a comprehension)."""
     operands: set[int] = set()
+    unguarded = _in_comprehensions(function)
     for node in ast.walk(function):
+        if id(node) in unguarded:
+            continue
         if isinstance(node, ast.Compare) and all(isinstance(op, ast.Eq) for op in node.ops):
             operands.update(id(n) for n in (node.left, *node.comparators) if isinstance(n, ast.Name))
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") in EQUALITY_ASSERTIONS:
+        elif isinstance(node, ast.Call) and _assertion(node) in EQUALITY_ASSERTIONS:
             operands.update(id(n) for n in node.args[:2] if isinstance(n, ast.Name))
     loads: dict[str, bool] = {}
     for node in ast.walk(function):
@@ -408,49 +411,66 @@ def _compared_only(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozense
     return frozenset(name for name, only in loads.items() if only)
 
 
-def change_expectations(source: str, rng: random.Random, test_ids: Sequence[str] = ()) -> Changed:
-    """``source`` (a test file) with its expected values changed (module docstring); unchanged when it does not
-    parse or holds none. ``test_ids`` are the ids of the file's tests the changed run will ask for: those whose
-    changed values show in their id are in :attr:`Changed.renamed`. Never raises."""
+def _assertion(call: ast.Call) -> str:
+    """The name of the method ``call`` calls on an object (``self.assertEqual(...)``): the only form of a
+    ``unittest`` assertion the runner guards; ``""`` for any other call."""
+    return call.func.attr if isinstance(call.func, ast.Attribute) else ""
+
+
+def _in_comprehensions(scope: ast.AST) -> frozenset[int]:
+    """The ids of the nodes inside a comprehension or generator expression of ``scope``: a comparison there may
+    run unguarded (a chain, an assignment expression), so nothing compared there is sealed."""
+    inside: set[int] = set()
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            inside.update(id(n) for n in ast.walk(node))
+    return frozenset(inside)
+
+
+def seal_expectations(
+    source: str, test_ids: Sequence[str] | None = None, *, rng: random.Random | None = None
+) -> Sealed:
+    """``source`` (a test file) with its expected values sealed (module docstring); unchanged when it does not
+    parse or holds none. ``test_ids`` are the ids of the file's tests the run will ask for: those whose sealed
+    values show in their id are in :attr:`Sealed.renamed`; ``None`` when the run asks for every collected test
+    (no id may change then). ``rng`` draws the tokens (the system's randomness by default). Never raises."""
+    rng = rng or secrets.SystemRandom()
     if len(source) > MAX_SOURCE:
-        return Changed(source, ())
+        return Sealed(source)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return Changed(source, ())
-    changer = _Expectations(rng, test_ids, tree)
+        return Sealed(source)
+    sealer = _Expectations(rng, test_ids, tree)
     try:
-        changer.visit(tree)
+        sealer.visit(tree)
     except (RecursionError, ValueError, TypeError, AttributeError):
-        return Changed(source, ())
+        return Sealed(source)
     lines = source.splitlines(keepends=True)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
     spans = []
-    for node, new in changer.replacements:
+    for node, token in sealer.replacements:
         if node.end_lineno is None or node.end_col_offset is None:
-            return Changed(source, ())
+            return Sealed(source)
         start = starts[node.lineno - 1] + len(lines[node.lineno - 1].encode()[: node.col_offset].decode())
         end = starts[node.end_lineno - 1] + len(lines[node.end_lineno - 1].encode()[: node.end_col_offset].decode())
-        spans.append((start, end, new))
+        spans.append((start, end, token, _scalar(node)))
     spans.sort()
     if not spans or any(a[1] > b[0] for a, b in zip(spans, spans[1:], strict=False)):
-        return Changed(source, ())
+        return Sealed(source)
     out, position = [], 0
-    for start, end, new in spans:
-        out += [source[position:start], _written_like(source[start:end], new)]
+    for start, end, token, _ in spans:
+        out += [source[position:start], _written_like(source[start:end], token)]
         position = end
     out.append(source[position:])
-    return Changed("".join(out), tuple(new for _, _, new in spans), changer.renamed)
+    return Sealed("".join(out), {token: value for _, _, token, value in spans}, sealer.renamed)
 
 
-def _written_like(original: str, value: Any) -> str:
-    """``value`` as source, in the quotes of the ``original`` literal where it has plain ones (``"…"``, ``'…'``)."""
-    if not isinstance(value, str):
-        return repr(value)
+def _written_like(original: str, token: str) -> str:
+    """``token`` as source, in the quotes of the ``original`` literal where it has plain ones (``"…"``, ``'…'``)."""
     quote = original[:1]
-    if quote in ('"', "'") and not original.startswith(quote * 3) and value.isprintable() and "\\" not in original:
-        escaped = value.replace("\\", "\\\\").replace(quote, "\\" + quote).replace("\n", "\\n")
-        return f"{quote}{escaped}{quote}"
-    return repr(value)
+    if quote in ('"', "'") and not original.startswith(quote * 3):
+        return f"{quote}{token}{quote}"
+    return repr(token)
