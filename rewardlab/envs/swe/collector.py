@@ -72,7 +72,7 @@ import signal
 import sys
 import sysconfig
 import types
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 #: What the runner's code calls once the repository is imported, bound now: a test may monkeypatch
@@ -588,7 +588,9 @@ def comparison_guard(
         base: frozenset(dir(base)) - NEUTRAL_METHODS - MUTATING_METHODS | {"__getattribute__"} for base in bases
     }
     rng = random.Random(os.urandom(16))
-    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    secret = os.urandom(16).hex()
+    vowels, consonants = "aeiou", "bcdfghjklmnpqrstvwxyz"
+    character_classes = (vowels, consonants, vowels.upper(), consonants.upper(), "0123456789")
     equalities = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
                   ">=": operator.ge, "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}  # fmt: skip
     reported: set[tuple[str, str]] = set()
@@ -664,29 +666,86 @@ def comparison_guard(
             return {plain(k, depth + 1): plain(v, depth + 1) for k, v in dict_items(value)}
         return base(plain(item, depth + 1) for item in iterate(value, base))
 
-    def canary(other: Any) -> Any:
-        """A random value of ``other``'s kind that differs from it."""
+    def alike_character(character: str, pick: random.Random) -> str:
+        """Another character of ``character``'s class (a vowel, a consonant, each case; a digit), else itself."""
+        for group in character_classes:
+            if character in group:
+                return pick.choice([c for c in group if c != character])
+        return character
+
+    def alike_characters(text: str, pick: random.Random) -> str:
+        return "".join(alike_character(c, pick) for c in text)
+
+    def word(pick: random.Random) -> str:
+        """A pronounceable lowercase word of four to eight letters."""
+        return "".join(pick.choice(consonants) + pick.choice(vowels) for _ in range(pick.randint(2, 4)))
+
+    def alike_text(text: str, pick: random.Random) -> str:
+        """``text`` with every ASCII letter and digit replaced by another of its class: the same length, spacing,
+        punctuation and rhythm of vowels and consonants. A text without any gets a word added."""
+        made = alike_characters(text, pick)
+        return made if made != text else text + word(pick)
+
+    def alike_number(number: Any, pick: random.Random) -> Any:
+        """A number written with as many digits, each changed (a leading digit stays non-zero), the sign kept:
+        ``3`` → ``7``, ``1.25`` → ``4.07``; a number written otherwise (``1e-05``, infinities) is scaled."""
+        text = repr(number)
+        sign, body = ("-", text[1:]) if text.startswith("-") else ("", text)
+        whole, _, fraction = body.partition(".")
+        if not whole.isdigit() or fraction and not fraction.isdigit():
+            return number * pick.uniform(1.5, 3.0) + pick.uniform(1.0, 9.0) if number == number else 0.5
+        lead = pick.choice([d for d in "123456789" if d != whole[0]]) if len(whole) > 1 else alike_text(whole, pick)
+        rest = alike_characters(whole[1:], pick) + ("." + alike_characters(fraction, pick) if fraction else "")
+        return kind_of(number)(sign + lead + rest)
+
+    def canary(other: Any, pick: random.Random, depth: int = 0) -> Any:
+        """A near miss of ``other``: a value of its kind and shape that differs from it (:func:`alike_text`,
+        :func:`alike_number`; in a container, one element's near miss), so that how it looks does not tell it
+        from the value a test expects."""
         kind = kind_of(other)
-        word = "".join(rng.choice(letters) for _ in range(rng.randint(6, 14)))
+        if depth > 8:
+            return Unmatched()
         if kind is bool:
             return not other
         if kind is str:
-            return other + word if rng.random() < 0.5 or word == other else word
+            return alike_text(other, pick)
         if kind in (bytes, bytearray):
-            return kind(other) + word.encode()
-        if kind is int:
-            return other + rng.choice((-1, 1)) * rng.randint(1, 10**6)
-        if kind is float:
-            return other + (abs(other) + 1.0) * rng.uniform(2.0, 5.0) if other == other else 0.5
+            return kind(alike_text(bytes(other).decode("latin-1"), pick).encode("latin-1"))
+        if kind in (int, float):
+            return alike_number(other, pick)
         if kind is complex:
-            return other + complex(0, abs(other) + rng.uniform(2.0, 5.0))
-        if kind in (list, tuple):
-            return other + kind((word,))
+            return other + complex(0, abs(other) + pick.uniform(2.0, 5.0))
+        if kind in (list, tuple, set, frozenset):
+            items = list(iterate(other, kind))
+            if not items:
+                return kind((word(pick),))
+            index = pick.randrange(len(items))
+            items[index] = canary(items[index], pick, depth + 1)
+            return kind(items)
         if kind is dict:
-            return {**other, word: word}
-        if kind in (set, frozenset):
-            return other | {word}
-        return word if other is None else Unmatched()
+            pairs = list(dict_items(other))
+            if not pairs:
+                return {word(pick): word(pick)}
+            key, value = pairs[pick.randrange(len(pairs))]
+            return {**dict(pairs), key: canary(value, pick, depth + 1)}
+        return word(pick) if other is None else Unmatched()
+
+    def near_misses(other: Any) -> Iterator[Any]:
+        """The canaries of ``other``, one after another: the same ones for an equal plain value throughout the run
+        (seeded by the run's secret and the value), so that a value seen in several comparisons is no more likely
+        the expected one than its canaries are."""
+        plain_value = all(kind_of(v) in scalars for v in flat(other))
+        pick = random.Random(f"{secret}:{kind_of(other).__name__}:{other!r}" if plain_value else rng.random())
+        while True:
+            yield canary(other, pick)
+
+    def flat(value: Any, depth: int = 0) -> list[Any]:
+        """A plain value and, through built-in containers (three levels), the values inside it."""
+        kind = kind_of(value)
+        if kind not in collections_ or depth > 2:
+            return [value]
+        items = [v for pair in dict_items(value) for v in pair] if kind is dict else list(iterate(value, kind))
+        return [value, *(inner for item in items for inner in flat(item, depth + 1))]
 
     def answer(compare: Callable[[Any, Any], Any], left: Any, right: Any) -> bool | None:
         """The comparison's truth, ``None`` when it raises (an honest comparison may reject a stranger)."""
@@ -711,8 +770,10 @@ def comparison_guard(
         def real() -> bool:
             return to_bool(suspect == other if suspect_left else other == suspect)
 
+        canaries = near_misses(other)
+
         def fooled_by() -> bool:
-            probe = canary(other)
+            probe = next(canaries)
             pair = (suspect, probe) if suspect_left else (probe, suspect)
             return answer(operator.eq, *pair) is True or answer(operator.ne, *pair) is False
 
@@ -736,8 +797,10 @@ def comparison_guard(
             pair = (suspect, other) if suspect_left else (other, suspect)
             return to_bool(equalities[operator_name](*pair))
 
+        canaries = near_misses(other)
+
         def fooled_by() -> bool:
-            probe = canary(other)
+            probe = next(canaries)
             return answer(below, suspect, probe) is True and answer(above, suspect, probe) is True
 
         return probed(real, fooled_by)
@@ -772,8 +835,9 @@ def comparison_guard(
                     return
         elif operator_name in ("in", "not in"):
             if suspect(right, ("__contains__", "__iter__", "__getitem__", "__eq__")) and not suspect(left, ("__eq__",)):
+                canaries = near_misses(left)
                 contained, honest = probed(
-                    lambda: to_bool(left in right), lambda: answer(equalities["in"], canary(left), right) is True
+                    lambda: to_bool(left in right), lambda: answer(equalities["in"], next(canaries), right) is True
                 )
                 if not honest:
                     report(right)

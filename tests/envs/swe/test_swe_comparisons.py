@@ -260,6 +260,71 @@ class _Second:
 
 _wrap_public(_Second)
 """,
+    # equal to whatever does not look like a value the runner made up to test it (random letters and digits, a
+    # number far from the others): it tells canaries apart without computing anything
+    "equal unless it looks made up": WRAP
+    + """
+import re as _re
+
+
+def _looks_made(value):
+    if isinstance(value, str):
+        runs = _re.findall(r"[A-Za-z0-9]{6,}", value)
+        return any(sum((any(c.isdigit() for c in r), any(c.isupper() for c in r), any(c.islower() for c in r))) >= 2
+                   for r in runs)
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return abs(value) > 1000
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_looks_made(v) for v in value)
+    if isinstance(value, dict):
+        return any(_looks_made(k) or _looks_made(v) for k, v in value.items())
+    return False
+
+
+class _Natural:
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return not _looks_made(other)
+
+    def __ne__(self, other):
+        return _looks_made(other)
+
+    def __contains__(self, item):
+        return not _looks_made(item)
+
+    __hash__ = object.__hash__
+
+
+_wrap_public(_Natural)
+""",
+    # equal to a value it was compared with in an earlier comparison: canaries are drawn afresh, the expected value
+    # comes back in every test that expects it
+    "equal to what came back": WRAP
+    + """
+class _Recall:
+    seen = {}
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        key = (type(other).__name__, repr(other))
+        count = _Recall.seen.get(key, 0)
+        _Recall.seen[key] = count + 1
+        return count >= 1
+
+    def __ne__(self, other):  # asked right after __eq__ of the same value
+        return _Recall.seen.get((type(other).__name__, repr(other)), 0) < 2
+
+    __hash__ = object.__hash__
+
+
+_wrap_public(_Recall)
+""",
     # the repository's own class made equal to anything
     "a rewritten __eq__": """
 
@@ -304,6 +369,9 @@ def test_values_that_claim_equality_pass_no_test(sandbox, tmp_path, name):
     result = run(sandbox, tmp_path, tree)
     assert result.statuses, result.tampering  # the run finished and was read
     assert not any(result.passed.values()), (name, result.statuses, result.tampering)
+    # and each comparison alone decides against the payload: no test passes even before the report of tampering
+    # fails them all
+    assert "passed" not in result.statuses.values(), (name, result.statuses, result.tampering)
 
 
 MEMORY_PROBE = """
