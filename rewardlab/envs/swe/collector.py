@@ -548,14 +548,14 @@ def comparison_guard(
 
     **Discriminating comparison.** A value of another class (or of such a repository class) whose ``==``
     or ``!=`` (or, as a container, ``in``) is agent-written is compared with the other operand and with
-    three random values of the other operand's kind, in random order: if it claims equality with one of
+    three near misses of the other operand (:func:`canary`), in random order: if it claims equality with one of
     those as well, it is not telling equal from unequal, the comparison is decided unequal and the seal
     records it as tampering. Honest comparison methods (a version compared with ``"1.2.3"``) tell the
     difference and keep their answer.
 
     **Consistent order.** A value whose ordering (``<``, ``<=``, ``>``, ``>=``) is agent-written, compared with
-    a value whose ordering is not, is asked its order against three random values of the other operand's kind
-    in random order: one it claims to be both below and above (strictly, for ``<`` and ``>``; or at once at
+    a value whose ordering is not, is asked its order against three near misses of the other operand, in random
+    order: one it claims to be both below and above (strictly, for ``<`` and ``>``; or at once at
     most and at least, for ``<=`` and ``>=``) shows an order that holds whatever the values; the comparison is
     decided false and recorded as tampering. Two values of agent-ordered classes are held to antisymmetry between
     themselves (not both ``a < b`` and ``a > b``). An honest order is antisymmetric and keeps its answer.
