@@ -113,17 +113,17 @@ class _Expectations(ast.NodeVisitor):
             n.name for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
         )
 
-    def change(self, node: ast.AST) -> None:
+    def seal(self, node: ast.AST) -> None:
         """Give a token to every literal in ``node`` (a constant, or a list, tuple, set or dict display)."""
         if isinstance(node, (ast.Constant, ast.UnaryOp)) and self.literal(node):
             if all(n is not node for n, _ in self.replacements):
                 self.replacements.append((node, f"{TOKEN_PREFIX}{self.rng.getrandbits(64):016x}"))
         elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             for element in node.elts:
-                self.change(element)
+                self.seal(element)
         elif isinstance(node, ast.Dict):
             for value in node.values:
-                self.change(value)
+                self.seal(value)
 
     def new_value(self, node: ast.AST) -> Any:
         """The token given to the constant ``node``, else its own value."""
@@ -156,10 +156,10 @@ class _Expectations(ast.NodeVisitor):
             return False
         value = self.named(node)
         if value is not None:
-            self.change(value)
+            self.seal(value)
             return True
         if self.literal(node):
-            self.change(node)
+            self.seal(node)
             return True
         return False
 
@@ -170,7 +170,7 @@ class _Expectations(ast.NodeVisitor):
             if isinstance(op, ast.Eq):
                 self.operand(right, left) or self.operand(left, right)
             elif isinstance(op, ast.In) and _needle(left) and not self.literal(right):
-                self.change(left)
+                self.seal(left)
 
     def visit_Call(self, node: ast.Call) -> None:
         self.generic_visit(node)
@@ -179,7 +179,7 @@ class _Expectations(ast.NodeVisitor):
         if name in EQUALITY_ASSERTIONS and len(args) >= 2:
             self.operand(args[1], args[0]) or self.operand(args[0], args[1])
         elif name == "assertIn" and len(args) >= 2 and _needle(args[0]) and not self.literal(args[1]):
-            self.change(args[0])
+            self.seal(args[0])
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         local = _constants(node, [n for n in ast.walk(node) if isinstance(n, ast.Assign)])
@@ -203,7 +203,7 @@ class _Expectations(ast.NodeVisitor):
     ) -> None:
         """The values of the expectation-named arguments of one ``parametrize(names, values)`` whose test uses
         them only as an operand of ``==`` (an expected value also fed to the code would be an input too), in the
-        decorator or in the module table it names; nothing when the ids the change gives cannot be worked out."""
+        decorator or in the module table it names; nothing when the ids sealing gives cannot be worked out."""
         names = _argument_names(decorator.args[0])
         values_node: ast.AST = decorator.args[1]
         values_node = self.named(values_node) or values_node
@@ -218,7 +218,7 @@ class _Expectations(ast.NodeVisitor):
         for values, _ in cases:
             for i in wanted:
                 if values is not None and self.literal(values[i]):
-                    self.change(values[i])
+                    self.seal(values[i])
         if len(self.replacements) > before and "ids" not in keywords and not self.rename(function.name, names, cases):
             del self.replacements[before:]
 
