@@ -52,7 +52,7 @@ def sweep(env_id: str, tasks: list[Any], sandbox: str, variants: bool) -> dict[s
         if resolved(reward, info):
             gold_ok += 1
         else:
-            misses.update(info.get("tampering") or [f"{task.id}: gold not resolved (reward {reward:.3f})"])
+            misses.update(f"{task.id} gold: {why}" for why in info.get("tampering") or [f"reward {reward:.3f}"])
         if not variants:
             continue
         base = base_tree(task.data)
@@ -63,7 +63,7 @@ def sweep(env_id: str, tasks: list[Any], sandbox: str, variants: bool) -> dict[s
             if resolved(reward, info):
                 variant_ok += 1
             else:
-                misses.update(info.get("tampering") or [f"{task.id} {name}: not resolved (reward {reward:.3f})"])
+                misses.update(f"{task.id} {name}: {why}" for why in info.get("tampering") or [f"reward {reward:.3f}"])
     env.close()
     return {"gold": (gold_ok, len(tasks)), "variants": (variant_ok, variant_total), "misses": misses}
 

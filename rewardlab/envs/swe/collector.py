@@ -550,8 +550,10 @@ def comparison_guard(
     or ``!=`` (or, as a container, ``in``) is agent-written is compared with the other operand and with
     three near misses of the other operand (:func:`canary`), in random order: if it claims equality with one of
     those as well, it is not telling equal from unequal, the comparison is decided unequal and the seal
-    records it as tampering. Honest comparison methods (a version compared with ``"1.2.3"``) tell the
-    difference and keep their answer.
+    records it as tampering (a container is asked whether it holds distant near misses of the needle, which no
+    honest container of such values holds by chance). Honest comparison methods (a version compared with
+    ``"1.2.3"``) tell the difference and keep their answer; a value that is honestly unequal to the expected one
+    and happens to equal a near miss is only unequal.
 
     **Consistent order.** A value whose ordering (``<``, ``<=``, ``>``, ``>=``) is agent-written, compared with
     a value whose ordering is not, is asked its order against three near misses of the other operand, in random
@@ -693,51 +695,57 @@ def comparison_guard(
         sign, body = ("-", text[1:]) if text.startswith("-") else ("", text)
         whole, _, fraction = body.partition(".")
         if not whole.isdigit() or fraction and not fraction.isdigit():
-            return number * pick.uniform(1.5, 3.0) + pick.uniform(1.0, 9.0) if number == number else 0.5
+            finite = number - number == 0  # not an infinity, not NaN
+            return number * pick.uniform(1.5, 3.0) + pick.uniform(1.0, 9.0) if finite else pick.uniform(1.0, 9.0)
         lead = pick.choice([d for d in "123456789" if d != whole[0]]) if len(whole) > 1 else alike_text(whole, pick)
         rest = alike_characters(whole[1:], pick) + ("." + alike_characters(fraction, pick) if fraction else "")
         return kind_of(number)(sign + lead + rest)
 
-    def canary(other: Any, pick: random.Random, depth: int = 0) -> Any:
+    def canary(other: Any, pick: random.Random, distant: bool = False, depth: int = 0) -> Any:
         """A near miss of ``other``: a value of its kind and shape that differs from it (:func:`alike_text`,
         :func:`alike_number`; in a container, one element's near miss), so that how it looks does not tell it
-        from the value a test expects."""
+        from the value a test expects. ``distant``: a near miss no honest container of values like ``other`` holds
+        by chance (to ask a container whether it holds it): a string gets a word added, a number three digits, a
+        container's every element its own."""
         kind = kind_of(other)
         if depth > 8:
             return Unmatched()
         if kind is bool:
             return not other
         if kind is str:
-            return alike_text(other, pick)
+            return alike_text(other, pick) + (word(pick) if distant else "")
         if kind in (bytes, bytearray):
-            return kind(alike_text(bytes(other).decode("latin-1"), pick).encode("latin-1"))
+            return kind(canary(bytes(other).decode("latin-1"), pick, distant).encode("latin-1"))
         if kind in (int, float):
-            return alike_number(other, pick)
+            near = alike_number(other, pick)
+            return near * 1000 + kind(pick.randint(100, 999)) if distant else near
         if kind is complex:
             return other + complex(0, abs(other) + pick.uniform(2.0, 5.0))
         if kind in (list, tuple, set, frozenset):
             items = list(iterate(other, kind))
             if not items:
                 return kind((word(pick),))
-            index = pick.randrange(len(items))
-            items[index] = canary(items[index], pick, depth + 1)
+            changed = range(length(items)) if distant else [pick.randrange(length(items))]
+            for index in changed:
+                items[index] = canary(items[index], pick, distant, depth + 1)
             return kind(items)
         if kind is dict:
             pairs = list(dict_items(other))
             if not pairs:
                 return {word(pick): word(pick)}
-            key, value = pairs[pick.randrange(len(pairs))]
-            return {**dict(pairs), key: canary(value, pick, depth + 1)}
+            chosen = pairs if distant else [pairs[pick.randrange(length(pairs))]]
+            return {**dict(pairs), **{key: canary(value, pick, distant, depth + 1) for key, value in chosen}}
         return word(pick) if other is None else Unmatched()
 
-    def near_misses(other: Any) -> Iterator[Any]:
-        """The canaries of ``other``, one after another: the same ones for an equal plain value throughout the run
-        (seeded by the run's secret and the value), so that a value seen in several comparisons is no more likely
-        the expected one than its canaries are."""
+    def near_misses(other: Any, distant: bool = False) -> Iterator[Any]:
+        """The canaries of ``other`` (:func:`canary`), one after another: the same ones for an equal plain value
+        throughout the run (seeded by the run's secret and the value), so that a value seen in several comparisons
+        is no more likely the expected one than its canaries are."""
         plain_value = all(kind_of(v) in scalars for v in flat(other))
-        pick = random.Random(f"{secret}:{kind_of(other).__name__}:{other!r}" if plain_value else rng.random())
+        seed = f"{secret}:{distant}:{kind_of(other).__name__}:{other!r}" if plain_value else rng.random()
+        pick = random.Random(seed)
         while True:
-            yield canary(other, pick)
+            yield canary(other, pick, distant)
 
     def flat(value: Any, depth: int = 0) -> list[Any]:
         """A plain value and, through built-in containers (three levels), the values inside it."""
@@ -813,7 +821,7 @@ def comparison_guard(
             for value, other, on_left in ((left, right, True), (right, left, False)):
                 if suspect(value, order) and not suspect(other, order):
                     result, honest = ordered(value, other, operator_name, on_left)
-                    if not honest:
+                    if result and not honest:
                         report(value, "was ordered both below and above values")
                         result = False
                     box[:] = [result if want else None, left, right, want]
@@ -826,7 +834,7 @@ def comparison_guard(
             for value, other, on_left in ((left, right, True), (right, left, False)):
                 if suspect(value, ("__eq__", "__ne__")) and not suspect(other, ("__eq__", "__ne__")):
                     equal, honest = discriminates(value, other, on_left)
-                    if not honest:
+                    if equal and not honest:
                         report(value)
                         equal = False
                     stand_in = other if equal else Unmatched()
@@ -835,11 +843,11 @@ def comparison_guard(
                     return
         elif operator_name in ("in", "not in"):
             if suspect(right, ("__contains__", "__iter__", "__getitem__", "__eq__")) and not suspect(left, ("__eq__",)):
-                canaries = near_misses(left)
+                canaries = near_misses(left, distant=True)
                 contained, honest = probed(
                     lambda: to_bool(left in right), lambda: answer(equalities["in"], next(canaries), right) is True
                 )
-                if not honest:
+                if contained and not honest:
                     report(right)
                     contained = False
                 right = (left,) if contained else ()
@@ -849,7 +857,7 @@ def comparison_guard(
                 found: Any = Unmatched()
                 for member in keys:
                     equal, honest = discriminates(left, member, True)
-                    if not honest:
+                    if equal and not honest:
                         report(left)
                         break
                     if equal:

@@ -812,3 +812,61 @@ def test_every_form_of_a_sealed_expectation_is_compared_with_its_value(sandbox, 
     bug = run_with(sandbox, tmp_path / "bug", CORE, {"tests/test_forms.py": FORMS_TEST}, FORMS_IDS)
     failed = {test_id.split("::")[-1] for test_id, passed in bug.passed.items() if not passed}
     assert {"test_displays", "test_needle", "test_assertions"} <= failed and not bug.tampering, bug.statuses
+
+
+#: A repository mapping whose ``__getitem__`` the fix rewrites (tinydb's ``LRUCache``): the container is asked
+#: about canaries of each needle, and an honest one holds values much like them.
+CACHE = """from collections.abc import MutableMapping
+
+
+class Cache(MutableMapping):
+    def __init__(self):
+        self.data = {}
+
+    def __getitem__(self, key):
+        value = self.data.get(key)
+        if value is not None:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key, value):
+        self.data[key] = value
+
+    def __delitem__(self, key):
+        del self.data[key]
+
+    def __iter__(self):
+        return iter(self.data)
+
+    def __len__(self):
+        return len(self.data)
+"""
+CACHE_TEST = """from pkg.cache import Cache
+
+
+def test_membership():
+    cache = Cache()
+    for letter in "acdfghjklmnpqrstvwxyz":
+        cache[letter] = 1
+    for number in range(100):
+        cache[number] = number + 1
+    assert "c" in cache and "x" in cache and 7 in cache and (1, 2) not in cache
+    assert "b" not in cache and 500 not in cache
+    assert cache["c"] == 1 and cache[7] == 8
+"""
+
+
+def test_an_honest_container_holding_values_like_the_canaries_passes(sandbox, tmp_path):
+    """Near misses of ``"c"`` are other letters, which the cache honestly holds: a container is asked about distant
+    near misses instead, so the honest fix passes (it failed at random with near misses: a tinydb false negative)."""
+    fixed = CACHE.replace("if value is not None:", "if value is None:")
+    tree = {"pkg/__init__.py": "", "pkg/cache.py": fixed, "tests/__init__.py": "", "tests/test_cache.py": CACHE_TEST}
+    test_ids = ["tests/test_cache.py::test_membership"]
+    python = getattr(sandbox, "python", "python3")
+    functions = {"pkg/cache.py": unchanged_functions(CACHE, fixed)}
+    for attempt in range(3):  # canaries are drawn at random: the old ones collided in most runs
+        result = run_tests(
+            sandbox, tree, tmp_path / str(attempt), test_ids, timeout=60, python=python, packages=["pkg"],
+            functions=functions,
+        )  # fmt: skip
+        assert all(result.passed.values()) and not result.tampering, (result.statuses, result.tampering)

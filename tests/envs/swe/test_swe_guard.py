@@ -1,0 +1,130 @@
+"""The comparison guard in process (issue 25): what it decides for values whose comparison the agent wrote, and the
+canaries it asks them about. The sealed runs in ``test_swe_comparisons.py`` check the same end to end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rewardlab.envs.swe.collector import COMPARE_EVENT, comparison_guard
+
+HERE = __file__
+
+
+def agent_guard(sealed: dict[str, Any] | None = None) -> tuple[Any, list[str]]:
+    """A guard for which this file's code is the agent's."""
+    violations: list[str] = []
+    return comparison_guard(lambda code: code.co_filename != HERE, violations, sealed), violations
+
+
+def compared(handle: Any, operator: str, left: Any, right: Any) -> Any:
+    box = [operator, left, right, True]
+    handle(COMPARE_EVENT, box)
+    return box[0]
+
+
+class Liar:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+
+class UnequalToB:
+    """Honestly some other letter: unequal to ``"b"``, equal to the letters it might be (a near miss of ``"b"``)."""
+
+    def __eq__(self, other: object) -> bool:
+        return other != "b"
+
+    __hash__ = object.__hash__
+
+
+class Padded:
+    """An honest version: ``"1.2"`` equals ``"1.2.0"``."""
+
+    def __init__(self, text: str):
+        self.numbers = tuple(int(p) for p in text.split("."))
+
+    def __eq__(self, other: object) -> bool:
+        theirs = tuple(int(p) for p in str(other).split(".")) if isinstance(other, str) else ()
+        return self.numbers + (0,) * (3 - len(self.numbers)) == theirs + (0,) * (3 - len(theirs))
+
+    __hash__ = object.__hash__
+
+
+def test_a_liar_is_unequal_and_reported():
+    handle, violations = agent_guard()
+    assert compared(handle, "==", Liar(), "a-b") is False and violations
+
+
+def test_an_honest_comparison_keeps_its_answer():
+    handle, violations = agent_guard()
+    assert compared(handle, "==", Padded("1.2"), "1.2.0") is True
+    assert compared(handle, "==", Padded("1.2"), "1.3.0") is False and not violations
+
+
+def test_a_value_honestly_unequal_to_the_expected_one_is_only_unequal():
+    """Equal to the near misses but not to the expected value: the test fails, nothing is reported."""
+    handle, violations = agent_guard()
+    for _ in range(20):
+        assert compared(handle, "==", UnequalToB(), "b") is False
+    assert not violations
+
+
+def test_a_sealed_expectation_is_put_back_and_a_result_holding_a_token_is_reported():
+    handle, violations = agent_guard({"tok-1": "a-b", "tok-2": 3})
+    assert compared(handle, "==", "a-b", "tok-1") is True
+    assert compared(handle, "==", {"n": 3}, {"n": "tok-2"}) is True
+    assert compared(handle, "in", "tok-1", "x a-b y") is True and not violations
+    assert compared(handle, "==", "tok-1", "tok-1") is False and violations
+
+
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=4), inner,
+                                                                                          max_size=3),
+    max_leaves=8,
+))  # fmt: skip
+def test_a_liar_is_caught_whatever_the_expected_value(expected):
+    """Every near miss differs from the value it is made from, so an always-equal value is caught on any value."""
+    handle, violations = agent_guard()
+    assert compared(handle, "==", Liar(), expected) is False and violations
+
+
+class Natural:
+    """Equal to whatever does not look made up: no run of letters mixing digits and capitals, nothing long."""
+
+    def __eq__(self, other: object) -> bool:
+        text = str(other)
+        return not (any(c.isdigit() for c in text) and any(c.isupper() for c in text)) and len(text) < 12
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize("expected", ["a-b", "x-y-z", "hello world", "b", "2024-01-02"])
+def test_a_payload_that_tells_canaries_by_their_look_is_caught(expected):
+    """Canaries shaped like the expected value look like it: the payload says equal to them too."""
+    handle, violations = agent_guard()
+    assert compared(handle, "==", Natural(), expected) is False and violations
+
+
+class EqualToItself:
+    """An honest value equal to exactly one value: the expected one."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self.value) and other == self.value
+
+    __hash__ = object.__hash__
+
+
+@given(st.one_of(st.integers(), st.floats(allow_nan=False), st.text(max_size=12), st.lists(st.integers(), max_size=3)))
+def test_an_honest_value_equal_to_the_expected_one_is_never_reported(expected):
+    """No near miss equals the value it is made from (infinities and one-character texts included)."""
+    handle, violations = agent_guard()
+    assert compared(handle, "==", EqualToItself(expected), expected) is True and not violations
