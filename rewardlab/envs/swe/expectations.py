@@ -99,19 +99,18 @@ class _Expectations(ast.NodeVisitor):
         self.replacements: list[tuple[ast.expr, Any]] = []
         self.renamed: dict[str, str] = {}
         self.every_test = test_ids is None
-        self.unguarded = _in_comprehensions(module)
+        nodes = list(ast.walk(module))
+        self.unguarded = _in_comprehensions(nodes)
         self.ids_by_function: dict[str, list[str]] = {}
         for test_id in test_ids or ():
             self.ids_by_function.setdefault(test_id.split("[", 1)[0].split("::")[-1], []).append(test_id)
-        constants = _constants(module, module.body)
+        constants = _constants(nodes, module.body)
         #: Innermost last: ``{name: the value written for it}`` of the constants read only as expectations, and
         #: ``None`` for a name a function binds otherwise (it hides the module's).
         self.scopes: list[dict[str, ast.AST | None]] = [
-            {name: constants[name] for name in _expectation_uses(module, constants)}
+            {name: constants[name] for name in _expectation_uses(nodes, constants, self.unguarded)}
         ]
-        self.defined = Counter(
-            n.name for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        )
+        self.defined = Counter(n.name for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
     def seal(self, node: ast.AST) -> None:
         """Give a token to every literal in ``node`` (a constant, or a list, tuple, set or dict display)."""
@@ -182,10 +181,11 @@ class _Expectations(ast.NodeVisitor):
             self.seal(args[0])
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        local = _constants(node, [n for n in ast.walk(node) if isinstance(n, ast.Assign)])
-        uses = _expectation_uses(node, local)
+        nodes = list(ast.walk(node))
+        local = _constants(nodes, [n for n in nodes if isinstance(n, ast.Assign)])
+        uses = _expectation_uses(nodes, local, self.unguarded)
         bound = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)} | {
-            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+            n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
         }
         self.scopes.append({name: local[name] if name in uses else None for name in bound})
         self.generic_visit(node)
@@ -194,7 +194,7 @@ class _Expectations(ast.NodeVisitor):
             if not isinstance(decorator, ast.Call) or getattr(decorator.func, "attr", "") != "parametrize":
                 continue
             if len(decorator.args) >= 2:
-                self.parametrize(node, decorator, _compared_only(node))
+                self.parametrize(node, decorator, _compared_only(nodes, self.unguarded))
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -330,12 +330,10 @@ def _written_value(node: ast.AST) -> Any:
     return getattr(node, "value", None)
 
 
-def _constants(scope: ast.AST, statements: Sequence[ast.AST]) -> dict[str, ast.AST]:
-    """``{name: value}`` of the names ``scope`` (a module or a function) binds exactly once, by one of the
+def _constants(scope: Sequence[ast.AST], statements: Sequence[ast.AST]) -> dict[str, ast.AST]:
+    """``{name: value}`` of the names ``scope`` (every node of a module or a function) binds exactly once, by one of the
     ``statements`` ``NAME = <value>``."""
-    bound = Counter(
-        n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
-    )
+    bound = Counter(n.id for n in scope if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)))
     constants: dict[str, ast.AST] = {}
     for statement in statements:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
@@ -345,15 +343,16 @@ def _constants(scope: ast.AST, statements: Sequence[ast.AST]) -> dict[str, ast.A
     return constants
 
 
-def _expectation_uses(scope: ast.AST, constants: Mapping[str, ast.AST]) -> frozenset[str]:
-    """The constants of ``scope`` (a module or a function) it reads only as expectations: every read an operand
-    of ``==`` in an ``assert`` or of an ``assertEqual`` (the constant then a literal), or its one read the values
-    of a ``parametrize`` (a table of written-out cases). A name read in any other way (fed to the code, a
-    ``global``) is an input."""
+def _expectation_uses(
+    scope: Sequence[ast.AST], constants: Mapping[str, ast.AST], unguarded: frozenset[int]
+) -> frozenset[str]:
+    """The constants of ``scope`` (every node of a module or a function) it reads only as expectations: every read
+    an operand of ``==`` in an ``assert`` or of an ``assertEqual`` (the constant then a literal), or its one read the
+    values of a ``parametrize`` (a table of written-out cases). A name read in any other way (fed to the code, a
+    ``global``) is an input. Assertions among ``unguarded`` nodes (:func:`_in_comprehensions`) do not count."""
     compared: set[int] = set()
     tables: list[int] = []
-    unguarded = _in_comprehensions(scope)
-    for node in ast.walk(scope):
+    for node in scope:
         if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1:
             if isinstance(node.test.ops[0], ast.Eq):
                 compared.update(id(n) for n in (node.test.left, *node.test.comparators))
@@ -364,7 +363,7 @@ def _expectation_uses(scope: ast.AST, constants: Mapping[str, ast.AST]) -> froze
             elif name == "parametrize" and len(node.args) >= 2:
                 tables.append(id(node.args[1]))
     reads: dict[str, list[str]] = {}
-    for node in ast.walk(scope):
+    for node in scope:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in constants:
             kind = "compared" if id(node) in compared else "table" if id(node) in tables else "other"
             reads.setdefault(node.id, []).append(kind)
@@ -392,12 +391,12 @@ def _needle(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) >= MIN_NEEDLE
 
 
-def _compared_only(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """The argument names ``function`` loads only as a direct operand of ``==`` (or of ``self.assertEqual``), in a
-    comparison the runner guards (not inside a comprehension)."""
+def _compared_only(function: Sequence[ast.AST], unguarded: frozenset[int]) -> frozenset[str]:
+    """The argument names ``function`` (every node of a test function) loads only as a direct operand of ``==``
+    (or of ``self.assertEqual``), in a comparison the runner guards (not among the ``unguarded`` nodes, inside a
+    comprehension)."""
     operands: set[int] = set()
-    unguarded = _in_comprehensions(function)
-    for node in ast.walk(function):
+    for node in function:
         if id(node) in unguarded:
             continue
         if isinstance(node, ast.Compare) and all(isinstance(op, ast.Eq) for op in node.ops):
@@ -405,7 +404,7 @@ def _compared_only(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozense
         elif isinstance(node, ast.Call) and _assertion(node) in EQUALITY_ASSERTIONS:
             operands.update(id(n) for n in node.args[:2] if isinstance(n, ast.Name))
     loads: dict[str, bool] = {}
-    for node in ast.walk(function):
+    for node in function:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             loads[node.id] = loads.get(node.id, True) and id(node) in operands
     return frozenset(name for name, only in loads.items() if only)
@@ -417,11 +416,12 @@ def _assertion(call: ast.Call) -> str:
     return call.func.attr if isinstance(call.func, ast.Attribute) else ""
 
 
-def _in_comprehensions(scope: ast.AST) -> frozenset[int]:
-    """The ids of the nodes inside a comprehension or generator expression of ``scope``: a comparison there may
+def _in_comprehensions(scope: Sequence[ast.AST]) -> frozenset[int]:
+    """The ids of the nodes inside a comprehension or generator expression among ``scope`` (every node of a
+    module): a comparison there may
     run unguarded (a chain, an assignment expression), so nothing compared there is sealed."""
     inside: set[int] = set()
-    for node in ast.walk(scope):
+    for node in scope:
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             inside.update(id(n) for n in ast.walk(node))
     return frozenset(inside)

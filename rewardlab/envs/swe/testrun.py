@@ -35,7 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from rewardlab.envs.swe.collector import sign
-from rewardlab.envs.swe.expectations import seal_expectations
+from rewardlab.envs.swe.expectations import Sealed, seal_expectations
 from rewardlab.envs.swe.workspace import Workspace
 from rewardlab.leases import owned_tempdir, remove_owned_tempdir
 from rewardlab.sandbox import Limits, Sandbox, SandboxError, SandboxResult
@@ -158,7 +158,7 @@ def run_tests(
     for path in sorted({test_id.split("::")[0] for test_id in test_ids}):
         if path.endswith(".py") and path in tree:
             ids = [test_id for test_id in test_ids if test_id.split("::")[0] == path]
-            sealed = seal_expectations(tree[path], ids if all("::" in test_id for test_id in ids) else None)
+            sealed = _sealed(tree[path], tuple(ids) if all("::" in test_id for test_id in ids) else None)
             sealed_tree[path] = sealed.source
             expected.update(sealed.expected)
             renamed.update(sealed.renamed)
@@ -184,6 +184,13 @@ def run_tests(
         passed={test_id: run.passed[renamed.get(test_id, test_id)] for test_id in test_ids},
         statuses={original.get(test_id, test_id): status for test_id, status in run.statuses.items()},
     )
+
+
+@functools.lru_cache(maxsize=32)
+def _sealed(source: str, test_ids: tuple[str, ...] | None) -> Sealed:
+    """:func:`~rewardlab.envs.swe.expectations.seal_expectations`, once per test file and ids in a process: an
+    episode evaluates the same test files again and again (the tokens stay; they are no secret, the values are)."""
+    return seal_expectations(source, test_ids)
 
 
 def _run_sealed(
