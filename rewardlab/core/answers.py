@@ -65,9 +65,11 @@ def within_length(answer: str, references: Iterable[str], *, factor: float = 3.0
     return len(canonical_text(answer)) <= budget
 
 
-DISJUNCTIONS = frozenset({"or", "either", "maybe", "perhaps", "possibly"})
-"""Words that offer what follows as an alternative to what precedes (``checking or savings``, ``savings, perhaps
-checking``)."""
+DISJUNCTIONS = frozenset(
+    {"or", "either", "maybe", "perhaps", "possibly", "probably", "likely", "otherwise", "alternatively", "else"}
+)
+"""Words that offer what follows as an alternative to what precedes, or weigh the two (``checking or savings``,
+``savings, perhaps checking``, ``savings probably; checking otherwise``)."""
 
 MAX_GAP = 4
 """Most tokens between a reference and a candidate offered as its alternative (a disjunction among them)."""
@@ -84,11 +86,14 @@ def _runs(tokens: list[str], value: str) -> list[tuple[int, int]]:
 
 def offered_as_alternatives(answer: str, references: Iterable[str], candidates: Iterable[str]) -> list[str]:
     """Candidates that ``answer`` offers as alternatives to a reference: an occurrence of each within
-    :data:`MAX_GAP` tokens of one another with a word of :data:`DISJUNCTIONS` between them, in either order.
-    A candidate that is part of a reference (or the reverse) is never one.
+    :data:`MAX_GAP` tokens of one another with a word of :data:`DISJUNCTIONS` between them or right after the
+    second (``savings; checking otherwise``), in either order. A candidate that is part of a reference (or the
+    reverse) is never one.
 
     Example:
         >>> offered_as_alternatives("I paid it from checking, or from savings.", ["savings"], ["checking"])
+        ['checking']
+        >>> offered_as_alternatives("Savings; checking otherwise.", ["savings"], ["checking"])
         ['checking']
         >>> offered_as_alternatives("Checking was short, so I paid from savings.", ["savings"], ["checking"])
         []
@@ -102,9 +107,9 @@ def offered_as_alternatives(answer: str, references: Iterable[str], candidates: 
             continue
         for start, end in _runs(tokens, candidate):
             if any(
-                0 <= gap_end - gap_start <= MAX_GAP and DISJUNCTIONS.intersection(tokens[gap_start:gap_end])
+                0 <= gap_end - gap_start <= MAX_GAP and DISJUNCTIONS.intersection(tokens[gap_start : after + 1])
                 for ref_start, ref_end in spans
-                for gap_start, gap_end in ((ref_end, start), (end, ref_start))
+                for gap_start, gap_end, after in ((ref_end, start, end), (end, ref_start, ref_end))
             ):
                 found.append(candidate)
                 break

@@ -72,6 +72,21 @@ def test_a_value_offered_beside_the_reference_is_found_in_either_order(reference
     assert offered_as_alternatives(f"It was {first} {joint} {second}.", [reference], [other]) == [other]
 
 
+@given(
+    WORD,
+    WORD,
+    st.sampled_from(["; {} otherwise", ", {} alternatively", " probably; {} otherwise", " most likely, else {}"]),
+    st.booleans(),
+)
+def test_a_value_weighed_against_the_reference_is_an_alternative_wherever_the_word_that_weighs_it_is(
+    reference, other, template, swapped
+):
+    if reference == other:
+        return
+    first, second = (other, reference) if swapped else (reference, other)
+    assert offered_as_alternatives(f"It was {first}{template.format(second)}.", [reference], [other]) == [other]
+
+
 @given(WORD, WORD, st.sampled_from(["was short, so I used", "is closed. I paid from", "did not work and"]))
 def test_a_value_in_another_clause_is_context(reference, other, between):
     if reference == other:

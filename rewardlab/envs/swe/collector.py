@@ -13,7 +13,8 @@ here. Here, before anything of the repository is imported, the script
    and (Landlock, :func:`confine_reads`) forbids itself and its children to read ``/proc``: no
    route to its own memory, and so to the key, stays open;
 1. reads the ticket (HMAC key, nonce, the result file's random name, the guarded files, the
-   repository's packages) and deletes it, opens the result file with ``O_CREAT | O_EXCL``;
+   repository's packages, the sealed expected values, the test files' guarded code as the host
+   compiled it) and deletes it, opens the result file with ``O_CREAT | O_EXCL``;
 2. imports pytest and the standard-library modules whose code it trusts, indexes their code
    objects, and snapshots the test machinery (every function and class of pytest, pluggy,
    ``unittest``, ``builtins`` and the standard-library modules a test may decide with, and their
@@ -55,6 +56,7 @@ from __future__ import annotations
 
 import _thread
 import ast
+import binascii
 import builtins
 import contextlib
 import functools
@@ -62,9 +64,11 @@ import hashlib
 import hmac
 import importlib
 import importlib.machinery
+import importlib.util
 import inspect
 import io
 import json
+import marshal
 import operator
 import os
 import random
@@ -498,6 +502,8 @@ def _behaviour(value: Any) -> bool:
 VALUE_EVENT, COMPARE_EVENT = "rewardlab.value", "rewardlab.compare"
 #: The constant the transformed test code calls; replaced by ``sys.audit`` itself in its code objects.
 AUDIT_PLACEHOLDER = "\x00rewardlab:sys.audit"
+#: The file name of guarded code the host compiles (:func:`precompiled_guards`); the sandbox names it after the file.
+PRECOMPILED_NAME = "<rewardlab:guarded test file>"
 #: ``unittest`` assertions that compare two operands, and the comparison each makes.
 UNITTEST_COMPARISONS: dict[str, str] = {
     **dict.fromkeys(
@@ -1084,13 +1090,16 @@ def _located(made: Any, origin: Any) -> Any:
     return made
 
 
-def with_audit(code: types.CodeType) -> types.CodeType:
-    """``code`` (and the code nested in it) with :data:`AUDIT_PLACEHOLDER` constants replaced by ``sys.audit``."""
+def with_audit(code: types.CodeType, filename: str | None = None) -> types.CodeType:
+    """``code`` (and the code nested in it) with :data:`AUDIT_PLACEHOLDER` constants replaced by ``sys.audit``
+    (and named ``filename``, when given)."""
     constants = tuple(
-        _AUDIT if type(c) is str and c == AUDIT_PLACEHOLDER else with_audit(c) if type(c) is CODE else c
+        _AUDIT if type(c) is str and c == AUDIT_PLACEHOLDER else with_audit(c, filename) if type(c) is CODE else c
         for c in code.co_consts
     )
-    return code.replace(co_consts=constants)
+    if filename is None:
+        return code.replace(co_consts=constants)
+    return code.replace(co_consts=constants, co_filename=filename)
 
 
 def guarded_code(path: str) -> types.CodeType:
@@ -1099,20 +1108,55 @@ def guarded_code(path: str) -> types.CodeType:
     applied: an assertion fails or passes the same without it."""
     with open(path, "rb") as handle:
         source = handle.read()
-    tree = GuardedTests().visit(compile(source, path, "exec", _ONLY_AST, dont_inherit=True))
-    return with_audit(compile(_fix_locations(tree), path, "exec", dont_inherit=True))
+    return with_audit(compile(_guarded_tree(source, path), path, "exec", dont_inherit=True, optimize=0))
 
 
-def guard_module(module: types.ModuleType, path: str) -> list[types.CodeType]:
-    """Give every function of the test module at ``path`` (classes' methods included) its guarded code;
-    the guarded code objects."""
-    namespace = vars(module)
-    guarded: dict[tuple[str, int], types.CodeType] = {}
-    pending = [guarded_code(path)]
+def _guarded_tree(source: bytes, path: str) -> Any:
+    """The syntax tree of ``source`` (the test file ``path``) with :class:`GuardedTests`' guards, located."""
+    return _fix_locations(GuardedTests().visit(compile(source, path, "exec", _ONLY_AST, dont_inherit=True)))
+
+
+def precompiled_guards(source: bytes) -> bytes:
+    """The host's side of :func:`guarded_code`: the guarded code of a test file's ``source``, marshalled, with
+    :data:`AUDIT_PLACEHOLDER` constants and the file name :data:`PRECOMPILED_NAME` (the sandbox puts ``sys.audit``
+    and the file's path in, :func:`unmarshalled_guards`). Raises ``SyntaxError``/``ValueError`` as ``compile``."""
+    return marshal.dumps(
+        compile(_guarded_tree(source, PRECOMPILED_NAME), PRECOMPILED_NAME, "exec", dont_inherit=True, optimize=0)
+    )
+
+
+def unmarshalled_guards(compiled: Mapping[str, Any]) -> dict[str, types.CodeType]:
+    """``{real path: guarded code}`` from the ticket's ``compiled`` (``{test file: [magic number, base64 of
+    precompiled_guards]}``), for the files compiled by an interpreter whose bytecode this one runs (the same
+    magic number; the others are compiled here, :func:`guarded_code`). Called before the seal is installed:
+    it makes code that claims the test files' names."""
+    magic = importlib.util.MAGIC_NUMBER.hex()
+    codes: dict[str, types.CodeType] = {}
+    for path, (their_magic, data) in compiled.items():
+        if their_magic == magic:
+            real = os.path.realpath(path)
+            codes[real] = with_audit(marshal.loads(binascii.a2b_base64(data)), real)
+    return codes
+
+
+def nested_codes(code: types.CodeType) -> Iterator[types.CodeType]:
+    """``code`` and every code object nested in it (its functions', classes' and comprehensions')."""
+    pending = [code]
     while pending:
         code = pending.pop()
-        guarded[(getattr(code, "co_qualname", code.co_name), code.co_firstlineno)] = code
+        yield code
         pending.extend(c for c in code.co_consts if type(c) is CODE)
+
+
+def guard_module(module: types.ModuleType, path: str, compiled: types.CodeType | None = None) -> list[types.CodeType]:
+    """Give every function of the test module at ``path`` (classes' methods included) its guarded code
+    (``compiled``, the module's guarded code the host compiled, or :func:`guarded_code` of the file);
+    the guarded code objects."""
+    namespace = vars(module)
+    guarded = {
+        (getattr(code, "co_qualname", code.co_name), code.co_firstlineno): code
+        for code in nested_codes(compiled if compiled is not None else guarded_code(path))
+    }
     replaced: list[types.CodeType] = []
     for function in _functions_in(namespace):
         code = function.__code__
@@ -1236,7 +1280,7 @@ def seal(
     open_file, read_mode = io.open, "rb"
     frame_events, frame_attributes = FRAME_EVENTS, FRAME_ATTRIBUTES
     guard_events = frozenset({VALUE_EVENT, COMPARE_EVENT})
-    guard_compilers = {id(code): code for code in (guarded_code.__code__, with_audit.__code__)}
+    guard_compilers = {id(code): code for code in (guarded_code.__code__, _guarded_tree.__code__, with_audit.__code__)}
     ast_types = frozenset(id(v) for v in vars(ast).values() if isinstance(v, type) and issubclass(v, ast.AST))
     policed = FRAME_EVENTS | guard_events | {
         "object.__getattr__", "object.__setattr__", "function.__new__", "exec", "open", "compile", "code.__new__",
@@ -1443,6 +1487,7 @@ def signer(
     machinery: Machinery,
     evidence: Evidence,
     violations: list[str],
+    compiled: Mapping[str, types.CodeType],
 ) -> Generator[None, tuple[str, tuple[Any, ...]], None]:
     """The only holder of the key: receives ``(kind, objects)`` messages and writes signed records to ``fd``.
 
@@ -1456,7 +1501,8 @@ def signer(
     classes' methods, its private builtins) is unchanged; when either fails it signs a
     ``tampering`` record instead. It forwards new ``violations`` of the seal, checks the test's
     origin just before ``runtest`` (``calling``) and the machinery (:meth:`Machinery.changes`) with
-    ``ran``, ``collected`` and ``end`` records.
+    ``ran``, ``collected`` and ``end`` records. Guarded code of a file the host compiled (``compiled``) is
+    accepted only as those code objects themselves.
     """
     getframe, dumps, write, close, new_mac, sha256 = (  # the key becomes a keyed HMAC state below
         sys._getframe,
@@ -1471,6 +1517,8 @@ def signer(
     witnessed: set[str] = set()
     guarded: dict[int, Any] = {}
     guarded_files: set[str] = set()
+    made = {id(code): code for module in compiled.values() for code in nested_codes(module)}
+    compiled_files = frozenset(compiled)  # a copy: the plugin's mapping is the same object
     seq, forwarded = 0, 0
     pending: list[str] = []
     keyed = new_mac(key, digestmod=sha256)  # no frame of this generator holds the key's bytes after this
@@ -1520,7 +1568,13 @@ def signer(
             return
         try:
             if kind == "guarded":  # the test code whose values and comparisons the seal decides
-                guarded.update((id(code), code) for code in objects[0])
+                foreign = {id(c): c for c in objects[0] if c.co_filename in compiled_files and made.get(id(c)) is not c}
+                if foreign:
+                    emit(
+                        "tampering",
+                        [f"guarded code of {c.co_filename} the host did not compile" for c in foreign.values()][:3],
+                    )
+                guarded.update((id(code), code) for code in objects[0] if id(code) not in foreign)
                 guarded_files.update(objects[1])
                 continue
             if kind == "calling":  # just before item.runtest(): the test must be the guarded one
@@ -1655,11 +1709,19 @@ class Witness:
         send: The signer's ``send``.
         tests: Real paths of the evaluated test files and ``conftest.py`` files (their functions get
             guarded code at the end of collection, :func:`guard_module`).
+        compiled: The guarded code the host compiled, by real path (:func:`unmarshalled_guards`; the signer
+            refuses any other code for those files).
     """
 
-    def __init__(self, send: Callable[[tuple[Any, ...]], None], tests: frozenset[str]):
+    def __init__(
+        self,
+        send: Callable[[tuple[Any, ...]], None],
+        tests: frozenset[str],
+        compiled: Mapping[str, types.CodeType],
+    ):
         self._send = send
         self._tests = tests
+        self._compiled = compiled
         self._config: Any = None
         self._function_class = vars(sys.modules["_pytest.python"])["Function"]
         unittest_plugin = sys.modules.get("_pytest.unittest")
@@ -1695,7 +1757,7 @@ class Witness:
             if path not in self._tests:
                 continue
             try:
-                codes.extend(guard_module(module, path))
+                codes.extend(guard_module(module, path, self._compiled.get(path)))
             except (SyntaxError, ValueError, TypeError, OSError):
                 continue
             done.append(path)
@@ -1767,13 +1829,14 @@ def prepare(argv: list[str]) -> tuple[Callable[[tuple[str, tuple[Any, ...]]], No
     machinery = Machinery(protected[0], is_runner_code, protected[1], tests)
     evidence = Evidence(protected[0], protected[1], is_runner_code)
     key = bytes.fromhex(ticket.pop("key"))
-    channel = signer(key, ticket.pop("nonce"), fd, is_runner_code, needs, machinery, evidence, violations)
+    compiled = unmarshalled_guards(ticket.pop("compiled", {}))
+    channel = signer(key, ticket.pop("nonce"), fd, is_runner_code, needs, machinery, evidence, violations, compiled)
     del key
     next(channel)
     packages = [str(name) for name in ticket.get("packages", ())]
     sys.meta_path.insert(0, RepositoryPackages(".", [name for name in packages if name not in sys.modules]))
     deliver = courier(channel.send)
-    witness = Witness(deliver, tests)
+    witness = Witness(deliver, tests, compiled)
     pytest_hookimpl = vars(sys.modules["pytest"])["hookimpl"]
     pytest_hookimpl(hookwrapper=True)(Witness.pytest_runtest_call)
     consumers = {code: dependencies(code, namespace) for code, namespace in resolve(CONSUMERS).items()}

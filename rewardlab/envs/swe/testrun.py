@@ -21,20 +21,23 @@ its output is feedback for the agent, never a result.
 
 from __future__ import annotations
 
+import binascii
 import dataclasses
 import functools
 import hmac
+import importlib.util
 import json
 import re
 import secrets
 import shutil
 import sys
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from rewardlab.envs.swe.collector import sign
+from rewardlab.envs.swe.collector import precompiled_guards, sign
 from rewardlab.envs.swe.expectations import Sealed, seal_expectations
 from rewardlab.envs.swe.workspace import Workspace
 from rewardlab.leases import owned_tempdir, remove_owned_tempdir
@@ -193,6 +196,22 @@ def _sealed(source: str, test_ids: tuple[str, ...] | None) -> Sealed:
     return seal_expectations(source, test_ids)
 
 
+@functools.lru_cache(maxsize=64)
+def _guarded(source: str) -> tuple[str, str] | None:
+    """``(magic number, base64)`` of a test file's guarded code
+    (:func:`~rewardlab.envs.swe.collector.precompiled_guards` of the bytes the workspace writes), once per file in
+    a process, or ``None`` when it does not compile (the runner then reports what it does). Compiling it here
+    rather than in every run saves a large test file's guarding (a quarter of a second for a 64 KB file); the
+    runner uses it only when its interpreter has the same magic number."""
+    try:
+        with warnings.catch_warnings():  # the test file's own warnings (an invalid escape): the run reports them
+            warnings.simplefilter("ignore")
+            data = precompiled_guards(source.encode("utf-8"))
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return None
+    return importlib.util.MAGIC_NUMBER.hex(), binascii.b2a_base64(data, newline=False).decode("ascii")
+
+
 def _run_sealed(
     sandbox: Sandbox,
     tree: Mapping[str, str],
@@ -232,6 +251,7 @@ def _run_sealed(
         "packages": sorted(packages),
         "functions": {path: sorted(names) for path, names in (functions or {}).items() if path in tree},
         "expected": dict(expected),
+        "compiled": {path: compiled for path in tests if (compiled := _guarded(tree[path])) is not None},
     }
     (runner / ticket_name).write_text(json.dumps(ticket), encoding="utf-8")
     config_arg = config if config is not None else f"../{runner_name}/pytest.ini"
