@@ -124,7 +124,10 @@ class SWEEnv(TextEnv):
     things the record does not hold can move the reward: the ``tests`` weights come from the pass counts of
     earlier episodes (``test_statistics``; uniform in a fresh env), which moves ``tests`` by at most
     ``min(f, 1 − f) ≤ 1/2``; and a test that runs into the sandbox's timeout on a loaded machine fails, which
-    can change any component (a replay then drifts beyond the tolerance, and is reported).
+    can change any component (a replay then drifts beyond the tolerance, and is reported). A hidden run that
+    reaches its timeout is run once more with three times as long before that
+    (:data:`~rewardlab.envs.swe.testrun.RETRY_TIMEOUT_FACTOR`), so only a machine busy enough to slow it threefold
+    fails a correct fix.
 
     ## Arguments
 

@@ -47,6 +47,8 @@ from rewardlab.sandbox import Limits, Sandbox, SandboxError, SandboxResult
 RECORDS_BYTES = 32 << 20
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": ""}
 COLLECTOR = Path(__file__).with_name("collector.py")
+RETRY_TIMEOUT_FACTOR = 3.0
+"""The timeout of the second run of a hidden run that reached its timeout, in multiples of the first's."""
 _TIMING = re.compile(r" in \d+(?:\.\d+)?s\b")
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b")
 
@@ -151,6 +153,9 @@ def run_tests(
     (:func:`~rewardlab.envs.swe.tampering.unchanged_functions`): the runner treats their code as the
     repository's own, like a vouched file's. ``scratch`` is removed first.
 
+    A run that reaches ``timeout`` is run once more with :data:`RETRY_TIMEOUT_FACTOR` times as long (on a loaded
+    machine a correct fix can be late; code that never ends is late again), and that run decides.
+
     The evaluated test files' expected values are sealed (:mod:`~rewardlab.envs.swe.expectations`): the run sees
     random tokens in their place, under the ids pytest derives from them, and the runner gets the values in its
     ticket; :attr:`TestRun.passed` and :attr:`TestRun.statuses` are keyed by the ids asked for here.
@@ -165,20 +170,23 @@ def run_tests(
             sealed_tree[path] = sealed.source
             expected.update(sealed.expected)
             renamed.update(sealed.renamed)
-    run = _run_sealed(
+    sealed_run = functools.partial(
+        _run_sealed,
         sandbox,
         sealed_tree,
         scratch,
         [renamed.get(test_id, test_id) for test_id in test_ids],
-        timeout=timeout,
         limits=limits,
         python=python,
         config=config,
-        vouched=vouched,
-        packages=packages,
+        vouched=tuple(vouched),
+        packages=tuple(packages),
         functions=functions,
         expected=expected,
     )
+    run = sealed_run(timeout=timeout)
+    if run.result.timed_out:  # a machine too busy for the timeout, or code that never ends? A longer run says
+        run = sealed_run(timeout=timeout * RETRY_TIMEOUT_FACTOR)
     if not renamed:
         return run
     original = {new: old for old, new in renamed.items()}

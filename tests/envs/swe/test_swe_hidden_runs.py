@@ -1,6 +1,6 @@
-"""Guarded test code compiled on the host (issue 25's speed target): the code the runner gets in its ticket is the
-code it would compile from the file itself, it is used only by an interpreter that runs its bytecode, and the
-signer accepts no other guarded code for those files."""
+"""Hidden runs (issue 25): the test files' guarded code, compiled on the host (the speed target), is the code the
+runner would compile from the file itself, used only by an interpreter that runs its bytecode, and the signer accepts
+no other guarded code for those files; a run that reaches its timeout gets a second, longer one."""
 
 from __future__ import annotations
 
@@ -133,3 +133,16 @@ def test_a_sealed_run_resolves_the_gold_patch_with_either_code(tmp_path, monkeyp
     base = apply_patch(base_tree(task.data), task.data["test_patch"])
     failing = testrun.run_tests(LocalSandbox(limits=Limits(cpu_seconds=20)), base, tmp_path / "base", ids, timeout=30)
     assert not failing.tampering and not all(failing.passed.values())
+
+
+SLOW_TEST = "import time\n\n\ndef test_slow():\n    time.sleep({seconds})\n    assert 1 + 1 == 2\n"
+
+
+@pytest.mark.parametrize(("seconds", "resolved"), [(2.5, True), (60, False)])
+def test_a_run_that_reaches_its_timeout_gets_a_second_longer_one(tmp_path, seconds, resolved):
+    """A correct test late on a busy machine (here: slower than the timeout) passes on the second run, three times
+    as long; one that never ends within it fails."""
+    tree = {"tests/test_slow.py": SLOW_TEST.format(seconds=seconds)}
+    run = testrun.run_tests(LocalSandbox(), tree, tmp_path / "eval", ["tests/test_slow.py::test_slow"], timeout=2)
+    assert run.passed == {"tests/test_slow.py::test_slow": resolved}
+    assert run.result.timed_out is not resolved and not run.tampering
