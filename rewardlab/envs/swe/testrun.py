@@ -139,6 +139,7 @@ def run_tests(
     vouched: Iterable[str] = (),
     packages: Iterable[str] = (),
     functions: Mapping[str, Iterable[str]] | None = None,
+    retry_late: bool = True,
 ) -> TestRun:
     """Run ``test_ids`` (all collected tests when empty) on ``tree`` in the fresh directory ``scratch``.
 
@@ -154,7 +155,8 @@ def run_tests(
     repository's own, like a vouched file's. ``scratch`` is removed first.
 
     A run that reaches ``timeout`` is run once more with :data:`RETRY_TIMEOUT_FACTOR` times as long (on a loaded
-    machine a correct fix can be late; code that never ends is late again), and that run decides.
+    machine a correct fix can be late; code that never ends is late again), and that run decides; ``retry_late=False``
+    (building tasks, where a late candidate is dropped either way) keeps the first.
 
     The evaluated test files' expected values are sealed (:mod:`~rewardlab.envs.swe.expectations`): the run sees
     random tokens in their place, under the ids pytest derives from them, and the runner gets the values in its
@@ -185,7 +187,9 @@ def run_tests(
         expected=expected,
     )
     run = sealed_run(timeout=timeout)
-    if run.result.timed_out:  # a machine too busy for the timeout, or code that never ends? A longer run says
+    if (
+        run.result.timed_out and retry_late
+    ):  # a machine too busy for the timeout, or code that never ends? A longer run says
         run = sealed_run(timeout=timeout * RETRY_TIMEOUT_FACTOR)
     if not renamed:
         return run

@@ -23,6 +23,9 @@ from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv  # noqa: E402
 from rewardlab.envs.bfcl.oracle import first_possible_answer  # noqa: E402
 from rewardlab.envs.bfcl.tools import openai_tools  # noqa: E402
 
+DEGENERATE = ("degenerate",)
+"""The battery these tests read (the rewrite batteries on the same tasks: tests/audit/test_audit_envs.py)."""
+
 
 @pytest.fixture(scope="module")
 def env():
@@ -59,7 +62,7 @@ def strategy_means(report: AuditReport, task_ids: set[str]) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def bfcl_report() -> AuditReport:
     """The audit of every BFCL-v1 test task (about 10 s)."""
-    return audit_env("RewardLab/BFCL-v1", split="test")
+    return audit_env("RewardLab/BFCL-v1", split="test", batteries=DEGENERATE)
 
 
 @pytest.mark.slow
@@ -145,7 +148,7 @@ BOOK_THEN_CANCEL = "multi_turn_base_158"  # turn 0 reads; turn 1 books a flight,
 @pytest.fixture(scope="module")
 def multi_report() -> AuditReport:
     """The audit of every BFCLMultiTurn-v1 test task (about 5 s)."""
-    return audit_env("RewardLab/BFCLMultiTurn-v1", split="test")
+    return audit_env("RewardLab/BFCLMultiTurn-v1", split="test", batteries=DEGENERATE)
 
 
 def oracle_turns(env, task_id: str) -> list[list[str]]:

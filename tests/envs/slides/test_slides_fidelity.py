@@ -19,6 +19,9 @@ from rewardlab.envs.slides.schema import deck_from_json
 from rewardlab.envs.slides.similarity import LexicalSimilarity
 from rewardlab.envs.slides.tasks import Brief, load_tasks
 
+DEGENERATE = ("degenerate",)
+"""The battery these tests read (the rewrite batteries on the same tasks: tests/audit/test_audit_envs.py)."""
+
 pytest.importorskip("pptx")
 
 ENV_IDS = ("RewardLab/Slides-v2", "RewardLab/SlidesAgent-v2")
@@ -26,7 +29,7 @@ ENV_IDS = ("RewardLab/Slides-v2", "RewardLab/SlidesAgent-v2")
 
 @pytest.fixture(scope="module")
 def reports():
-    return {env_id: audit_env(env_id, split="test") for env_id in ENV_IDS}
+    return {env_id: audit_env(env_id, split="test", batteries=DEGENERATE) for env_id in ENV_IDS}
 
 
 @pytest.fixture(scope="module")

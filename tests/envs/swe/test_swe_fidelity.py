@@ -35,6 +35,9 @@ from rewardlab.envs.swe.tasks import base_tree
 from rewardlab.envs.swe.testrun import config_names, run_tests
 from rewardlab.sandbox import Limits, LocalSandbox, SandboxedExecution
 
+DEGENERATE = ("degenerate",)
+"""The battery these tests read (the rewrite batteries on the same tasks: tests/audit/test_audit_envs.py)."""
+
 TASKS = load_tasks()
 FAST = SandboxedExecution(backend="local", timeout=20, limits=Limits(cpu_seconds=10, max_processes=32))
 TASK = TASKS.get("textkit-1")
@@ -342,7 +345,7 @@ def test_honest_partial_fix_outscores_every_degenerate_strategy(env):
     only = TaskSet(
         [Task("textkit-3", "test", TASKS.get("textkit-3").prompt, TASKS.get("textkit-3").data), TASKS.get("textkit-1")]
     )
-    report = audit_env("RewardLab/SWE-v2", env_kwargs={"tasks": only, "sandbox": FAST})
+    report = audit_env("RewardLab/SWE-v2", env_kwargs={"tasks": only, "sandbox": FAST}, batteries=DEGENERATE)
     assert report.oracle.successes == 1
     assert len(report.rows) >= 20
     best = max(report.rows, key=lambda row: row.mean_reward)

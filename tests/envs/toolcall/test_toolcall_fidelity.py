@@ -19,6 +19,9 @@ from rewardlab.envs.toolcall.build.templates import REFUSALS
 from rewardlab.envs.toolcall.candidates import SeenValues, value_key
 from rewardlab.envs.toolcall.env import ToolCallEnv
 
+DEGENERATE = ("degenerate",)
+"""The battery these tests read (the rewrite batteries on the same tasks: tests/audit/test_audit_envs.py)."""
+
 ENV_ID = "RewardLab/ToolCall-v3"
 
 
@@ -31,7 +34,7 @@ def env():
 
 @pytest.fixture(scope="module")
 def report():
-    return audit_env(ENV_ID, split="test")
+    return audit_env(ENV_ID, split="test", batteries=DEGENERATE)
 
 
 def call(name: str, **arguments) -> str:

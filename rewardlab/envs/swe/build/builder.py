@@ -132,6 +132,7 @@ class ProjectBuilder:
             config=config,
             vouched=set(tree),
             packages=top_level_packages(tree),
+            retry_late=False,  # a candidate that is late is dropped, however late
         )
 
     def stable_tests(self, clean: Mapping[str, str]) -> tuple[list[str], float]:
