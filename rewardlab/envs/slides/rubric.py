@@ -18,7 +18,9 @@ backend's calibration (:mod:`~rewardlab.envs.slides.similarity`). Notation, for 
   key point adds words that are in neither the notes nor the brief, so it lowers ``new``, never raises it;
 - ``info(b) = credit(sim(b, src(b))) · min(1, new(b) / NOVELTY_FULL)``, and 0 when ``b`` is not a
   statement, states a number none of whose values appears in the notes or the brief (an invented figure;
-  :func:`stated_numbers`: digits, digits with a scale, "$25M", and numbers in words, "forty", all count), or
+  :func:`stated_numbers`: digits, digits with a scale, "$25M", and numbers in words, "forty", all count) or,
+  when its other words all come from ``src(b)``, none of whose values ``src(b)`` states (a figure changed to
+  another the notes hold elsewhere: :func:`misstates`), or
   *inverts* its source with the source's own words (:func:`inverts`): a denial added or dropped
   ("prices did not rise" for "prices rose", :func:`~rewardlab.core.negation.denies`; "not only" and "no more
   than" deny nothing), a word put for its opposite ("below" for "above", "fell" for "rose"), or two runs of
@@ -96,7 +98,7 @@ import numpy as np
 
 from rewardlab.core import Criterion, Rubric
 from rewardlab.core.negation import denies
-from rewardlab.core.numerals import read_number
+from rewardlab.core.numerals import NUMBER_WORDS, read_number
 from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
 from rewardlab.envs.slides.schema import CONTENT_LAYOUTS, Deck, ParseResult
@@ -355,6 +357,18 @@ def _roles_swapped(bullet: list[str], source: list[str]) -> bool:
     return False
 
 
+def misstates(bullet: str, source: str) -> bool:
+    """Whether ``bullet`` is its ``source`` sentence with a figure changed: its words other than numbers
+    (:func:`_sequence`, numbers in digits or words left out) all come from the source, and a number it states
+    has none of its values among the source's (:func:`grounded`; "about 5 times the size of Earth" for "about 2
+    times", though the notes say "5 sigma" elsewhere). A bullet that draws words from elsewhere too (two
+    sentences merged) is judged by the notes as a whole (an invented figure)."""
+    words = {t for t in _sequence(bullet) if not any(c.isdigit() for c in t) and t not in NUMBER_WORDS}
+    if not words or not words <= set(_sequence(source)):
+        return False
+    return not grounded(bullet, numbers(source))
+
+
 def inverts(bullet: str, source: str) -> bool:
     """Whether ``bullet`` says the opposite of its ``source`` sentence with the source's own words: its content
     words (:func:`_sequence`) all come from the source (a paraphrase in other words is not judged here) and
@@ -503,7 +517,7 @@ class SlidesScorer:
                 said.setdefault(int(source[row]), []).append(words)
                 grounded_new = (words & content_words(sources[source[row]])) - brief_words
                 novelty[i] = len(grounded_new) / len(words)
-                invented[i] = not grounded(bullets[i], known_numbers)
+                invented[i] = not grounded(bullets[i], known_numbers) or misstates(bullets[i], sources[source[row]])
                 inverted[i] = inverts(bullets[i], sources[source[row]])
                 point = point_of.get(slide_of[i])
                 relevant[i] = owner[source[row]] >= 0 if point is None else owner[source[row]] == point

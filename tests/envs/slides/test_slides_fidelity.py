@@ -8,13 +8,15 @@ import statistics
 
 import gymnasium as gym
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rewardlab.audit import audit_env
 from rewardlab.crosscheck.answers import answer_set
 from rewardlab.envs.slides.audit import FILLERS, parse_prompt
 from rewardlab.envs.slides.env import SlidesEnv
 from rewardlab.envs.slides.oracle import oracle_slides
-from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer
+from rewardlab.envs.slides.rubric import SlidesOutcome, SlidesScorer, misstates
 from rewardlab.envs.slides.schema import deck_from_json
 from rewardlab.envs.slides.similarity import LexicalSimilarity
 from rewardlab.envs.slides.tasks import Brief, load_tasks
@@ -172,6 +174,37 @@ def test_one_false_bullet_makes_the_deck_fail_however_good_the_rest():
     *_, info = env.step(json.dumps(deck))
     env.close()
     assert info["metrics"]["content/inverted_share"] > 0 and not info["is_success"]
+
+
+NOTES_WITH_FIGURES = sorted(
+    {(task.id, sentence) for task in load_tasks() for sentence in Brief.from_task(task).source_sentences
+     if re.search(r"\d", sentence) and not sentence.startswith("|")}
+)  # fmt: skip
+
+
+@given(st.sampled_from(NOTES_WITH_FIGURES), st.integers(min_value=1, max_value=999))
+def test_a_sentence_with_a_figure_changed_misstates_it_and_the_sentence_itself_does_not(case, shift):
+    _, sentence = case
+    assert not misstates(sentence, sentence)
+    figure = re.search(r"\d+", sentence)
+    changed = f"{sentence[: figure.start()]}{int(figure.group()) + shift}{sentence[figure.end() :]}"
+    if re.search(rf"(?<![\d.,]){int(figure.group()) + shift}(?![\d])", sentence) is None:
+        assert misstates(changed, sentence)
+
+
+def test_a_figure_changed_to_one_the_notes_hold_elsewhere_makes_the_deck_fail():
+    """ "about 5 times the size of Earth" for the notes' "about 2 times": 5 is a figure of the notes ("5 sigma"), not
+    of the bullet's source sentence."""
+    task_id = "slides-science-exoplanet-1"
+    env = gym.make("RewardLab/Slides-v2")
+    (oracle,) = answer_set(env, [task_id], kinds=("oracle",))
+    deck = json.loads(oracle.actions[-1])
+    slide = next(s for s in deck["slides"] if any("2 times" in b for b in s.get("bullets", [])))
+    slide["bullets"] = [b.replace("2 times", "5 times") for b in slide["bullets"]]
+    env.reset(options={"task_id": task_id})
+    *_, info = env.step(json.dumps(deck))
+    env.close()
+    assert info["metrics"]["content/invented_share"] > 0 and not info["is_success"]
 
 
 def test_full_width_and_zero_width_text_scores_as_its_plain_form_and_homoglyphs_earn_nothing(brief):
