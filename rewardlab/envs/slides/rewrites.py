@@ -223,6 +223,24 @@ def _cross(slides: Slides, context: RewriteContext) -> Slides | None:
     return slides
 
 
+_FIGURE = re.compile(r"(?<![\d.,])\d+(?![\d,]|\.\d)")
+
+
+def _change_figure(slides: Slides, context: RewriteContext) -> Slides | None:
+    """The first whole number of a key-point slide's bullet replaced by another the notes state elsewhere (the next
+    number up when they state none)."""
+    brief = Brief.from_task(context.env.task)
+    held = sorted({int(n) for s in brief.source_sentences for n in _FIGURE.findall(s)})
+    for index in _point_slides(slides):
+        for k, bullet in enumerate(slides[index]["bullets"]):
+            if (figure := _FIGURE.search(bullet)) is not None:
+                own = {int(n) for n in _FIGURE.findall(bullet)}
+                other = next((n for n in held if n not in own), int(figure.group()) + 1)
+                slides[index]["bullets"][k] = f"{bullet[: figure.start()]}{other}{bullet[figure.end() :]}"
+                return slides
+    return None
+
+
 def _rotate_values(slides: Slides, context: RewriteContext) -> Slides | None:
     for slide in slides:
         if slide.get("layout") == "table" and len(slide["table"]["rows"]) >= 2:
@@ -247,6 +265,9 @@ pasted_paragraphs = defective(
     "pasted_paragraphs", "one key-point slide holds its notes section as two long paragraphs"
 )(_rewrite(_paragraphs))
 generic_titles = defective("generic_titles", "every title replaced by the word 'Overview'")(_rewrite(_generic))
+figure_changed = defective(
+    "figure_changed", "one bullet's figure replaced by another number the notes state elsewhere"
+)(_rewrite(_change_figure))
 
 EQUIVALENTS: tuple[Rewrite, ...] = (bullets_reordered, bullets_paraphrased, titles_recased)
 """Slides' equivalent battery, in report order."""
@@ -257,6 +278,7 @@ DEFECTS: tuple[Rewrite, ...] = (
     pasted_paragraphs,
     generic_titles,
     values_rotated,
+    figure_changed,
 )
 """Slides' defective battery, in report order."""
 DEFECT_DELTA = 0.1

@@ -49,8 +49,10 @@ Components (``g = min(1, content / CONTENT_FULL)`` scales the three format compo
   ``c_k = max_b info(b) · relevant(b) · title(slide(b)) · max(credit(sim(b, key_point_k)),
   credit(sim(b, support_k)))`` over the statements ``b`` on slides whose point is ``k``: every point needs
   its own slide with a title that states it, and a missing point cannot be bought back by the others;
-  ``faithfulness = Σ_b info(b) · relevant(b) / #bullets``: a bullet that restates the brief, pads,
-  is off its slide's point or is unsupported earns nothing and dilutes the rest. The harmonic mean
+  ``faithfulness = max(0, Σ_b info(b) · relevant(b) − FALSE_COST · #false) / #bullets``: a bullet that restates
+  the brief, pads, is off its slide's point or is unsupported earns nothing and dilutes the rest; a *false*
+  statement (an invented figure, its source inverted) costs :data:`FALSE_COST` bullets' worth besides, so a deck
+  is worse for one false figure than for leaving the bullet out. The harmonic mean
   needs both: evidence for every point (recall) and bullets that are all evidence (precision).
 - ``structure = g · mean(schema, title_slide, closing_slide, slide_count, distinct_slides)``: share
   of slides that passed the schema; first slide has layout ``title``; last slide has layout
@@ -120,6 +122,9 @@ the brief) for full credit."""
 CONTENT_FULL = SUCCESS_THRESHOLDS["content"]
 """Content at which the format components (structure, layout, brief adherence) are no longer scaled down."""
 MIN_STATEMENT_WORDS, MAX_STATEMENT_WORDS = 4, 40
+FALSE_COST = 2.0
+"""What a false statement (an invented figure, a source inverted) takes from faithfulness's numerator, in bullets'
+worth of evidence: a deck is worse for saying something false than for saying nothing."""
 COVERAGE_FLOOR = 0.05
 """A key point without evidence counts as this much in coverage's geometric mean (one missing point of five
 multiplies coverage by about 0.55)."""
@@ -359,14 +364,32 @@ def _roles_swapped(bullet: list[str], source: list[str]) -> bool:
 
 def misstates(bullet: str, source: str) -> bool:
     """Whether ``bullet`` is its ``source`` sentence with a figure changed: its words other than numbers
-    (:func:`_sequence`, numbers in digits or words left out) all come from the source, and a number it states
-    has none of its values among the source's (:func:`grounded`; "about 5 times the size of Earth" for "about 2
-    times", though the notes say "5 sigma" elsewhere). A bullet that draws words from elsewhere too (two
-    sentences merged) is judged by the notes as a whole (an invented figure)."""
+    (:func:`_sequence`, numbers in digits or words left out) all come from the source, and its numbers are not
+    the source's own, each stated once for each time the source states it (:func:`stated_numbers`; "about 5 times
+    the size of Earth" for "about 2 times", though the notes say "5 sigma" elsewhere; "4 dollars ... for four
+    years" for "16 dollars ... for four years"). A bullet that draws words from elsewhere too (two sentences
+    merged) is judged by the notes as a whole (an invented figure)."""
     words = {t for t in _sequence(bullet) if not any(c.isdigit() for c in t) and t not in NUMBER_WORDS}
     if not words or not words <= set(_sequence(source)):
         return False
-    return not grounded(bullet, numbers(source))
+    return not _matched(list(stated_numbers(bullet, pronoun_one=False)), list(stated_numbers(source)))
+
+
+def _matched(stated: list[frozenset[str]], available: list[frozenset[str]]) -> bool:
+    """Whether each number of ``stated`` can be given its own number of ``available`` sharing a value
+    (a bipartite matching, by augmenting paths: a sentence states a handful of numbers)."""
+    owner: dict[int, int] = {}
+
+    def place(i: int, tried: set[int]) -> bool:
+        for j, forms in enumerate(available):
+            if j not in tried and stated[i] & forms:
+                tried.add(j)
+                if j not in owner or place(owner[j], tried):
+                    owner[j] = i
+                    return True
+        return False
+
+    return all(place(i, set()) for i in range(len(stated)))
 
 
 def inverts(bullet: str, source: str) -> bool:
@@ -616,7 +639,8 @@ class SlidesScorer:
                 on_point[point] = max(on_point[point], a.info[i] * a.point_credit[i, point] * title)
         coverage = float(np.exp(np.log(np.maximum(on_point, COVERAGE_FLOOR)).mean())) if k else 0.0
         earned = a.info * a.relevant
-        faithfulness = float(earned.sum() / n) if n else 0.0
+        false = a.statement & (a.invented | a.inverted)
+        faithfulness = max(0.0, float(earned.sum() - FALSE_COST * false.sum()) / n) if n else 0.0
         stated = max(1, int(a.statement.sum()))
         metrics = {
             "coverage": coverage,
