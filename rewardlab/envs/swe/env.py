@@ -127,7 +127,8 @@ class SWEEnv(TextEnv):
     can change any component (a replay then drifts beyond the tolerance, and is reported). A hidden run that
     reaches its timeout is run once more with three times as long before that
     (:data:`~rewardlab.envs.swe.testrun.RETRY_TIMEOUT_FACTOR`), so only a machine busy enough to slow it threefold
-    fails a correct fix.
+    fails a correct fix; the price is that code that never ends costs four timeouts per evaluation (one per
+    working-copy content: evaluations are cached).
 
     ## Arguments
 
