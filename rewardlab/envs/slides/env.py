@@ -178,6 +178,9 @@ class SlidesEnv(TextEnv):
       coverage is a geometric mean over key points, so one uncovered point costs most of it;
     - a structurally perfect deck of filler, or a deck for another brief: structure, layout and brief
       adherence are scaled by content; figures absent from the notes void a bullet and a visual;
+    - a figure changed to another the notes state elsewhere ("5 times" for "2 times", the notes saying "5
+      sigma"): a bullet in its source's own words must state its source's numbers, and a false statement costs
+      more than the bullet left out;
     - homoglyph, zero-width and full-width evasions: one canonical text for every check; homoglyphs
       only make text ungrounded.
 
@@ -192,7 +195,9 @@ class SlidesEnv(TextEnv):
       sentence under another point's title fails success, a repeat of an earlier statement ("Indeed, …") earns
       nothing, a table's or chart's rows must be grounded row by row (values moved under another label misstate
       the notes and scale brief adherence down), technical decks are held to the formal rule on slang and "!",
-      and an abbreviation ("approx. 40%") no longer ends a sentence of the notes.
+      and an abbreviation ("approx. 40%") no longer ends a sentence of the notes. Then (stop 39): a bullet that
+      is its source sentence with a figure changed (to a number the notes state elsewhere) states an invented
+      figure, and a false statement costs faithfulness two bullets' worth besides its own credit.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}

@@ -271,7 +271,8 @@ class SWEEnv(TextEnv):
       the evaluated tests decided by the audit hook, ``/proc`` closed to the run by Landlock; then the
       standard library snapshotted with the test machinery, agent-written orders probed, and a probe run
       with the tests' expected values changed at random (an evaluation that passes tests took two runs); then
-      the expected values sealed out of the evaluated files instead (one run again).
+      the expected values sealed out of the evaluated files instead (one run again); then (stop 39) a hidden
+      run that reaches its timeout runs once more with three times as long, and that run decides.
     """
 
     system_prompt = (

@@ -163,7 +163,9 @@ class ToolCallEnv(TextEnv):
       refusal earns its answer only by declining (:func:`~rewardlab.core.refusal.declines`: the speaker cannot act
       and claims nothing done; ``"Done! Sorry they annoy you."`` earned 1.0); a verdict denies its subject
       (``"$79.98 is not the total"``, ``"… is wrong"``, ``"I doubt it is …"``); a lone ``one`` is the pronoun only
-      after a determiner (``two, or maybe one`` hedges).
+      after a determiner (``two, or maybe one`` hedges). Then (stop 39): ``probably``, ``likely``,
+      ``otherwise``, ``alternatively`` and ``else`` weigh a value against the required one, also right after it
+      (``savings; checking otherwise`` hedges).
     """
 
     cheap_calls: ClassVar[bool] = True

@@ -157,7 +157,9 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       ``"$32.98? That's wrong."``); codes read alike with any separator (``ZX 4471 PQ``, ``E-42``), European
       numbers as they mean (``2.450,00 €``, ``2 450 EUR``), an answer of two parts in any order (``3 pm on
       Tuesday``); a lone ``one`` is the pronoun only after a determiner; a value no page shows, offered as a
-      possibility (``perhaps there were 4 messages``), competes however far from the answer it stands.
+      possibility (``perhaps there were 4 messages``), competes however far from the answer it stands. Then
+      (stop 39): ``probably``, ``likely``, ``otherwise``, ``alternatively`` and ``else`` weigh a candidate against
+      the answer, also right after it (``3 probably; four otherwise``, ``3; four alternatively``: hedges).
     """
 
     system_prompt: str = SYSTEM_PROMPT
