@@ -190,6 +190,26 @@ def denies(text: str) -> bool:
     return any(not kept for _, kept in _walk(text)[1])
 
 
+def negations(text: str) -> int:
+    """How many negators ``text`` holds that deny, each counted where it stands (inside another's denial too):
+    not doubt, not ``if not``, not an idiom (the negators :func:`denies` reads). Never raises.
+
+    Example:
+        >>> negations("It can be built without stopping"), negations("It cannot be built without stopping")
+        (1, 2)
+        >>> negations("Not only logs but also sign-on"), negations("No more than 26 are left"), negations("not sure")
+        (0, 0, 0)
+    """
+    tokens = [match.group() for match in _TOKEN.finditer(unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold())]
+    return sum(
+        _is_negator(token)
+        and not (token == "not" and index and tokens[index - 1] in UNCERTAIN)
+        and not _idiom(tokens, index)
+        and not _doubts(tokens, index)
+        for index, token in enumerate(tokens)
+    )
+
+
 def _verdict(tokens: list[str], index: int) -> str:
     """The verdict word after ``tokens[index]``, past :data:`VERDICT_FILLERS` (``''`` at the end)."""
     following = index + 1

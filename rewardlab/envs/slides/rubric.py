@@ -99,7 +99,7 @@ from typing import Any
 import numpy as np
 
 from rewardlab.core import Criterion, Rubric
-from rewardlab.core.negation import denies
+from rewardlab.core.negation import NEGATORS, denies, negations
 from rewardlab.core.numerals import NUMBER_WORDS, read_number
 from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
@@ -309,15 +309,57 @@ _OPPOSITES = (
     ("win", "lose"), ("maximum", "minimum"), ("positive", "negative"), ("stronger", "weaker"),
     ("strong", "weak"), ("top", "bottom"), ("majority", "minority"), ("inside", "outside"), ("cheaper", "dearer"),
     ("success", "failure"), ("succeed", "fail"), ("accept", "reject"), ("approve", "reject"),
+    ("open", "close"), ("open", "closed"), ("pass", "fail"), ("improve", "worsen"), ("improve", "deteriorate"),
+    ("expand", "contract"), ("expand", "shrink"), ("hot", "cold"), ("warm", "cool"), ("warmer", "cooler"),
+    ("include", "exclude"), ("add", "remove"), ("start", "stop"), ("start", "end"), ("begin", "end"),
+    ("cut", "raise"), ("lower", "raise"), ("reduce", "increase"), ("reduce", "raise"), ("drop", "rise"),
+    ("drop", "increase"), ("short", "long"), ("shorter", "longer"), ("new", "old"), ("newer", "older"),
+    ("easy", "hard"), ("easy", "difficult"), ("easier", "harder"), ("cheap", "expensive"), ("true", "false"),
+    ("private", "public"), ("internal", "external"), ("manual", "automatic"), ("allow", "block"),
+    ("allow", "forbid"), ("allow", "prevent"), ("enable", "disable"), ("enable", "prevent"), ("double", "halve"),
+    ("stable", "volatile"), ("confirm", "refute"), ("confirm", "deny"), ("detect", "miss"), ("meet", "miss"),
+    ("hit", "miss"), ("ahead", "behind"), ("gain", "lose"), ("keep", "drop"), ("keep", "lose"), ("save", "waste"),
+    ("wet", "dry"), ("light", "heavy"), ("quiet", "noisy"), ("quiet", "loud"), ("strongest", "weakest"),
+    ("lowest", "highest"), ("minor", "major"), ("rare", "common"), ("rarely", "often"), ("rarely", "frequently"),
+    ("sometimes", "always"), ("present", "absent"), ("present", "missing"), ("buy", "sell"), ("import", "export"),
+    ("input", "output"), ("push", "pull"), ("send", "receive"), ("accept", "decline"), ("support", "oppose"),
+    ("benefit", "harm"), ("help", "hurt"), ("help", "harm"), ("safe", "dangerous"), ("safe", "risky"),
+    ("clean", "dirty"), ("full", "empty"), ("simple", "complex"), ("narrow", "wide"), ("thin", "thick"),
+    ("deep", "shallow"), ("rich", "poor"), ("young", "old"), ("good", "bad"), ("better", "worse"),
+    ("right", "wrong"), ("within", "outside"), ("within", "beyond"), ("below", "exceed"), ("many", "few"),
+    ("all", "some"), ("both", "neither"), ("same", "different"), ("similar", "different"), ("grow", "decline"),
+    ("grow", "fall"), ("growth", "decline"), ("surplus", "deficit"), ("asset", "liability"), ("credit", "debit"),
+    ("victory", "defeat"), ("strength", "weakness"), ("north", "south"), ("east", "west"), ("day", "night"),
+    ("summer", "winter"), ("upper", "lower"), ("inner", "outer"), ("front", "back"), ("peak", "trough"),
+    ("fast", "slow"), ("quick", "slow"), ("earliest", "latest"), ("past", "future"), ("precede", "follow"),
+    ("cause", "prevent"), ("lead", "trail"), ("lead", "lag"), ("overestimate", "underestimate"), ("gain", "drop"),
 )  # fmt: skip
 """Word pairs of which one, put for the other, reverses a statement (compared as :func:`_lemma`, inflections
-included: "decreased" for "increased")."""
+included: "decreased" for "increased"). Words that differ by a negating prefix (:data:`_NEGATING_PREFIXES`:
+"unstable" for "stable") are opposites without a pair."""
+_NEGATING_PREFIXES = ("un", "non", "dis", "in", "im", "il", "ir")
+"""Prefixes that negate the rest of a word ("unlikely", "nonbinding", "disagreed", "invalid", "impossible")."""
+
+
+def _prefixed_opposites(word: str, others: set[str]) -> bool:
+    """Whether ``word`` is one of ``others`` with a negating prefix added or taken away (at least four letters
+    left: "unsafe"/"safe", not "inform"/"form")."""
+    for prefix in _NEGATING_PREFIXES:
+        rest = word[len(prefix) :] if word.startswith(prefix) else None
+        if rest is not None and len(rest) >= 4 and rest in others:
+            return True
+        if len(word) >= 4 and any(other == prefix + word for other in others):
+            return True
+    return False
 
 
 def _forms(word: str) -> set[str]:
-    """The :func:`_lemma` of ``word`` and of its regular inflections (``-s``, ``-ed``, ``-ing``)."""
+    """The :func:`_lemma` of ``word`` and of its regular inflections (``-s``, ``-ed``, ``-ing``, a final consonant
+    doubled: "dropped", "stopping")."""
     stem = word[:-1] if word.endswith("e") else word
-    return {_lemma(form) for form in (word, f"{word}s", f"{stem}ed", f"{stem}ing")}
+    doubled = word + word[-1] if word[-1] not in "aeiouwxy" and word[-2:-1] in tuple("aeiou") else word
+    forms = (word, f"{word}s", f"{stem}ed", f"{stem}ing", f"{doubled}ed", f"{doubled}ing")
+    return {_lemma(form) for form in forms}
 
 
 def _opposites() -> dict[str, frozenset[str]]:
@@ -337,6 +379,8 @@ def _lemma(token: str) -> str:
 
 
 _OPPOSITE = _opposites()
+_NEGATOR_LEMMAS = frozenset(_lemma(word) for word in NEGATORS)
+"""Negators as :func:`_lemma` reads them: a bullet may add or drop one and still be in its source's words."""
 """Each :func:`_lemma`'d word of :data:`_OPPOSITES` (inflections included) and the words opposite to it."""
 
 
@@ -397,17 +441,24 @@ def inverts(bullet: str, source: str) -> bool:
     words (:func:`_sequence`) all come from the source (a paraphrase in other words is not judged here) and
 
     - one of the two denies and the other does not (:func:`~rewardlab.core.negation.denies`: "prices did not
-      rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or
-    - it holds a word whose opposite (:data:`_OPPOSITES`) the source holds instead ("below 41 seats" for "above
-      41 seats", stop words included), or
+      rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or they hold different
+      numbers of denying negators (:func:`~rewardlab.core.negation.negations`: "cannot ... without" for "can ...
+      without"), or
+    - it holds a word whose opposite (:data:`_OPPOSITES`, or the word with a negating prefix added or taken away)
+      the source holds instead ("below 41 seats" for "above 41 seats", "unstable" for "stable", stop words
+      included), or
     - it exchanges two of the source's runs of words across others (:func:`_roles_swapped`)."""
     mine, theirs = _sequence(bullet), _sequence(source)
     all_mine, all_theirs = {_lemma(t) for t in tokens(bullet)}, {_lemma(t) for t in tokens(source)}
-    only_theirs = all_theirs - all_mine
-    opposed = {word for word in all_mine - all_theirs if _OPPOSITE.get(word, frozenset()) & only_theirs}
-    if not set(mine) - opposed <= set(theirs):
+    opposed = {
+        word
+        for word in all_mine - all_theirs
+        if _OPPOSITE.get(word, frozenset()) & all_theirs or _prefixed_opposites(word, all_theirs)
+    }
+    if not set(mine) - opposed - _NEGATOR_LEMMAS <= set(theirs):
         return False
-    return bool(opposed) or denies(bullet) != denies(source) or _roles_swapped(mine, theirs)
+    negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
+    return bool(opposed) or negated or _roles_swapped(mine, theirs)
 
 
 def _marks(text: str) -> str:

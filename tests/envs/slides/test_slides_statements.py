@@ -55,6 +55,30 @@ def test_the_same_statement_in_another_order_or_other_words_does_not_invert(bull
     assert not inverts(bullet, source)
 
 
+OPPOSITE_WORDS = [
+    ("Prices rose after the launch.", "Prices dropped after the launch."),
+    ("The team started the migration in May.", "The team stopped the migration in May."),
+    ("Leak testing is the main open risk.", "Leak testing is the main closed risk."),
+    ("Improved ducts helped at high charge rates.", "Worsened ducts helped at high charge rates."),
+    ("Demand will exceed capacity within 3 years.", "Demand will exceed capacity outside 3 years."),
+    ("New rules will tighten nitrogen limits.", "Old rules will tighten nitrogen limits."),
+    ("The cell stayed stable under load.", "The cell stayed unstable under load."),
+    ("The board agreed with the plan.", "The board disagreed with the plan."),
+    ("The result is likely to hold.", "The result is unlikely to hold."),
+    ("The upgrade can be built without stopping treatment.", "The upgrade cannot be built without stopping treatment."),
+    ("We kept the legacy API.", "We dropped the legacy API."),
+    ("More users chose the annual plan and more renewed.", "Fewer users chose the annual plan and more renewed."),
+]
+
+
+@pytest.mark.parametrize(("source", "bullet"), OPPOSITE_WORDS)
+def test_a_word_put_for_its_opposite_inverts_the_source_and_the_source_does_not(source, bullet):
+    """Opposites beyond a short list: pairs of the lexicon, negating prefixes ("unstable"), a negator added to
+    one already there ("cannot ... without"), a doubled consonant ("dropped", "stopped")."""
+    assert inverts(bullet, source)
+    assert not inverts(source, source)
+
+
 @pytest.mark.parametrize(
     ("text", "values"),
     [
