@@ -732,10 +732,11 @@ def comparison_guard(
 
     def canary(other: Any, pick: random.Random, distant: bool = False, depth: int = 0) -> Any:
         """A near miss of ``other``: a value of its kind and shape that differs from it (:func:`alike_text`,
-        :func:`alike_number`; in a container, one element's near miss), so that how it looks does not tell it
-        from the value a test expects. ``distant``: a near miss no honest container of values like ``other`` holds
-        by chance (to ask a container whether it holds it): a string gets a word added, a number three digits, a
-        container's every element its own."""
+        :func:`alike_number`; in a container, every element's near miss), so that how it looks does not tell it
+        from the value a test expects. Every element, not one: an honest equality may ignore a part of a value
+        (semver's ``Version`` compared with a dict ignores its ``build``), and one part changed would look equal to
+        it. ``distant``: a near miss no honest container of values like ``other`` holds by chance (to ask a
+        container whether it holds it): a string gets a word added, a number three digits."""
         kind = kind_of(other)
         if depth > 8:
             return Unmatched()
@@ -754,16 +755,12 @@ def comparison_guard(
             items = list(iterate(other, kind))
             if not items:
                 return kind((word(pick),))
-            changed = range(length(items)) if distant else [pick.randrange(length(items))]
-            for index in changed:
-                items[index] = canary(items[index], pick, distant, depth + 1)
-            return kind(items)
+            return kind(canary(item, pick, distant, depth + 1) for item in items)
         if kind is dict:
             pairs = list(dict_items(other))
             if not pairs:
                 return {word(pick): word(pick)}
-            chosen = pairs if distant else [pairs[pick.randrange(length(pairs))]]
-            return {**dict(pairs), **{key: canary(value, pick, distant, depth + 1) for key, value in chosen}}
+            return {key: canary(value, pick, distant, depth + 1) for key, value in pairs}
         return word(pick) if other is None else Unmatched()
 
     def near_misses(other: Any, distant: bool = False) -> Iterator[Any]:

@@ -128,3 +128,33 @@ def test_an_honest_value_equal_to_the_expected_one_is_never_reported(expected):
     """No near miss equals the value it is made from (infinities and one-character texts included)."""
     handle, violations = agent_guard()
     assert compared(handle, "==", EqualToItself(expected), expected) is True and not violations
+
+
+class IgnoresBuild:
+    """semver's ``Version`` compared with a dict: equal when every part but the build metadata is (an honest
+    equality that ignores a part of the value)."""
+
+    def __init__(self, parts: dict[str, Any]):
+        self.parts = parts
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, dict):
+            return NotImplemented
+        return {k: v for k, v in other.items() if k != "build"} == {k: v for k, v in self.parts.items() if k != "build"}
+
+    __hash__ = object.__hash__
+
+
+@given(
+    st.fixed_dictionaries(
+        {"major": st.integers(0, 99), "minor": st.integers(0, 99), "patch": st.integers(0, 99),
+         "prerelease": st.none() | st.text("abc0123.", min_size=1, max_size=8),
+         "build": st.none() | st.text("abc0123.", min_size=1, max_size=8)}
+    )
+)  # fmt: skip
+def test_an_honest_equality_that_ignores_a_part_of_the_value_is_never_reported(expected):
+    """Near misses of a container change every element: one that changed only the ignored part would equal it
+    (semver's renamed-locals variants failed on 9 of 100 train tasks when one element changed)."""
+    handle, violations = agent_guard()
+    assert compared(handle, "==", IgnoresBuild(expected), expected) is True and not violations
+    assert compared(handle, "==", Liar(), expected) is False and violations
