@@ -187,9 +187,8 @@ def run_tests(
         expected=expected,
     )
     run = sealed_run(timeout=timeout)
-    if (
-        run.result.timed_out and retry_late
-    ):  # a machine too busy for the timeout, or code that never ends? A longer run says
+    # late: a machine too busy for the timeout, or code that never ends? A longer run says
+    if run.result.timed_out and retry_late:
         run = sealed_run(timeout=timeout * RETRY_TIMEOUT_FACTOR)
     if not renamed:
         return run
