@@ -659,12 +659,24 @@ def comparison_guard(
             for v in type_dict(cls).values()
         )
 
-    def plain(value: Any, depth: int = 0) -> Any:
+    def plain(value: Any, depth: int = 0, memo: dict[int, Any] | None = None) -> Any:
+        """``value`` with every value of an agent-overridden built-in type in it replaced by a plain copy (see the
+        docstring). Each object is converted once per call (``memo``, by identity): a linked structure of lists
+        (boltons' LRU links, each node holding its neighbours) is walked in linear time, not once per path to a
+        node, and a cycle ends where it began."""
         kind = kind_of(value)
         if kind in scalars or depth > 64:
             return value
+        memo = {} if memo is None else memo
+        if id(value) in memo:
+            return memo[id(value)]
+        memo[id(value)] = value  # a cycle back to ``value`` keeps it as it is
+        memo[id(value)] = made = converted(value, kind, depth, memo)
+        return made
+
+    def converted(value: Any, kind: type, depth: int, memo: dict[int, Any]) -> Any:
         if kind in collections_:
-            return plain_collection(value, kind, depth)
+            return plain_collection(value, kind, depth, memo)
         for base in bases:
             if is_subclass(kind, base):
                 break
@@ -672,19 +684,21 @@ def comparison_guard(
             return value
         made = agent_classes(kind, behaviour[base])
         if not made or all(from_repository(cls) for cls in made):  # a repository class the fix may change:
-            return plain_collection(value, base, depth) if base in collections_ else value  # its ==, != are probed
+            return plain_collection(value, base, depth, memo) if base in collections_ else value  # its ==, != probed
         if base in copies:
             return copies[base](value)
-        return rebuilt(value, base, depth)
+        return rebuilt(value, base, depth, memo)
 
-    def plain_collection(value: Any, base: type, depth: int) -> Any:
+    def plain_collection(value: Any, base: type, depth: int, memo: dict[int, Any]) -> Any:
         """``value`` itself when its elements are plain already, else a plain copy."""
         items = list(dict_items(value)) if base is dict else list(iterate(value, base))
         flat = [part for pair in items for part in pair] if base is dict else items
         if all(kind_of(item) in scalars for item in flat):
             return value
-        converted = [plain(item, depth + 1) for item in flat]
-        return value if all(a is b for a, b in zip(converted, flat, strict=True)) else rebuilt(value, base, depth)
+        plain_items = [plain(item, depth + 1, memo) for item in flat]
+        if all(a is b for a, b in zip(plain_items, flat, strict=True)):
+            return value
+        return rebuilt(value, base, depth, memo)
 
     def iterate(value: Any, base: type) -> Any:
         iterators: dict[type, Callable[[Any], Any]] = {
@@ -692,10 +706,10 @@ def comparison_guard(
         }  # fmt: skip
         return iterators[base](value)
 
-    def rebuilt(value: Any, base: type, depth: int) -> Any:
+    def rebuilt(value: Any, base: type, depth: int, memo: dict[int, Any]) -> Any:
         if base is dict:
-            return {plain(k, depth + 1): plain(v, depth + 1) for k, v in dict_items(value)}
-        return base(plain(item, depth + 1) for item in iterate(value, base))
+            return {plain(k, depth + 1, memo): plain(v, depth + 1, memo) for k, v in dict_items(value)}
+        return base(plain(item, depth + 1, memo) for item in iterate(value, base))
 
     def alike_character(character: str, pick: random.Random) -> str:
         """Another character of ``character``'s class (a vowel, a consonant, each case; a digit), else itself."""

@@ -125,7 +125,7 @@ class SWEEnv(TextEnv):
     earlier episodes (``test_statistics``; uniform in a fresh env), which moves ``tests`` by at most
     ``min(f, 1 − f) ≤ 1/2``; and a test that runs into the sandbox's timeout on a loaded machine fails, which
     can change any component (a replay then drifts beyond the tolerance, and is reported). A hidden run that
-    reaches its timeout is run once more with three times as long before that
+    reaches its timeout or CPU limit is run once more with three times as long and as much CPU time before that
     (:data:`~rewardlab.envs.swe.testrun.RETRY_TIMEOUT_FACTOR`), so only a machine busy enough to slow it threefold
     fails a correct fix; the price is that code that never ends costs four timeouts per evaluation (one per
     working-copy content: evaluations are cached).
@@ -273,7 +273,8 @@ class SWEEnv(TextEnv):
       standard library snapshotted with the test machinery, agent-written orders probed, and a probe run
       with the tests' expected values changed at random (an evaluation that passes tests took two runs); then
       the expected values sealed out of the evaluated files instead (one run again); then (stop 39) a hidden
-      run that reaches its timeout runs once more with three times as long, and that run decides.
+      run that reaches its timeout or CPU limit runs once more with three times as long and as much CPU time,
+      and that run decides.
     """
 
     system_prompt = (

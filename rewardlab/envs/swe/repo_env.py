@@ -118,7 +118,9 @@ class SWERepoEnv(SWEEnv):
     - v0: initial version.
     - v1 (issue 25): the verdicts of SWE-v2 (computed on the host from a sealed runner's signed per-test
       records; the static check keeps only the test machinery and "always equal" values). Later, under the
-      same id: a hidden run that reaches its timeout runs once more with three times as long (stop 39).
+      same id: a hidden run that reaches its timeout or CPU limit runs once more with three times as long and
+      as much CPU time (stop 39; boltons' cacheutils suite exceeded the 20 CPU seconds under the guards, and its
+      gold patch scored 0).
     """
 
     git_history = True

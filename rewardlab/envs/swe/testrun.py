@@ -48,7 +48,7 @@ RECORDS_BYTES = 32 << 20
 PYTEST_ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": ""}
 COLLECTOR = Path(__file__).with_name("collector.py")
 RETRY_TIMEOUT_FACTOR = 3.0
-"""The timeout of the second run of a hidden run that reached its timeout, in multiples of the first's."""
+"""The timeout and CPU limit of the second run of a hidden run that reached either, in multiples of the first's."""
 _TIMING = re.compile(r" in \d+(?:\.\d+)?s\b")
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,16}\b")
 
@@ -154,9 +154,10 @@ def run_tests(
     (:func:`~rewardlab.envs.swe.tampering.unchanged_functions`): the runner treats their code as the
     repository's own, like a vouched file's. ``scratch`` is removed first.
 
-    A run that reaches ``timeout`` is run once more with :data:`RETRY_TIMEOUT_FACTOR` times as long (on a loaded
-    machine a correct fix can be late; code that never ends is late again), and that run decides; ``retry_late=False``
-    (building tasks, where a late candidate is dropped either way) keeps the first.
+    A run that reaches ``timeout`` or its CPU limit is run once more with :data:`RETRY_TIMEOUT_FACTOR` times as long
+    and as much CPU time (on a loaded machine a correct fix can be late, and the guards make a heavy suite dearer;
+    code that never ends is late again), and that run decides; ``retry_late=False`` (building tasks, where a late
+    candidate is dropped either way) keeps the first.
 
     The evaluated test files' expected values are sealed (:mod:`~rewardlab.envs.swe.expectations`): the run sees
     random tokens in their place, under the ids pytest derives from them, and the runner gets the values in its
@@ -178,7 +179,6 @@ def run_tests(
         sealed_tree,
         scratch,
         [renamed.get(test_id, test_id) for test_id in test_ids],
-        limits=limits,
         python=python,
         config=config,
         vouched=tuple(vouched),
@@ -186,10 +186,13 @@ def run_tests(
         functions=functions,
         expected=expected,
     )
-    run = sealed_run(timeout=timeout)
-    # late: a machine too busy for the timeout, or code that never ends? A longer run says
-    if run.result.timed_out and retry_late:
-        run = sealed_run(timeout=timeout * RETRY_TIMEOUT_FACTOR)
+    run = sealed_run(timeout=timeout, limits=limits)
+    # late: a machine too busy for the timeout, a suite the guards make dearer, or code that never ends? A longer
+    # run says
+    if run.result.killed_reason in ("timeout", "cpu_limit") and retry_late:
+        base = limits or getattr(sandbox, "limits", None) or Limits()
+        longer = dataclasses.replace(base, cpu_seconds=int(base.cpu_seconds * RETRY_TIMEOUT_FACTOR))
+        run = sealed_run(timeout=timeout * RETRY_TIMEOUT_FACTOR, limits=longer)
     if not renamed:
         return run
     original = {new: old for old, new in renamed.items()}

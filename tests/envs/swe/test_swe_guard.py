@@ -3,13 +3,14 @@ canaries it asks them about. The sealed runs in ``test_swe_comparisons.py`` chec
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.envs.swe.collector import COMPARE_EVENT, comparison_guard
+from rewardlab.envs.swe.collector import COMPARE_EVENT, VALUE_EVENT, comparison_guard
 
 HERE = __file__
 
@@ -158,3 +159,35 @@ def test_an_honest_equality_that_ignores_a_part_of_the_value_is_never_reported(e
     handle, violations = agent_guard()
     assert compared(handle, "==", IgnoresBuild(expected), expected) is True and not violations
     assert compared(handle, "==", Liar(), expected) is False and violations
+
+
+def ring_of_lists(size: int) -> list[Any]:
+    """boltons' LRU links: ``[prev, next, key, value]`` lists in a doubly linked ring around an anchor."""
+    anchor: list[Any] = []
+    anchor[:] = [anchor, anchor, None, None]
+    for key in range(size):
+        last = anchor[0]
+        node = [last, anchor, key, str(key)]
+        last[1] = anchor[0] = node
+    return anchor
+
+
+@pytest.mark.parametrize("size", [2, 5, 200])
+def test_a_linked_structure_of_lists_is_walked_once_and_kept(size):
+    """A value the test loads is made plain object by object, each once: a ring of lists whose every node holds
+    its neighbours took time exponential in the depth (boltons' LRU tests ran out of CPU, gold patch scored 0)."""
+    anchor = ring_of_lists(size)
+    handle, violations = agent_guard()
+
+    def too_slow(signum: int, frame: Any) -> None:
+        raise TimeoutError("plain() walked the ring once per path")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    signal.setitimer(signal.ITIMER_REAL, 5.0)
+    try:
+        box = [anchor]
+        handle(VALUE_EVENT, box)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert box[0] is anchor and not violations
