@@ -560,7 +560,10 @@ class Unmatched:
 
 
 def comparison_guard(
-    trusted_code: Callable[[Any], bool], violations: list[str], sealed: Mapping[str, Any] | None = None
+    trusted_code: Callable[[Any], bool],
+    violations: list[str],
+    sealed: Mapping[str, Any] | None = None,
+    classes: frozenset[tuple[str, str]] = frozenset(),
 ) -> Callable[[str, Any], None]:
     """``handle(event, box)`` for :data:`VALUE_EVENT` and :data:`COMPARE_EVENT`; called by the seal's hook only.
 
@@ -571,8 +574,9 @@ def comparison_guard(
     the elements of built-in containers likewise (a subclass that only adds methods, ``Slug.words``, stays as it is).
     So ``"x" == result`` compares characters, whatever ``__eq__``, ``startswith`` or ``__len__`` the
     returned value's class overrides. A class of the repository itself (one of its functions is
-    unchanged: munch's ``Munch(dict)``, whose methods a fix may rewrite) is not copied; its ``==`` and
-    ``!=`` are checked as below. Honest values keep their identity (nothing is copied unless it
+    unchanged, or the base commit defines it in that file: ``classes``, ``(real path, qualified name)``; munch's
+    ``Munch(dict)`` or boltons' ``LRU(dict)``, whose methods a fix may rewrite, every one of them) is not copied;
+    its ``==`` and ``!=`` are checked as below. Honest values keep their identity (nothing is copied unless it
     must be).
 
     **Discriminating comparison.** A value of another class (or of such a repository class) whose ``==``
@@ -604,6 +608,7 @@ def comparison_guard(
         dict.items, list.__iter__, tuple.__iter__, set.__iter__, frozenset.__iter__,
     )  # fmt: skip
     type_dict, type_mro = type.__dict__["__dict__"].__get__, type.__dict__["__mro__"].__get__
+    qualname_of, realpath = type.__dict__["__qualname__"].__get__, os.path.realpath
     scalars = frozenset({str, bytes, int, float, complex, bool, type(None)})
     collections_ = (list, tuple, dict, set, frozenset)
     copies: dict[type, Callable[[Any], Any]] = {
@@ -653,11 +658,14 @@ def comparison_guard(
         return bool(agent_classes(kind, names))
 
     def from_repository(cls: type) -> bool:
-        """Whether ``cls`` is a class of the repository's own: a function of it is code the agent did not change."""
-        return any(
-            is_instance(v, function_kinds) and all(trusted_code(f.__code__) for f in _functions_of(v))
-            for v in type_dict(cls).values()
-        )
+        """Whether ``cls`` is a class of the repository's own: a function of it is code the agent did not change, or
+        it is defined, under the qualified name the base commit gives a class, in that class's file."""
+        functions = [f for v in type_dict(cls).values() if is_instance(v, function_kinds) for f in _functions_of(v)]
+        if any(all(trusted_code(f.__code__) for f in _functions_of(v)) for v in type_dict(cls).values()
+               if is_instance(v, function_kinds)):  # fmt: skip
+            return True
+        name = qualname_of(cls)
+        return any((realpath(f.__code__.co_filename), name) in classes for f in functions)
 
     def plain(value: Any, depth: int = 0, memo: dict[int, Any] | None = None) -> Any:
         """``value`` with every value of an agent-overridden built-in type in it replaced by a plain copy (see the
@@ -1260,6 +1268,7 @@ def seal(
     unmarshallers: set[types.CodeType],
     violations: list[str],
     sealed: Mapping[str, Any] | None = None,
+    classes: frozenset[tuple[str, str]] = frozenset(),
 ) -> None:
     """Install the audit hook that refuses frame and object introspection except to consumers.
 
@@ -1315,7 +1324,7 @@ def seal(
         path = real(filename)
         return path in vouched or path.startswith(protected_dirs) or (path, code.co_qualname) in functions
 
-    guard = comparison_guard(trusted_code, violations, sealed)
+    guard = comparison_guard(trusted_code, violations, sealed, classes)
 
     def claims_protected(name: Any) -> bool:
         if not is_instance(name, to_str) or name.startswith("<"):
@@ -1862,7 +1871,10 @@ def prepare(argv: list[str]) -> tuple[Callable[[tuple[str, tuple[Any, ...]]], No
         for token, value in dict(ticket.pop("expected", {})).items()
         if type(token) is str and type(value) in (str, int, float)
     }
-    seal(policy, set(resolve(COMPILERS)), set(resolve(UNMARSHALLERS)), violations, sealed)
+    classes = frozenset(
+        (os.path.realpath(path), str(name)) for path, names in ticket.get("classes", {}).items() for name in names
+    )
+    seal(policy, set(resolve(COMPILERS)), set(resolve(UNMARSHALLERS)), violations, sealed, classes)
     return deliver, witness, pytest_args
 
 

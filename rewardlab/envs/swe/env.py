@@ -29,6 +29,7 @@ from rewardlab.envs.swe.tampering import (
     changes_code,
     evaluation_tree,
     find_tampering,
+    repository_classes,
     top_level_packages,
     unchanged_functions,
 )
@@ -558,6 +559,7 @@ class SWEEnv(TextEnv):
             vouched=set(tree) - changed,
             packages=self._packages_cache[self.current_task.id],
             functions={p: unchanged_functions(base.get(p, ""), tree[p]) for p in changed if p.endswith(".py")},
+            classes={p: repository_classes(base.get(p, ""), tree[p]) for p in changed if p.endswith(".py")},
         )
         tampering = (*find_tampering(base, snapshot, self._test_files), *run.tampering)
         evaluation = Evaluation(run, clean, tampering, changes_code(base, snapshot))

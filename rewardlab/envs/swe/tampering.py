@@ -210,6 +210,30 @@ def unchanged_functions(before: str, after: str) -> list[str]:
     return sorted(name for name, dumps in new.items() if len(dumps) == 1 and old.get(name) == dumps)
 
 
+def repository_classes(before: str, after: str) -> list[str]:
+    """Qualified names (``Outer.Inner``) of the classes of ``after`` that ``before`` defines too: the repository's
+    own classes, however much of them the agent rewrote (a fix may change every method of one)."""
+    old, new = _classes(_parse(before)), _classes(_parse(after))
+    return sorted(new & old)
+
+
+def _classes(tree: ast.AST | None) -> set[str]:
+    """Qualified names of the classes in ``tree`` (not those inside functions)."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                found.add(f"{prefix}{child.name}")
+                visit(child, f"{prefix}{child.name}.")
+            elif not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, prefix)
+
+    if tree is not None:
+        visit(tree, "")
+    return found
+
+
 def _functions(tree: ast.AST | None) -> dict[str, list[str]]:
     """``{qualified name: [ast.dump of each definition]}`` of the functions in ``tree``."""
     found: dict[str, list[str]] = {}

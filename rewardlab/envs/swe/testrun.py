@@ -139,6 +139,7 @@ def run_tests(
     vouched: Iterable[str] = (),
     packages: Iterable[str] = (),
     functions: Mapping[str, Iterable[str]] | None = None,
+    classes: Mapping[str, Iterable[str]] | None = None,
     retry_late: bool = True,
 ) -> TestRun:
     """Run ``test_ids`` (all collected tests when empty) on ``tree`` in the fresh directory ``scratch``.
@@ -152,7 +153,9 @@ def run_tests(
     the repository before anything installed. ``functions`` maps changed files to the qualified
     names of their functions the agent did not change
     (:func:`~rewardlab.envs.swe.tampering.unchanged_functions`): the runner treats their code as the
-    repository's own, like a vouched file's. ``scratch`` is removed first.
+    repository's own, like a vouched file's. ``classes`` maps changed files to the qualified names of their classes
+    that the base commit defines too (:func:`~rewardlab.envs.swe.tampering.repository_classes`): values of them are
+    the repository's, compared as they are (their ``==`` probed) rather than copied. ``scratch`` is removed first.
 
     A run that reaches ``timeout`` or its CPU limit is run once more with :data:`RETRY_TIMEOUT_FACTOR` times as long
     and as much CPU time (on a loaded machine a correct fix can be late, and the guards make a heavy suite dearer;
@@ -184,6 +187,7 @@ def run_tests(
         vouched=tuple(vouched),
         packages=tuple(packages),
         functions=functions,
+        classes=classes,
         expected=expected,
     )
     run = sealed_run(timeout=timeout, limits=limits)
@@ -239,6 +243,7 @@ def _run_sealed(
     vouched: Iterable[str],
     packages: Iterable[str],
     functions: Mapping[str, Iterable[str]] | None,
+    classes: Mapping[str, Iterable[str]] | None,
     expected: Mapping[str, Any],
 ) -> TestRun:
     """The sealed run of :func:`run_tests` on ``tree`` (its test files sealed already); ``expected`` maps their
@@ -264,6 +269,7 @@ def _run_sealed(
         "tests": tests,
         "packages": sorted(packages),
         "functions": {path: sorted(names) for path, names in (functions or {}).items() if path in tree},
+        "classes": {path: sorted(names) for path, names in (classes or {}).items() if path in tree},
         "expected": dict(expected),
         "compiled": {path: compiled for path in tests if (compiled := _guarded(tree[path])) is not None},
     }

@@ -3,6 +3,7 @@ canaries it asks them about. The sealed runs in ``test_swe_comparisons.py`` chec
 
 from __future__ import annotations
 
+import os
 import signal
 from typing import Any
 
@@ -11,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardlab.envs.swe.collector import COMPARE_EVENT, VALUE_EVENT, comparison_guard
+from rewardlab.envs.swe.tampering import repository_classes
 
 HERE = __file__
 
@@ -191,3 +193,36 @@ def test_a_linked_structure_of_lists_is_walked_once_and_kept(size):
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert box[0] is anchor and not violations
+
+
+class RepoDict(dict):
+    """A repository's dict subclass whose every method the fix rewrote (boltons' ``LRU`` in a renamed-locals
+    variant): it keeps attributes a plain copy would lose."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.anchor = ring_of_lists(2)
+
+    def __getitem__(self, key: Any) -> Any:
+        return dict.__getitem__(self, key)
+
+
+@pytest.mark.parametrize("declared", [True, False])
+def test_a_class_the_base_commit_defines_is_kept_however_much_of_it_changed(declared):
+    """Values of a class the base commit defines in that file (``classes``) are the repository's: compared as they
+    are; an agent's class of the same shape is made a plain dict."""
+    classes = frozenset({(os.path.realpath(HERE), "RepoDict")}) if declared else frozenset()
+    handle = comparison_guard(lambda code: code.co_filename != HERE, [], None, classes)
+    value = RepoDict()
+    box = [value]
+    handle(VALUE_EVENT, box)
+    assert (box[0] is value) is declared
+    assert type(box[0]) is (RepoDict if declared else dict)
+
+
+def test_repository_classes_are_the_classes_both_versions_define():
+    before = (
+        "class A:\n    def f(self):\n        return 1\n\n    class B:\n        pass\n\n\ndef g():\n    class C: ...\n"
+    )
+    after = "class A:\n    def f(self):\n        return 2\n\n    class B:\n        x = 1\n\n\nclass D:\n    pass\n"
+    assert repository_classes(before, after) == ["A", "A.B"]
