@@ -146,3 +146,17 @@ def test_a_run_that_reaches_its_timeout_gets_a_second_longer_one(tmp_path, secon
     run = testrun.run_tests(LocalSandbox(), tree, tmp_path / "eval", ["tests/test_slow.py::test_slow"], timeout=2)
     assert run.passed == {"tests/test_slow.py::test_slow": resolved}
     assert run.result.timed_out is not resolved and not run.tampering
+
+
+BUSY_TEST = (
+    "import time\n\n\ndef test_busy():\n    end = time.process_time() + {seconds}\n"
+    "    while time.process_time() < end:\n        pass\n"
+)
+
+
+def test_a_run_that_reaches_its_cpu_limit_gets_a_second_one_with_more(tmp_path):
+    """The guards make a heavy suite dearer: a correct test over the CPU limit passes on the second run."""
+    tree = {"tests/test_busy.py": BUSY_TEST.format(seconds=2.5)}
+    sandbox = LocalSandbox(limits=Limits(cpu_seconds=2))
+    run = testrun.run_tests(sandbox, tree, tmp_path / "eval", ["tests/test_busy.py::test_busy"], timeout=30)
+    assert run.passed == {"tests/test_busy.py::test_busy": True} and not run.tampering
