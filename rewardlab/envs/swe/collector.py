@@ -660,29 +660,27 @@ def comparison_guard(
     def from_repository(cls: type) -> bool:
         """Whether ``cls`` is a class of the repository's own: a function of it is code the agent did not change, or
         it is defined, under the qualified name the base commit gives a class, in that class's file."""
-        functions = [f for v in type_dict(cls).values() if is_instance(v, function_kinds) for f in _functions_of(v)]
-        if any(all(trusted_code(f.__code__) for f in _functions_of(v)) for v in type_dict(cls).values()
-               if is_instance(v, function_kinds)):  # fmt: skip
+        members = [v for v in type_dict(cls).values() if is_instance(v, function_kinds)]
+        if any(all(trusted_code(f.__code__) for f in _functions_of(v)) for v in members):
             return True
         name = qualname_of(cls)
-        return any((realpath(f.__code__.co_filename), name) in classes for f in functions)
+        return bool(classes) and any(
+            (realpath(f.__code__.co_filename), name) in classes for v in members for f in _functions_of(v)
+        )
 
     def plain(value: Any, depth: int = 0, memo: dict[int, Any] | None = None) -> Any:
         """``value`` with every value of an agent-overridden built-in type in it replaced by a plain copy (see the
-        docstring). Each object is converted once per call (``memo``, by identity): a linked structure of lists
-        (boltons' LRU links, each node holding its neighbours) is walked in linear time, not once per path to a
-        node, and a cycle ends where it began."""
+        docstring). Each container is converted once per call (``memo``, by identity, made at the first container
+        that holds more than scalars): a linked structure of lists (boltons' LRU links, each node holding its
+        neighbours) is walked in linear time, not once per path to a node, and a cycle ends where it began."""
         kind = kind_of(value)
         if kind in scalars or depth > 64:
             return value
-        memo = {} if memo is None else memo
-        if id(value) in memo:
+        if memo is not None and id(value) in memo:
             return memo[id(value)]
-        memo[id(value)] = value  # a cycle back to ``value`` keeps it as it is
-        memo[id(value)] = made = converted(value, kind, depth, memo)
-        return made
+        return converted(value, kind, depth, memo)
 
-    def converted(value: Any, kind: type, depth: int, memo: dict[int, Any]) -> Any:
+    def converted(value: Any, kind: type, depth: int, memo: dict[int, Any] | None) -> Any:
         if kind in collections_:
             return plain_collection(value, kind, depth, memo)
         for base in bases:
@@ -697,16 +695,19 @@ def comparison_guard(
             return copies[base](value)
         return rebuilt(value, base, depth, memo)
 
-    def plain_collection(value: Any, base: type, depth: int, memo: dict[int, Any]) -> Any:
+    def plain_collection(value: Any, base: type, depth: int, memo: dict[int, Any] | None) -> Any:
         """``value`` itself when its elements are plain already, else a plain copy."""
         items = list(dict_items(value)) if base is dict else list(iterate(value, base))
         flat = [part for pair in items for part in pair] if base is dict else items
         if all(kind_of(item) in scalars for item in flat):
             return value
+        memo = {} if memo is None else memo
+        memo[id(value)] = value  # a cycle back to ``value`` keeps it as it is
         plain_items = [plain(item, depth + 1, memo) for item in flat]
-        if all(a is b for a, b in zip(plain_items, flat, strict=True)):
-            return value
-        return rebuilt(value, base, depth, memo)
+        unchanged = all(a is b for a, b in zip(plain_items, flat, strict=True))
+        made = value if unchanged else rebuilt(value, base, depth, memo)
+        memo[id(value)] = made
+        return made
 
     def iterate(value: Any, base: type) -> Any:
         iterators: dict[type, Callable[[Any], Any]] = {
@@ -714,7 +715,7 @@ def comparison_guard(
         }  # fmt: skip
         return iterators[base](value)
 
-    def rebuilt(value: Any, base: type, depth: int, memo: dict[int, Any]) -> Any:
+    def rebuilt(value: Any, base: type, depth: int, memo: dict[int, Any] | None) -> Any:
         if base is dict:
             return {plain(k, depth + 1, memo): plain(v, depth + 1, memo) for k, v in dict_items(value)}
         return base(plain(item, depth + 1, memo) for item in iterate(value, base))
