@@ -85,8 +85,10 @@ class Server:
         try:
             close_code = await self._serve(websocket, session)
         finally:
-            del self.sessions[session.id]
-            await session.close()
+            try:
+                await session.close()  # counted (health, capacity) until its env is freed
+            finally:
+                del self.sessions[session.id]
             if close_code is not None:
                 with contextlib.suppress(Exception):
                     await websocket.close(close_code)

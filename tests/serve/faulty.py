@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 
@@ -13,20 +14,24 @@ from rewardlab.envs.echo.env import EchoEnv
 FAULTY_ID = "RewardLabTest/ServeFaultyEcho-v0"
 SLOW_ID = "RewardLabTest/ServeSlowEcho-v0"
 OPEN: set[int] = set()
-"""ids of the test env instances made and not closed yet."""
+"""Serial numbers of the test env instances made and not closed yet (never reused, unlike ``id``)."""
+SERIALS = itertools.count()
 LOCK = threading.Lock()
 
 
 class FaultyEchoEnv(EchoEnv):
-    """``crash`` raises (an infrastructure fault); ``sleep:<seconds>`` sleeps, then is a draft.
+    """``crash`` raises (an infrastructure fault); ``sleep:<seconds>`` sleeps, then is a draft; ``linger:<seconds>``
+    makes the env's close take that long (a container being removed).
 
     It inherits EchoEnv's ``cheap_calls``: the server runs its calls on the event loop while they are fast.
     """
 
     def __init__(self, **common):
         super().__init__(**common)
+        self.serial = next(SERIALS)
+        self.close_takes = 0.0
         with LOCK:
-            OPEN.add(id(self))
+            OPEN.add(self.serial)
 
     def _act(self, action: str) -> Turn:
         if action == "crash":
@@ -34,11 +39,15 @@ class FaultyEchoEnv(EchoEnv):
         if action.startswith("sleep:"):
             time.sleep(float(action.removeprefix("sleep:")))
             return Turn("noted")
+        if action.startswith("linger:"):
+            self.close_takes = float(action.removeprefix("linger:"))
+            return Turn("noted")
         return super()._act(action)
 
     def close(self) -> None:
+        time.sleep(self.close_takes)
         with LOCK:
-            OPEN.discard(id(self))
+            OPEN.discard(self.serial)
         super().close()
 
 

@@ -175,24 +175,42 @@ import time; time.sleep(60)
 """
 
 
+def opened_since(known: set[int]) -> set[int]:
+    """The test envs made after ``known`` was taken and not closed yet (earlier tests' envs may still be closing)."""
+    with faulty.LOCK:
+        return faulty.OPEN - known
+
+
 def test_a_client_killed_mid_episode_frees_its_env(server):
-    before = len(faulty.OPEN)
+    known = set(faulty.OPEN)
     child = subprocess.Popen([sys.executable, "-c", CLIENT, server.url + "/ws", FAULTY], stdout=subprocess.PIPE)
     assert child.stdout is not None and child.stdout.readline().strip() == b"ready"
-    wait_until(lambda: len(faulty.OPEN) == before + 1)
+    assert len(opened_since(known)) == 1  # the reset was answered: its env is made
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
-    wait_until(lambda: active_sessions(server) == 0 and len(faulty.OPEN) == before)
+    wait_until(lambda: active_sessions(server) == 0 and not opened_since(known))
 
 
 def test_an_idle_session_is_closed_and_its_env_freed():
-    before = len(faulty.OPEN)
+    known = set(faulty.OPEN)
     with BackgroundServer(ServeConfig((FAULTY,), idle_timeout=0.5)) as server, connect(server.url + "/ws") as ws:
         request(ws, {"type": "reset", "data": {}})  # one env served: env_id may be left out
-        assert len(faulty.OPEN) == before + 1
+        assert len(opened_since(known)) == 1
         reply = json.loads(ws.recv(timeout=10))
         assert reply["data"]["code"] == "SESSION_ERROR" and "idle" in reply["data"]["message"]
-        wait_until(lambda: active_sessions(server) == 0 and len(faulty.OPEN) == before)
+        wait_until(lambda: active_sessions(server) == 0 and not opened_since(known))
+
+
+def test_a_session_counts_until_its_env_is_closed(server):
+    """Health and capacity count a session whose env is still being freed (a container being removed holds
+    resources): when ``active_sessions`` reaches 0, every env the sessions made is closed."""
+    known = set(faulty.OPEN)
+    for _ in range(3):
+        with connect(server.url + "/ws") as connection:
+            request(connection, {"type": "reset", "data": {"env_id": faulty.SLOW_ID}})
+            request(connection, {"type": "step", "data": {"action": "linger:0.5"}})
+    wait_until(lambda: active_sessions(server) == 0)
+    assert not opened_since(known)
 
 
 def test_sessions_end_without_a_logged_traceback(server, caplog):
