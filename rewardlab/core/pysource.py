@@ -17,13 +17,21 @@ from __future__ import annotations
 
 import ast
 import threading
+import warnings
 from typing import Any
 
 _LOCK = threading.RLock()
 
 
-def parse(source: str | bytes, filename: str = "<unknown>", mode: str = "exec") -> Any:
+def parse(source: str | bytes, filename: str = "<unknown>", mode: str = "exec", *, quiet: bool = False) -> Any:
     """:func:`ast.parse` of ``source``, serialised with every other call of this function (module docstring).
+    ``quiet`` hides the compiler's warnings about the source (``SyntaxWarning``/``DeprecationWarning`` for an
+    invalid escape), for source that is a repository's, not the user's: they would land in the user's log.
     Raises what :func:`ast.parse` raises (SyntaxError, ValueError, RecursionError, MemoryError)."""
     with _LOCK:
-        return ast.parse(source, filename=filename, mode=mode)
+        if not quiet:
+            return ast.parse(source, filename=filename, mode=mode)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return ast.parse(source, filename=filename, mode=mode)

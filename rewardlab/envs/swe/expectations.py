@@ -57,6 +57,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rewardlab.core.pysource import parse
+
 EXPECTATION_NAMES = frozenset(
     {"expected", "expect", "expectation", "want", "wanted", "expected_output", "expected_result", "answer", "golden"}
 )
@@ -438,7 +440,7 @@ def seal_expectations(
     if len(source) > MAX_SOURCE:
         return Sealed(source)
     try:
-        tree = ast.parse(source)
+        tree = parse(source, quiet=True)  # a repository's test file: its warnings are not the user's concern
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Sealed(source)
     sealer = _Expectations(rng, test_ids, tree)

@@ -9,6 +9,7 @@ import json
 import random
 import subprocess
 import sys
+import warnings
 
 import pytest
 from hypothesis import given
@@ -92,6 +93,14 @@ def test_only_the_values_differ():
     sealed = seal_expectations(SOURCE, rng=random.Random(1))
     assert sealed.source.count("\n") == SOURCE.count("\n") and "# kept comment" in sealed.source
     assert 'id="two"' in sealed.source and "'" in sealed.source.split("pytest.param(")[1].split(",")[1]
+
+
+def test_a_test_file_with_an_invalid_escape_is_sealed_without_a_warning_in_the_users_log():
+    source = 'import re\n\ndef test_path():\n    assert re.sub("\\/", "", "a/b") == "ab"\n'
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        sealed = seal_expectations(source, rng=random.Random(0))
+    assert sealed.source != source and not shown
 
 
 def test_tokens_differ_between_seals():
