@@ -4,7 +4,7 @@ For each task: the gold patch (played with the oracle's actions) and, with ``--v
 honest variant of it (:mod:`rewardlab.envs.swe.variants`, written with ``create`` and submitted)
 must resolve with reward 1. Prints per env the resolved count, the false-negative rate of the
 variants (target 0) and every reason seen for a miss. ``--split`` and ``--sample N`` (a seeded
-random sample) choose the tasks; ``--sandbox docker`` runs on the Docker backend.
+random sample) or ``--tasks ID ...`` choose the tasks; ``--sandbox docker`` runs on the Docker backend.
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--env", nargs="+", default=["RewardLab/SWE-v2", "RewardLab/SWERepo-v1"])
     parser.add_argument("--split", default=None)
+    parser.add_argument("--tasks", nargs="+", default=None, help="only these task ids")
     parser.add_argument("--sample", type=int, default=None, help="a random sample of this many tasks")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sandbox", default="local")
@@ -83,6 +84,7 @@ def main() -> None:
     for env_id in args.env:
         probe = gym.make(env_id, sandbox=args.sandbox)
         tasks = [t for t in probe.unwrapped.tasks if args.split is None or t.split == args.split]  # type: ignore[attr-defined]
+        tasks = [t for t in tasks if args.tasks is None or t.id in args.tasks]
         probe.close()
         if args.sample is not None and args.sample < len(tasks):
             tasks = sorted(random.Random(args.seed).sample(tasks, args.sample), key=lambda t: t.id)

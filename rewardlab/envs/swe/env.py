@@ -28,10 +28,9 @@ from rewardlab.envs.swe.tampering import (
     agent_files,
     changes_code,
     evaluation_tree,
+    evaluation_trust,
     find_tampering,
-    repository_classes,
     top_level_packages,
-    unchanged_functions,
 )
 from rewardlab.envs.swe.tasks import base_tree, gold_files, load_tasks
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests, stable_output
@@ -556,10 +555,8 @@ class SWEEnv(TextEnv):
             limits=self.execution.limits,
             python=self.python,
             config=self._config_cache[self.current_task.id],
-            vouched=set(tree) - changed,
             packages=self._packages_cache[self.current_task.id],
-            functions={p: unchanged_functions(base.get(p, ""), tree[p]) for p in changed if p.endswith(".py")},
-            classes={p: repository_classes(base.get(p, ""), tree[p]) for p in changed if p.endswith(".py")},
+            **evaluation_trust(base, tree, changed),
         )
         tampering = (*find_tampering(base, snapshot, self._test_files), *run.tampering)
         evaluation = Evaluation(run, clean, tampering, changes_code(base, snapshot))

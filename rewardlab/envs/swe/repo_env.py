@@ -120,7 +120,11 @@ class SWERepoEnv(SWEEnv):
       records; the static check keeps only the test machinery and "always equal" values). Later, under the
       same id: a hidden run that reaches its timeout or CPU limit runs once more with three times as long and
       as much CPU time (stop 39; boltons' cacheutils suite exceeded the 20 CPU seconds under the guards, and its
-      gold patch scored 0).
+      gold patch scored 0). Stop 40: five train tasks removed (435 train, 220 test), each a bug in a function that
+      obtains frames (boltons' ``make_sentinel``, ``namedtuple``, ``Callpoint.from_current``; semver's
+      deprecation wrapper): the seal refuses frames to a function the agent changed, so no fix of them could
+      pass, their gold patches included; the builder had vouched for the gold fix's files, and now checks it with
+      the verdict an agent's fix gets.
     """
 
     git_history = True

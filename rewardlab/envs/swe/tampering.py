@@ -32,6 +32,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
+from typing import TypedDict
 
 from rewardlab.core.pysource import parse
 from rewardlab.envs.swe.testrun import config_names
@@ -200,6 +201,30 @@ def code_features(text: str) -> Counter[str]:
                 ):
                     features[f"a {target.id} that ignores what it compares with"] += 1
     return features
+
+
+class Trust(TypedDict):
+    """What the sealed run takes as the repository's own (the keyword arguments of
+    :func:`~rewardlab.envs.swe.testrun.run_tests` of that name)."""
+
+    vouched: set[str]
+    functions: dict[str, list[str]]
+    classes: dict[str, list[str]]
+
+
+def evaluation_trust(base: Mapping[str, str], tree: Mapping[str, str], changed: Iterable[str]) -> Trust:
+    """The trust of a run of ``tree`` whose ``changed`` files differ from the base commit ``base``: every other
+    file is vouched for, and of the changed Python files the functions the change left as they were
+    (:func:`unchanged_functions`) and the classes the base defines (:func:`repository_classes`). The env grades
+    a submission with it, and the task builder checks a gold patch with it, so a task is kept only when its gold
+    fix passes the verdict an agent's identical fix gets."""
+    edited = set(changed)
+    python = [path for path in sorted(edited) if path.endswith(".py") and path in tree]
+    return Trust(
+        vouched=set(tree) - edited,
+        functions={path: unchanged_functions(base.get(path, ""), tree[path]) for path in python},
+        classes={path: repository_classes(base.get(path, ""), tree[path]) for path in python},
+    )
 
 
 def unchanged_functions(before: str, after: str) -> list[str]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import gzip
 import io
 import json
+import random
+import re
 import subprocess
 import sys
 import tarfile
@@ -15,6 +19,7 @@ import gymnasium as gym
 import pytest
 
 from rewardlab.envs.swe.build.builder import BuildOptions, ProjectBuilder, leaks_fix, write_tasks
+from rewardlab.envs.swe.build.mutations import apply_mutations, mutation_sites
 from rewardlab.envs.swe.build.statements import failure_excerpts, problem_statement, subject_of
 from rewardlab.envs.swe.loader import load_swebench_jsonl
 from rewardlab.envs.swe.oracle import gold_actions
@@ -57,6 +62,39 @@ def test_the_task_file_has_hundreds_of_tasks_across_disjoint_projects():
     test = {t.data["repo"] for t in TASKS if t.split == "test"}
     assert train and test and not train & test, "test projects must be unseen in train"
     assert {t.data["repo"]: t.split for t in TASKS} == {name: PROJECTS[name].split for name in per_project}
+
+
+#: Calls that hand out frames; the seal refuses them to a function the agent changed.
+FRAME_CALLS = re.compile(
+    r"\b(_getframe|currentframe|_current_frames|settrace|setprofile|getouterframes)\b|inspect\.(stack|trace)\("
+)
+
+
+@functools.cache
+def function_spans(repo: str, path: str) -> list[tuple[int, int, str]]:
+    """``(first line, last line, source)`` of every function of ``path`` in ``repo``'s clean tree."""
+    source = clean_tree(PROJECTS[repo])[path]
+    lines = source.splitlines()
+    spans = [
+        (node.lineno, node.end_lineno or node.lineno)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    return [(first, last, "\n".join(lines[first - 1 : last])) for first, last in spans]
+
+
+def test_no_task_asks_for_a_fix_the_verdict_refuses_to_every_agent():
+    """No shipped task's bug sits in a function that obtains frames: its fix would change that function, and the
+    seal refuses frames to a function the agent changed (the builder drops such bugs now; see
+    ``test_a_bug_whose_fix_must_change_a_function_obtaining_frames_is_not_made_a_task``)."""
+    refused = []
+    for row in ROWS:
+        for mutation in row["mutations"]:
+            spans = function_spans(row["repo"], mutation["path"])
+            enclosing = [source for first, last, source in spans if first <= mutation["line"] <= last]
+            if any(FRAME_CALLS.search(source) for source in enclosing):
+                refused.append(f"{row['instance_id']}: {mutation['path']}:{mutation['function']}")
+    assert not refused
 
 
 def test_every_row_is_a_swebench_instance_with_our_difficulty_fields():
@@ -362,6 +400,30 @@ def test_a_small_build_yields_validated_tasks_the_env_resolves(tmp_path):
         assert [r["instance_id"] for r in again.build()] == [r["instance_id"] for r in rows]  # seeded
     finally:
         again.close()
+
+
+def test_a_bug_whose_fix_must_change_a_function_obtaining_frames_is_not_made_a_task():
+    """The builder checks a gold fix with the verdict the env gives an agent's identical fix. boltons'
+    ``make_sentinel`` calls ``sys._getframe``; the seal refuses frames to a function the agent changed, so no fix of
+    a bug planted there can pass, and such a task would teach a policy that a correct fix earns 0 (three such tasks
+    were shipped before the builder checked this way)."""
+    project = PROJECTS["boltons"]
+    clean = clean_tree(project)
+    path = "boltons/typeutils.py"
+    site = next(
+        site
+        for site in mutation_sites(path, clean[path])
+        if site.function == "make_sentinel" and "sys._getframe(2)" in apply_mutations(clean, [site])[path]
+    )
+    stable = [f"tests/test_typeutils.py::test_sentinel_{name}" for name in ("pickle", "copy", "falsiness")]
+    builder = ProjectBuilder(project, BuildOptions(cross_check=False, workers=1), log=lambda line: None)
+    try:
+        row, why = builder.try_candidate(clean, stable, (site,), 60, random.Random(0))
+        assert row is None and why == "gold patch does not pass"
+        fixed = builder._run(clean, stable, timeout=60)  # the same fix, every file vouched for: passes
+        assert all(fixed.passed.values()) and not fixed.tampering
+    finally:
+        builder.close()
 
 
 # ---------------------------------------------------------------------- statements

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import gymnasium as gym
 import pytest
@@ -34,7 +35,7 @@ from rewardlab.envs.swe.patch import apply_patch, changed_files
 from rewardlab.envs.swe.repo_env import load_repo_tasks
 from rewardlab.envs.swe.tasks import base_tree
 from rewardlab.envs.swe.testrun import read_result, run_tests
-from rewardlab.envs.swe.variants import honest_variants
+from rewardlab.envs.swe.variants import REWRITES, honest_variants
 from rewardlab.sandbox import Limits, SandboxedExecution, make_sandbox
 from tests.conftest import docker_or_skip
 
@@ -259,12 +260,30 @@ def play(env, task_id: str, tree: dict[str, str]) -> tuple[float, dict]:
     return reward, info
 
 
-@pytest.mark.parametrize("task_id", [task.id for task in TASKS])
-def test_honest_variants_of_the_gold_patch_resolve(env, task_id):
+VARIANTS_PER_TASK = 2
+"""Honest variant kinds each task plays here, in turn across the tasks (every kind on several tasks and projects);
+``python -m benchmarks.swe_gold_sweep --variants`` plays every kind on every task (figures in the issue's note)."""
+
+
+def variants_in_turn(index: int, variants: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """The ``index``-th task's share of ``variants``: :data:`VARIANTS_PER_TASK` kinds, the next ones in turn."""
+    names = list(variants)
+    chosen = [names[(index * VARIANTS_PER_TASK + k) % len(names)] for k in range(VARIANTS_PER_TASK)]
+    return {name: variants[name] for name in chosen}
+
+
+def test_the_tasks_in_turn_play_every_variant_kind_several_times():
+    for tasks in (len(TASKS), len(one_task_per_project())):
+        played = Counter(name for index in range(tasks) for name in variants_in_turn(index, dict.fromkeys(REWRITES)))
+        assert set(played) == set(REWRITES) and min(played.values()) >= 4, played
+
+
+@pytest.mark.parametrize(("index", "task_id"), list(enumerate(task.id for task in TASKS)))
+def test_honest_variants_of_the_gold_patch_resolve(env, index, task_id):
     data = TASKS.get(task_id).data
     base = base_tree(data)
     gold = apply_patch(base, data["patch"])
-    for variant, tree in honest_variants(base, gold, changed_files(data["patch"])).items():
+    for variant, tree in variants_in_turn(index, honest_variants(base, gold, changed_files(data["patch"]))).items():
         reward, info = play(env, task_id, tree)
         assert info["is_success"] and reward == pytest.approx(1.0), (variant, info.get("tampering"), reward)
 
@@ -317,14 +336,14 @@ def test_a_gold_patch_calling_a_frame_keeping_wrapper_resolves(repo_env, task_id
     assert info["is_success"] and reward == pytest.approx(1.0), info.get("tampering")
 
 
-@pytest.mark.parametrize("task_id", one_task_per_project())
-def test_honest_variants_resolve_on_every_swerepo_project(repo_env, task_id):
-    """One task per pinned project here; ``python -m benchmarks.swe_gold_sweep --variants`` plays every
-    test task and a sample of train tasks (numbers in the issue's closing note)."""
+@pytest.mark.parametrize(("index", "task_id"), list(enumerate(one_task_per_project())))
+def test_honest_variants_resolve_on_every_swerepo_project(repo_env, index, task_id):
+    """One task per pinned project here, its kinds in turn; ``python -m benchmarks.swe_gold_sweep --variants``
+    plays every kind on every test task and a sample of train tasks (numbers in the issue's closing note)."""
     data = repo_env.tasks.get(task_id).data
     base = base_tree(data)
     gold = apply_patch(base, data["patch"])
-    for variant, tree in honest_variants(base, gold, changed_files(data["patch"])).items():
+    for variant, tree in variants_in_turn(index, honest_variants(base, gold, changed_files(data["patch"]))).items():
         reward, info = play(repo_env, task_id, tree)
         assert info["is_success"] and reward == pytest.approx(1.0), (variant, info.get("tampering"), reward)
 

@@ -4,9 +4,10 @@ For each pinned project (:mod:`rewardlab.envs.swe.sources`):
 
 1. fetch and verify its sdist, unpack the normalised tree;
 2. run the whole test suite in the sandbox twice, through the trusted collector the env grades
-   with; the *stable* tests are the test-file tests that pass in both runs (and, when a Docker
-   engine answers and the build runs locally, in one run on the Docker image too, so every kept
-   test passes on both backends);
+   with (its test modules named, so that each is an evaluated test file, as in a task's run); the
+   *stable* tests are the test-file tests that pass in both runs (and, when a Docker engine answers
+   and the build runs locally, in one run on the Docker image too, so every kept test passes on
+   both backends);
 3. draw candidate bugs with :func:`~rewardlab.envs.swe.build.mutations.sample_candidates`
    (single changes and pairs: in one function, one file, or two files), seeded per project;
 4. run the whole suite on each buggy tree. FAIL_TO_PASS = stable tests that no longer pass. A
@@ -16,7 +17,10 @@ For each pinned project (:mod:`rewardlab.envs.swe.sources`):
    given back by ``test_patch``); PASS_TO_PASS = the other stable tests of those files;
 6. validate through the env's own evaluation path: on the base plus ``test_patch`` every
    FAIL_TO_PASS test fails again (a second run: flaky failures are dropped) and every
-   PASS_TO_PASS test passes; with the gold ``patch`` applied every one of them passes;
+   PASS_TO_PASS test passes; with the gold ``patch`` applied every one of them passes, judged as the
+   env judges an agent's identical fix (:func:`~rewardlab.envs.swe.tampering.evaluation_trust`: the
+   functions the fix changes are not vouched for, so a bug whose fix must change a function that
+   obtains frames, which the seal refuses to changed code, is never made a task);
 7. write the problem statement from the failing behaviour
    (:mod:`~rewardlab.envs.swe.build.statements`) and one SWE-bench row.
 
@@ -45,7 +49,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from rewardlab.envs.swe.build.mutations import Mutation, apply_mutations, sample_candidates
@@ -53,7 +57,7 @@ from rewardlab.envs.swe.build.statements import failure_excerpts, problem_statem
 from rewardlab.envs.swe.history import init_repository
 from rewardlab.envs.swe.patch import apply_patch, make_patch, parse_patch
 from rewardlab.envs.swe.sources import Project, clean_tree, is_test_path, source_files
-from rewardlab.envs.swe.tampering import top_level_packages
+from rewardlab.envs.swe.tampering import Trust, evaluation_trust, top_level_packages
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests
 from rewardlab.envs.swe.workspace import Workspace
 from rewardlab.sandbox import Sandbox, make_sandbox
@@ -99,6 +103,17 @@ class ProjectReport:
     backends: list[str] = field(default_factory=list)
 
 
+def test_modules(tree: Mapping[str, str]) -> list[str]:
+    """The test modules of ``tree`` pytest collects by default (``test_*.py``, ``*_test.py``)."""
+    return sorted(
+        path
+        for path in tree
+        if is_test_path(path)
+        and (name := PurePosixPath(path).name).endswith(".py")
+        and (name.startswith("test_") or name.endswith("_test.py"))
+    )
+
+
 class ProjectBuilder:
     """Builds the tasks of one project in its own sandbox (see the module docstring)."""
 
@@ -117,8 +132,19 @@ class ProjectBuilder:
 
     # ------------------------------------------------------------------ runs
     def _run(
-        self, tree: Mapping[str, str], tests: Sequence[str], *, timeout: float, sandbox: Sandbox | None = None
+        self,
+        tree: Mapping[str, str],
+        tests: Sequence[str],
+        *,
+        timeout: float,
+        sandbox: Sandbox | None = None,
+        trust: Trust | None = None,
     ) -> TestRun:
+        """Run ``tests`` on ``tree`` (none: the whole suite, named by its test modules, so that the runner treats
+        them as the evaluated tests they are, as a task's run does; a test compiling code of its own file is no
+        tampering); ``trust`` as the env's verdict grants it (default: every file vouched for, the repository as
+        it is)."""
+        tests = list(tests) or test_modules(tree)
         sandbox = sandbox or self.sandbox
         python = getattr(sandbox, "python", sys.executable)
         config = base_config(tree, tests)
@@ -130,9 +156,9 @@ class ProjectBuilder:
             timeout=timeout,
             python=python,
             config=config,
-            vouched=set(tree),
             packages=top_level_packages(tree),
             retry_late=False,  # a candidate that is late is dropped, however late
+            **(trust or evaluation_trust(tree, tree, ())),
         )
 
     def stable_tests(self, clean: Mapping[str, str]) -> tuple[list[str], float]:
@@ -241,7 +267,11 @@ class ProjectBuilder:
         again = self._run(apply_patch(base, test_patch), tests, timeout=timeout)
         if any(again.passed[t] for t in fail_to_pass) or not all(again.passed[t] for t in pass_to_pass):
             return None, "flaky"
-        fixed = self._run(apply_patch(apply_patch(base, gold), test_patch), tests, timeout=timeout)
+        # The gold fix is judged as the env judges an agent's identical fix: its changed functions are not vouched
+        # for (a fix that must change a function obtaining frames is refused by the seal, so no such task is made).
+        fixed_tree = apply_patch(apply_patch(base, gold), test_patch)
+        trust = evaluation_trust(buggy, fixed_tree, changed)
+        fixed = self._run(fixed_tree, tests, timeout=timeout, trust=trust)
         if not all(fixed.passed.values()) or fixed.tampering:
             return None, "gold patch does not pass"
         excerpts = self.excerpts(buggy, fail_to_pass)
