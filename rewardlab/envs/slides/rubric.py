@@ -333,10 +333,23 @@ _OPPOSITES = (
     ("summer", "winter"), ("upper", "lower"), ("inner", "outer"), ("front", "back"), ("peak", "trough"),
     ("fast", "slow"), ("quick", "slow"), ("earliest", "latest"), ("past", "future"), ("precede", "follow"),
     ("cause", "prevent"), ("lead", "trail"), ("lead", "lag"), ("overestimate", "underestimate"), ("gain", "drop"),
+    # phrasal verbs and fixed phrases (their first word inflected: "ruled out", "turning down")
+    ("rule out", "confirm"), ("rule out", "prove"), ("turn down", "accept"), ("turn down", "approve"),
+    ("shut down", "open"), ("shut down", "launch"), ("shut down", "start"), ("close down", "open"),
+    ("call off", "hold"), ("give up", "keep"), ("give up", "continue"), ("fall short", "exceed"),
+    ("fall short", "meet"), ("fall behind", "lead"), ("scale back", "expand"), ("scale back", "increase"),
+    ("scale up", "scale back"), ("scale up", "scale down"), ("cut back", "increase"), ("cut back", "expand"),
+    ("speed up", "slow down"), ("go up", "go down"), ("go up", "fall"), ("go down", "rise"),
+    ("step up", "scale back"), ("opt in", "opt out"), ("switch on", "switch off"), ("turn on", "turn off"),
+    ("pull out", "join"), ("drop out", "join"), ("back out", "commit"), ("phase out", "introduce"),
+    ("phase in", "phase out"), ("set up", "tear down"), ("sign up", "cancel"), ("let go", "hire"),
+    ("lay off", "hire"), ("on time", "late"), ("on time", "delayed"), ("on track", "behind"),
+    ("ahead of schedule", "behind schedule"), ("in favour", "against"), ("in favor", "against"),
 )  # fmt: skip
-"""Word pairs of which one, put for the other, reverses a statement (compared as :func:`_lemma`, inflections
-included: "decreased" for "increased"). Words that differ by a negating prefix (:data:`_NEGATING_PREFIXES`:
-"unstable" for "stable") are opposites without a pair."""
+"""Pairs of words or phrases of which one, put for the other, reverses a statement (compared as :func:`_lemma`,
+inflections included: "decreased" for "increased", "ruled out" for "confirmed"). Words that differ by a negating
+prefix (:data:`_NEGATING_PREFIXES`: "unstable" for "stable") are opposites without a pair."""
+_LONGEST_OPPOSITE = max(len(phrase.split()) for pair in _OPPOSITES for phrase in pair)
 _NEGATING_PREFIXES = ("un", "non", "dis", "in", "im", "il", "ir")
 """Prefixes that negate the rest of a word ("unlikely", "nonbinding", "disagreed", "invalid", "impossible")."""
 
@@ -362,14 +375,25 @@ def _forms(word: str) -> set[str]:
     return {_lemma(form) for form in forms}
 
 
-def _opposites() -> dict[str, frozenset[str]]:
-    """``{form: opposite forms}`` over :data:`_OPPOSITES`, both ways (:func:`_forms`)."""
-    found: dict[str, set[str]] = {}
+def _phrase_forms(phrase: str) -> set[tuple[str, ...]]:
+    """The :func:`_forms` of a word, or of a phrase's first word with the rest :func:`_lemma`'d, as tuples."""
+    first, *rest = phrase.split()
+    return {(form, *map(_lemma, rest)) for form in _forms(first)}
+
+
+def _opposites() -> dict[tuple[str, ...], frozenset[tuple[str, ...]]]:
+    """``{form: opposite forms}`` over :data:`_OPPOSITES`, both ways (:func:`_phrase_forms`)."""
+    found: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
     for a, b in _OPPOSITES:
         for one, other in ((a, b), (b, a)):
-            for form in _forms(one):
-                found.setdefault(form, set()).update(_forms(other))
-    return {word: frozenset(others) for word, others in found.items()}
+            for form in _phrase_forms(one):
+                found.setdefault(form, set()).update(_phrase_forms(other))
+    return {phrase: frozenset(others) for phrase, others in found.items()}
+
+
+def _grams(words: list[str]) -> set[tuple[str, ...]]:
+    """Every run of 1 to :data:`_LONGEST_OPPOSITE` consecutive ``words``."""
+    return {tuple(words[i : i + n]) for n in range(1, _LONGEST_OPPOSITE + 1) for i in range(len(words) - n + 1)}
 
 
 def _lemma(token: str) -> str:
@@ -379,9 +403,10 @@ def _lemma(token: str) -> str:
 
 
 _OPPOSITE = _opposites()
+"""Each :func:`_lemma`'d word or phrase of :data:`_OPPOSITES` (inflections included) and those opposite to it."""
+_CLAUSE_JOINERS = frozenset({"and", "but", "while", "whereas", "although", "though", "yet", "or", "so", "because"})
 _NEGATOR_LEMMAS = frozenset(_lemma(word) for word in NEGATORS)
 """Negators as :func:`_lemma` reads them: a bullet may add or drop one and still be in its source's words."""
-"""Each :func:`_lemma`'d word of :data:`_OPPOSITES` (inflections included) and the words opposite to it."""
 
 
 def _sequence(text: str) -> list[str]:
@@ -444,21 +469,36 @@ def inverts(bullet: str, source: str) -> bool:
       rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or they hold different
       numbers of denying negators (:func:`~rewardlab.core.negation.negations`: "cannot ... without" for "can ...
       without"), or
-    - it holds a word whose opposite (:data:`_OPPOSITES`, or the word with a negating prefix added or taken away)
-      the source holds instead ("below 41 seats" for "above 41 seats", "unstable" for "stable", stop words
-      included), or
-    - it exchanges two of the source's runs of words across others (:func:`_roles_swapped`)."""
+    - it holds a word or phrase whose opposite (:data:`_OPPOSITES`, or the word with a negating prefix added or
+      taken away) the source holds instead ("below 41 seats" for "above 41 seats", "unstable" for "stable",
+      "ruled out" for "confirmed", stop words included), or
+    - it exchanges two of the source's runs of words across others (:func:`_roles_swapped`).
+
+    An opposite together with a denial in a one-clause bullet is two reversals, not one ("did not meet the target"
+    for "fell short of the target")."""
     mine, theirs = _sequence(bullet), _sequence(source)
-    all_mine, all_theirs = {_lemma(t) for t in tokens(bullet)}, {_lemma(t) for t in tokens(source)}
+    my_grams = _grams([_lemma(t) for t in tokens(bullet)])
+    their_grams = _grams([_lemma(t) for t in tokens(source)])
+    all_theirs = {gram[0] for gram in their_grams if len(gram) == 1}
     opposed = {
         word
-        for word in all_mine - all_theirs
-        if _OPPOSITE.get(word, frozenset()) & all_theirs or _prefixed_opposites(word, all_theirs)
+        for gram in my_grams - their_grams
+        if _OPPOSITE.get(gram, frozenset()) & their_grams
+        or (len(gram) == 1 and _prefixed_opposites(gram[0], all_theirs))
+        for word in gram
     }
     if not set(mine) - opposed - _NEGATOR_LEMMAS <= set(theirs):
         return False
     negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
-    return bool(opposed) or negated or _roles_swapped(mine, theirs)
+    reversed_twice = bool(opposed) and negated and _one_clause(bullet)
+    return (bool(opposed) or negated) and not reversed_twice or _roles_swapped(mine, theirs)
+
+
+def _one_clause(text: str) -> bool:
+    """Whether ``text`` is one clause: no comma, semicolon or clause-joining conjunction (two reversals in two
+    clauses reverse both)."""
+    words = tokens(text)
+    return not set(words) & _CLAUSE_JOINERS and not any(mark in _marks(text) for mark in ",;:")
 
 
 def _marks(text: str) -> str:

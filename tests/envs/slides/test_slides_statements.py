@@ -79,6 +79,40 @@ def test_a_word_put_for_its_opposite_inverts_the_source_and_the_source_does_not(
     assert not inverts(source, source)
 
 
+OPPOSITE_PHRASES = [
+    (
+        "The pressure tests confirmed a leak in the second loop.",
+        "The pressure tests ruled out a leak in the second loop.",
+    ),
+    ("The board accepted the offer in March.", "The board turned down the offer in March."),
+    ("Sales exceeded the 40% target.", "Sales fell short of the 40% target."),
+    ("The team expanded the pilot to 3 sites.", "The team scaled back the pilot to 3 sites."),
+    ("Prices went up after the launch.", "Prices went down after the launch."),
+    ("Most users opted in to the survey.", "Most users opted out of the survey."),
+    ("The plant was opened in May.", "The plant was shut down in May."),
+    ("The migration is on time.", "The migration is delayed."),
+]
+
+
+@pytest.mark.parametrize(("source", "bullet"), OPPOSITE_PHRASES)
+def test_a_phrase_put_for_its_opposite_inverts_the_source_both_ways(source, bullet):
+    assert inverts(bullet, source) and inverts(source, bullet)
+    assert not inverts(source, source) and not inverts(bullet, bullet)
+
+
+@pytest.mark.parametrize(
+    ("bullet", "source", "inverted"),
+    [
+        ("Sales did not meet the 40% target.", "Sales fell short of the 40% target.", False),
+        ("Prices did not fall after the launch.", "Prices rose after the launch.", False),
+        ("Costs rose but sales did not grow.", "Costs fell and sales grew.", True),
+        ("Costs rose, and sales did not grow.", "Costs fell, and sales grew.", True),
+    ],
+)
+def test_an_opposite_with_a_denial_is_two_reversals_in_one_clause_and_two_inversions_in_two(bullet, source, inverted):
+    assert inverts(bullet, source) is inverted
+
+
 @pytest.mark.parametrize(
     ("text", "values"),
     [
