@@ -2,7 +2,8 @@
 ``/schema`` and ``/metadata``.
 
 Limits, all per server: at most ``max_sessions`` open sessions (one more connection is told
-``CAPACITY_REACHED`` and closed, the others carry on); a session that sends nothing for
+``CAPACITY_REACHED`` and closed, the others carry on; a session is open until its env is closed, so an env still
+freeing a container counts); a session that sends nothing for
 ``idle_timeout`` seconds is closed and its env freed; a frame over ``max_frame_bytes`` gets a
 ``VALIDATION_ERROR`` and the session goes on. With a ``token``, every connection and request but
 ``/health`` must carry it (``Authorization: Bearer <token>`` or ``?token=<token>``).
