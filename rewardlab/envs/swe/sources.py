@@ -166,16 +166,17 @@ def fetch_sdist(project: Project, *, timeout: float = 600) -> Path:
     return target
 
 
+def is_test_module(path: str) -> bool:
+    """Whether ``path`` is a module pytest collects by default: ``test_*.py`` or ``*_test.py``."""
+    name = PurePosixPath(path).name
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
 def is_test_path(path: str) -> bool:
     """Whether ``path`` is test code: under a ``test``/``tests``/``testing`` directory, a
-    ``test_*.py`` or ``*_test.py`` module, or a ``conftest.py``."""
+    test module (:func:`is_test_module`), or a ``conftest.py``."""
     pure = PurePosixPath(path)
-    name = pure.name
-    return (
-        bool(_TEST_DIRS & set(pure.parts[:-1]))
-        or name == "conftest.py"
-        or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")))
-    )
+    return bool(_TEST_DIRS & set(pure.parts[:-1])) or pure.name == "conftest.py" or is_test_module(path)
 
 
 def source_files(project: Project, tree: Mapping[str, str]) -> list[str]:

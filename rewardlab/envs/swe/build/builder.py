@@ -49,14 +49,14 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from rewardlab.envs.swe.build.mutations import Mutation, apply_mutations, sample_candidates
 from rewardlab.envs.swe.build.statements import failure_excerpts, problem_statement
 from rewardlab.envs.swe.history import init_repository
 from rewardlab.envs.swe.patch import apply_patch, make_patch, parse_patch
-from rewardlab.envs.swe.sources import Project, clean_tree, is_test_path, source_files
+from rewardlab.envs.swe.sources import Project, clean_tree, is_test_module, is_test_path, source_files
 from rewardlab.envs.swe.tampering import Trust, evaluation_trust, top_level_packages
 from rewardlab.envs.swe.testrun import PYTEST_ENV, TestRun, base_config, pytest_command, run_tests
 from rewardlab.envs.swe.workspace import Workspace
@@ -104,14 +104,8 @@ class ProjectReport:
 
 
 def test_modules(tree: Mapping[str, str]) -> list[str]:
-    """The test modules of ``tree`` pytest collects by default (``test_*.py``, ``*_test.py``)."""
-    return sorted(
-        path
-        for path in tree
-        if is_test_path(path)
-        and (name := PurePosixPath(path).name).endswith(".py")
-        and (name.startswith("test_") or name.endswith("_test.py"))
-    )
+    """The test modules of ``tree`` (:func:`~rewardlab.envs.swe.sources.is_test_module`)."""
+    return sorted(path for path in tree if is_test_module(path))
 
 
 class ProjectBuilder:
