@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,8 @@ from rewardlab.sandbox import WORKSPACE, Sandbox, SandboxedExecution, SandboxErr
 
 MILESTONES: tuple[str, ...] = ("opened_gold_file", "reproduced_failure", "first_fail_to_pass", "all_tests_pass")
 EDIT_COMMANDS = ("edit", "replace", "create")
+VERDICTS_KEPT = 64
+"""How many hidden evaluations an env keeps, most recently used first (:meth:`SWEEnv._evaluate`)."""
 
 
 class SWEEnv(TextEnv):
@@ -336,7 +339,7 @@ class SWEEnv(TextEnv):
         self._base_cache: dict[str, dict[str, str]] = {}
         self._config_cache: dict[str, str | None] = {}
         self._packages_cache: dict[str, list[str]] = {}
-        self._evaluation: tuple[str, Evaluation] | None = None
+        self._verdicts: OrderedDict[str, Evaluation] = OrderedDict()
         self._final: Evaluation | None = None
 
     @classmethod
@@ -375,7 +378,6 @@ class SWEEnv(TextEnv):
         self._test_files |= set(changed_files(task.data["test_patch"]))
         self._edit_commands = 0
         self._invalid_edits = 0
-        self._evaluation = None
         self._final = None
         listing = "\n".join(self.workspace.files())
         observation = f"{task.prompt}\n\nRepository files:\n{listing}\n\n{USAGE}"
@@ -529,12 +531,17 @@ class SWEEnv(TextEnv):
 
     def _evaluate(self) -> Evaluation:
         """Hidden evaluation of the working copy: the static tampering check, then the test patch
-        on top and FAIL_TO_PASS + PASS_TO_PASS run through the trusted collector. Cached per
-        working-copy content."""
+        on top and FAIL_TO_PASS + PASS_TO_PASS run through the trusted collector.
+
+        Judged once per working-copy content: the verdicts of the last :data:`VERDICTS_KEPT` contents are kept
+        across the env's episodes, keyed by the task and every file's text (the milestone check after a ``test``
+        run and the submission of the same tree, or rollouts of one task that submit the same tree, cost one
+        run). A run that ended in an infrastructure failure is never kept."""
         snapshot = self._working_copy.snapshot()
-        key = hashlib.sha256(repr(sorted(snapshot.items())).encode()).hexdigest()
-        if self._evaluation is not None and self._evaluation[0] == key:
-            return self._evaluation[1]
+        key = hashlib.sha256(repr((self.current_task.id, sorted(snapshot.items()))).encode()).hexdigest()
+        if key in self._verdicts:
+            self._verdicts.move_to_end(key)
+            return self._verdicts[key]
         base = self._base_cache[self.current_task.id]
         test_patch = self.current_task.data["test_patch"]
         touched = changed_files(test_patch)
@@ -560,7 +567,10 @@ class SWEEnv(TextEnv):
         )
         tampering = (*find_tampering(base, snapshot, self._test_files), *run.tampering)
         evaluation = Evaluation(run, clean, tampering, changes_code(base, snapshot))
-        self._evaluation = (key, evaluation)
+        if run.infra_error is None:
+            self._verdicts[key] = evaluation
+            if len(self._verdicts) > VERDICTS_KEPT:
+                self._verdicts.popitem(last=False)
         return evaluation
 
     def _milestones_from(self, evaluation: Evaluation, *, agent_failed: bool) -> list[str]:

@@ -15,7 +15,7 @@ from rewardlab.envs.swe.patch import apply_patch
 from rewardlab.envs.swe.tasks import DATA, base_tree, read_tree, tree_hash
 from rewardlab.errors import ConfigError
 from rewardlab.evaluation import run_episode
-from rewardlab.sandbox import Limits, SandboxedExecution
+from rewardlab.sandbox import Limits, SandboxedExecution, SandboxError
 
 TASKS = load_tasks()
 FAST = SandboxedExecution(backend="local", timeout=20, limits=Limits(cpu_seconds=10, max_processes=32))
@@ -87,6 +87,44 @@ def test_oracle_and_empty_submission_rewards(env):
         assert terminated and info["reward_components"]["resolved"] == 0.0, task_id
         assert reward == 0.0 and not info["is_success"]
         assert info["metrics"]["regression/pass_to_pass_fraction"] == 1.0
+
+
+class CountingSandbox:
+    """A sandbox that counts its runs and, while ``failing``, fails as an engine that went away does."""
+
+    def __init__(self, inner):
+        self.inner, self.runs, self.failing = inner, 0, False
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def run(self, *args, **kwargs):
+        self.runs += 1
+        if self.failing:
+            raise SandboxError("the engine went away")
+        return self.inner.run(*args, **kwargs)
+
+
+def test_a_tree_is_judged_once_across_episodes_and_an_infrastructure_failure_is_never_kept():
+    sandbox = CountingSandbox(FAST.create())
+    env = SWEEnv(sandbox=sandbox)
+    first, second = TASKS.ids("test")[:2]
+    try:
+        submitted = [play(env, first, ["submit"])[-1] for _ in range(2)]
+        assert sandbox.runs == 1 and submitted[0][1] == submitted[1][1] == 0.0
+        assert play(env, second, ["submit"])[-1][1] == 0.0 and sandbox.runs == 2  # the task is in the key
+        fixed = play(env, first, gold_actions(TASKS.get(first).data["patch"]))[-1]
+        assert fixed[4]["is_success"] and sandbox.runs == 3
+        sandbox.failing = True
+        assert play(env, first, gold_actions(TASKS.get(first).data["patch"]))[-1][4]["is_success"]  # kept: no run
+        failed = play(env, second, gold_actions(TASKS.get(second).data["patch"]))[-1]
+        assert failed[4]["infra_error"] and sandbox.runs > 3
+        sandbox.failing, runs = False, sandbox.runs
+        assert play(env, second, gold_actions(TASKS.get(second).data["patch"]))[-1][4]["is_success"]
+        assert sandbox.runs == runs + 1
+    finally:
+        env.close()
+        sandbox.inner.close()
 
 
 def test_reward_is_components_times_weights(env):
