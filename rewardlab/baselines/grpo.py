@@ -101,8 +101,8 @@ from rewardlab.baselines.config import (
 )
 from rewardlab.baselines.memory import PhasePeaks, mapped_heap, release_memory
 from rewardlab.baselines.prefix import can_share
-from rewardlab.baselines.rollout import Episode, collect_episodes
-from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
+from rewardlab.baselines.rollout import Episode
+from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs, play_episodes, warm_start
 from rewardlab.baselines.trainers import OnUpdate, TrainResult
 from rewardlab.core.group_stats import component_group_advantages, group_advantages
 from rewardlab.errors import ConfigError, require
@@ -401,15 +401,12 @@ def sample_groups(
         rounds = round_
         task_ids = [t for t in tasks for _ in range(config.group_size)]
         groups = [f"{t}#{groups_played + k}" for k, t in enumerate(tasks) for _ in range(config.group_size)]
-        episodes = collect_episodes(
+        episodes = play_episodes(
             envs,
             policy,
             tokenizer,
             task_ids,
-            max_new_tokens=config.max_new_tokens,
-            temperature=config.temperature,
-            top_p=config.top_p,
-            max_episode_tokens=config.max_episode_tokens,
+            config,
             seed=seed + round_ * 100_003 * len(envs),
             groups=groups,
             share_prefix=config.share_prefix,
@@ -466,16 +463,7 @@ def train(
             return [str(t) for t in rng.choice(train_ids, size=count, replace=len(train_ids) < count)]
 
         started = time.perf_counter()
-        if config.sft_steps:
-            from rewardlab.baselines.sft import SFTConfig, sft_warm_start
-
-            sft_warm_start(
-                policy,
-                tokenizer,
-                envs,
-                SFTConfig.from_trainer(config, mmap_threshold_kib=config.mmap_threshold_kib),
-                device=device,
-            )
+        warm_start(policy, tokenizer, envs, config, device=device, mmap_threshold_kib=config.mmap_threshold_kib)
         optimizer = torch.optim.AdamW(
             [p for p in policy.parameters() if p.requires_grad],
             lr=config.learning_rate,

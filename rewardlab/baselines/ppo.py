@@ -67,8 +67,8 @@ from rewardlab.baselines.config import (
     config_dict,
     parse_config,
 )
-from rewardlab.baselines.rollout import Episode, collect_episodes
-from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
+from rewardlab.baselines.rollout import Episode
+from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs, play_episodes, warm_start
 from rewardlab.baselines.trainers import OnUpdate, TrainResult
 from rewardlab.errors import ConfigError, require
 
@@ -335,33 +335,15 @@ def train(
             raise ConfigError(f"{config.env_id} has no train tasks")
         rng = np.random.default_rng(config.seed)
         started = time.perf_counter()
-        if config.sft_steps:
-            from rewardlab.baselines.sft import SFTConfig, sft_warm_start
-
-            sft_warm_start(
-                policy,
-                tokenizer,
-                envs,
-                SFTConfig.from_trainer(config),
-                device=device,
-            )
+        warm_start(policy, tokenizer, envs, config, device=device)
         params = [p for p in policy.parameters() if p.requires_grad] + list(value_head.parameters())
         optimizer = torch.optim.AdamW(params, lr=config.learning_rate)
         for step in range(1, config.steps + 1):
             task_ids = [str(t) for t in rng.choice(train_ids, size=config.episodes_per_step)]
             policy.eval()
             start = time.perf_counter()
-            episodes = collect_episodes(
-                envs,
-                policy,
-                tokenizer,
-                task_ids,
-                max_new_tokens=config.max_new_tokens,
-                temperature=config.temperature,
-                top_p=config.top_p,
-                max_episode_tokens=config.max_episode_tokens,
-                seed=config.seed * 1_000_003 + step * config.episodes_per_step,
-            )
+            seed = config.seed * 1_000_003 + step * config.episodes_per_step
+            episodes = play_episodes(envs, policy, tokenizer, task_ids, config, seed=seed)
             rollout_s = time.perf_counter() - start
             # an episode an infrastructure fault ended says nothing of its actions: dropped, never scored 0
             scored = [e for e in episodes if not e.infra_error]

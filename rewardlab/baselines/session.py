@@ -1,17 +1,19 @@
 """The set-up every trainer shares: seed, device and dtype, the policy (LoRA optional), the KL
-reference, and the envs (local, or one Ray actor each).
+reference, the envs (local, or one Ray actor each) and the SFT warm start; and its rollouts, sampled
+as its config says.
 
-GRPO and PPO call these at the start of ``train``; what is left is their own: GRPO keeps a frozen
-reference when ``beta > 0``, PPO when ``kl_coef > 0`` and adds its value head.
+GRPO and PPO call these in ``train``; what is left is their own: GRPO keeps a frozen reference when
+``beta > 0``, PPO when ``kl_coef > 0`` and adds its value head.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from rewardlab.baselines.config import TrainerConfig
-from rewardlab.baselines.rollout import make_envs
+from rewardlab.baselines.rollout import Episode, collect_episodes, make_envs
 from rewardlab.errors import ConfigError, require
 
 # ---------------------------------------------------------------------------- the policy
@@ -108,3 +110,48 @@ def make_training_envs(
     if not ray.is_initialized():
         ray.init(include_dashboard=False)
     return make_remote_envs(env_id, count, env_kwargs)
+
+
+def warm_start(
+    policy: Any, tokenizer: Any, envs: Sequence[Any], config: TrainerConfig, *, device: str, **sft_fields: Any
+) -> None:
+    """The SFT warm start ``config`` asks for (none when ``sft_steps`` is 0):
+    :func:`~rewardlab.baselines.sft.sft_warm_start` of ``policy`` on ``envs``, configured by
+    :meth:`SFTConfig.from_trainer <rewardlab.baselines.sft.SFTConfig.from_trainer>` (``sft_fields`` set the
+    fields the trainer's config does not)."""
+    if not config.sft_steps:
+        return
+    from rewardlab.baselines.sft import SFTConfig, sft_warm_start
+
+    sft_warm_start(policy, tokenizer, envs, SFTConfig.from_trainer(config, **sft_fields), device=device)
+
+
+# ---------------------------------------------------------------------------- the rollouts
+
+
+def play_episodes(
+    envs: Sequence[Any],
+    policy: Any,
+    tokenizer: Any,
+    task_ids: Sequence[str],
+    config: TrainerConfig,
+    *,
+    seed: int,
+    groups: Sequence[str] | None = None,
+    share_prefix: bool = True,
+) -> list[Episode]:
+    """:func:`~rewardlab.baselines.rollout.collect_episodes` of ``task_ids``, sampled as ``config`` says: its
+    ``max_new_tokens``, ``temperature``, ``top_p`` and ``max_episode_tokens``."""
+    return collect_episodes(
+        envs,
+        policy,
+        tokenizer,
+        task_ids,
+        max_new_tokens=config.max_new_tokens,
+        temperature=config.temperature,
+        top_p=config.top_p,
+        max_episode_tokens=config.max_episode_tokens,
+        seed=seed,
+        groups=groups,
+        share_prefix=share_prefix,
+    )

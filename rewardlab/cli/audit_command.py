@@ -35,10 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     import rewardlab
     from rewardlab.audit import BATTERIES, MIN_MARGIN, audit_env
+    from rewardlab.cli.report_file import write_json_report
 
     env_ids = rewardlab.env_ids() if args.env == ["all"] else args.env
     reports = []
@@ -56,10 +55,7 @@ def run(args: argparse.Namespace) -> int:
         reports.append(report)
         print(report.format_table(), end="\n\n", flush=True)
     if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps([r.to_json() for r in reports], indent=2))
-        print(f"report written to {path}")
+        write_json_report(args.json, [r.to_json() for r in reports])
     flagged = [(r.env_id, name) for r in reports for name in r.flagged_names]
     if flagged:
         print("flagged: " + ", ".join(f"{env} {name}" for env, name in flagged))

@@ -36,9 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     import rewardlab
+    from rewardlab.cli.report_file import write_json_report
     from rewardlab.crosscheck import GRADERS, crosscheck_env
     from rewardlab.crosscheck.grader import family
     from rewardlab.errors import RewardLabError
@@ -65,8 +64,5 @@ def run(args: argparse.Namespace) -> int:
         reports.append(report)
         print(report.format_table(), end="\n\n", flush=True)
     if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps([r.to_json() for r in reports], indent=2))
-        print(f"report written to {path}")
+        write_json_report(args.json, [r.to_json() for r in reports])
     return 0

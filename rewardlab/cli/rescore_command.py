@@ -49,9 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     import rewardlab  # noqa: F401  (registers the env ids)
+    from rewardlab.cli.report_file import write_json_report
     from rewardlab.errors import RewardLabError
     from rewardlab.rescore import expand, load_records, parse_compositions, render, rescore
 
@@ -73,8 +72,5 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(render(report))
     if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report.to_json(), indent=2))
-        print(f"report written to {path}")
+        write_json_report(args.json, report.to_json())
     return 0

@@ -11,8 +11,12 @@ import numpy as np
 
 from rewardlab.core.group_stats import component_matrix, group_centred_std, group_index
 from rewardlab.errors import ConfigError
-from rewardlab.wrappers.reweight import component_names, env_rubric, refuse_second_outcome_wrapper, replace_outcome
-from rewardlab.wrappers.stamp import RewardStamp
+from rewardlab.wrappers.reweight import (
+    OutcomeReplacement,
+    component_names,
+    env_rubric,
+    refuse_second_outcome_wrapper,
+)
 
 
 def check_floor(floor: float, n_components: int) -> None:
@@ -66,7 +70,7 @@ def weights_from_variances(names: Sequence[str], variances: Sequence[float], flo
     return {name: floor + share * v / total for name, v in zip(names, variances, strict=True)}
 
 
-class DynamicRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
+class DynamicRubric(OutcomeReplacement, gym.Wrapper[str, str, str, str]):
     """Reweight the outcome reward by each component's current within-task discrimination.
 
     The wrapper keeps the components of the last ``window`` finished episodes, grouped by
@@ -109,7 +113,6 @@ class DynamicRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
         v0: initial version.
     """
 
-    replaces_outcome = True
     stamp_modules = ("rewardlab.wrappers.reweight",)
 
     def __init__(self, env: gym.Env[str, str], *, floor: float = 0.05, window: int = 64):
@@ -170,20 +173,15 @@ class DynamicRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
             return weights_from_variances(self.names, [0.0] * len(self.names), self.floor)
         return weights_from_variances(self.names, [t / self._groups for t in self._variance_totals], self.floor)
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        observation, env_step_reward, terminated, truncated, info = self.env.step(action)
-        reward = float(env_step_reward)
-        self.stamped(info)
-        components = info.get("reward_components")
-        if components is not None:
-            weights = self.weights
-            reward, new, env_reward, _ = replace_outcome(reward, info, self.outcome_reward, self.env_invalid_penalty)
-            info["dynamic_rubric"] = {"reward": new, "env_reward": env_reward, "weights": weights}
-            if len(self.history) == self.window:
-                self._add(*self.history[0], sign=-1)
-            task_id = info.get("task_id")
-            self.history.append((task_id, dict(components)))
-            self._add(task_id, components, sign=1)
-            self.rubric = self.rubric.configure(weights=self._recompute())
-            self.weights = self.rubric.normalized_weights
-        return observation, reward, terminated, truncated, info
+    def record_outcome(self, info: dict[str, Any], new: float, env_reward: float, gate_failed: str | None) -> None:
+        """``info["dynamic_rubric"]`` with the weights that scored the episode; then the episode joins the window
+        (the oldest leaves a full one) and the weights are recomputed."""
+        info["dynamic_rubric"] = {"reward": new, "env_reward": env_reward, "weights": self.weights}
+        if len(self.history) == self.window:
+            self._add(*self.history[0], sign=-1)
+        components = info["reward_components"]
+        task_id = info.get("task_id")
+        self.history.append((task_id, dict(components)))
+        self._add(task_id, components, sign=1)
+        self.rubric = self.rubric.configure(weights=self._recompute())
+        self.weights = self.rubric.normalized_weights

@@ -74,7 +74,40 @@ def replace_outcome(
     return reward - env_reward + new, new, env_reward, gate_failed
 
 
-class ReweightRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
+class OutcomeReplacement(RewardStamp):
+    """Mixin for the wrappers that replace the env's outcome reward (ReweightRubric, DynamicRubric).
+
+    Its ``step`` passes every step through with this wrapper's stamp (:meth:`RewardStamp.stamped`); on the
+    final step (the one whose ``info`` holds ``reward_components``) it swaps the outcome reward with
+    :func:`replace_outcome`, by the subclass's :meth:`outcome_reward` and ``env_invalid_penalty``, and hands
+    ``(info, R_new, R_env, failed gate)`` to its :meth:`record_outcome`.
+    """
+
+    replaces_outcome = True
+    env_invalid_penalty: float
+    """The env's own ``invalid_penalty`` (what an episode the env scored unusable keeps)."""
+
+    def outcome_reward(self, components: Mapping[str, float]) -> tuple[float, str | None]:
+        """``(R_new, failed gate or None)`` for one episode's components."""
+        raise NotImplementedError
+
+    def record_outcome(self, info: dict[str, Any], new: float, env_reward: float, gate_failed: str | None) -> None:
+        """Note the final step's replaced outcome (in ``info``, in the wrapper's state)."""
+        raise NotImplementedError
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        observation, env_step_reward, terminated, truncated, info = self.env.step(action)
+        reward = float(env_step_reward)
+        self.stamped(info)
+        if info.get("reward_components") is not None:
+            reward, new, env_reward, gate_failed = replace_outcome(
+                reward, info, self.outcome_reward, self.env_invalid_penalty
+            )
+            self.record_outcome(info, new, env_reward, gate_failed)
+        return observation, reward, terminated, truncated, info
+
+
+class ReweightRubric(OutcomeReplacement, gym.Wrapper[str, str, str, str]):
     """Recompute the outcome reward from ``info["reward_components"]`` with other weights or another aggregate.
 
     On the final step, with the env's components ``c_k`` and this wrapper's normalised weights
@@ -133,8 +166,6 @@ class ReweightRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
     Version History:
         v0: initial version.
     """
-
-    replaces_outcome = True
 
     def __init__(
         self,
@@ -219,20 +250,12 @@ class ReweightRubric(RewardStamp, gym.Wrapper[str, str, str, str]):
         <rewardlab.core.Rubric.combine>`."""
         return self.rubric.combine(components)
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        observation, env_step_reward, terminated, truncated, info = self.env.step(action)
-        reward = float(env_step_reward)
-        self.stamped(info)
-        components = info.get("reward_components")
-        if components is not None:
-            reward, new, env_reward, gate_failed = replace_outcome(
-                reward, info, self.outcome_reward, self.env_invalid_penalty
-            )
-            info["reweight"] = {
-                "reward": new,
-                "env_reward": env_reward,
-                "weights": self.weights,
-                "aggregate": self.aggregate,
-                "gate_failed": gate_failed,
-            }
-        return observation, reward, terminated, truncated, info
+    def record_outcome(self, info: dict[str, Any], new: float, env_reward: float, gate_failed: str | None) -> None:
+        """``info["reweight"]``: the new and the env's outcome reward, the weights, aggregate and failed gate."""
+        info["reweight"] = {
+            "reward": new,
+            "env_reward": env_reward,
+            "weights": self.weights,
+            "aggregate": self.aggregate,
+            "gate_failed": gate_failed,
+        }

@@ -9,7 +9,7 @@ import rewardlab.baselines.grpo as grpo
 import rewardlab.baselines.ppo as ppo
 from rewardlab.baselines.config import parse_config
 from rewardlab.baselines.rollout import make_envs
-from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs
+from rewardlab.baselines.session import frozen_reference, load_policy, make_training_envs, play_episodes, warm_start
 from rewardlab.errors import ConfigError
 from rewardlab.wrappers import ChatHistory
 from tests.agents.tiny import register_echo, tiny_model, tiny_tokenizer
@@ -72,3 +72,48 @@ def test_both_trainers_build_their_envs_through_the_shared_function(module, conf
     result = module.train(config, model=tiny_model(), tokenizer=tiny_tokenizer())
     assert calls == [(register_echo(), count, {"max_turns": 1}, True)]
     assert len(result.history) == 1
+
+
+def test_warm_start_runs_the_sft_warm_start_only_when_the_config_asks_for_one(monkeypatch):
+    import rewardlab.baselines.sft as sft
+
+    calls = []
+    monkeypatch.setattr(sft, "sft_warm_start", lambda *args, **kwargs: calls.append((args, kwargs)))
+    envs = ["env"]
+    warm_start("policy", "tokenizer", envs, ppo.PPOConfig(env_id=register_echo()), device="cpu")
+    assert calls == []
+    config = grpo.GRPOConfig(env_id=register_echo(), sft_steps=3, sft_learning_rate=1e-3, seed=7)
+    warm_start("policy", "tokenizer", envs, config, device="cpu", mmap_threshold_kib=0)
+    ((args, kwargs),) = calls
+    assert args == (
+        "policy",
+        "tokenizer",
+        envs,
+        sft.SFTConfig(steps=3, learning_rate=1e-3, seed=7, mmap_threshold_kib=0),
+    )
+    assert kwargs == {"device": "cpu"}
+
+
+def test_play_episodes_samples_as_the_config_says(monkeypatch):
+    import rewardlab.baselines.session as session
+
+    calls = []
+
+    def recording_episodes(*args, **kwargs):
+        calls.append((args, kwargs))
+        return []
+
+    monkeypatch.setattr(session, "collect_episodes", recording_episodes)
+    config = ppo.PPOConfig(env_id=register_echo(), max_new_tokens=7, max_episode_tokens=99, temperature=0.5, top_p=0.9)
+    assert play_episodes(["env"], "policy", "tokenizer", ["t0"], config, seed=3, groups=["g"], share_prefix=False) == []
+    ((args, kwargs),) = calls
+    assert args == (["env"], "policy", "tokenizer", ["t0"])
+    assert kwargs == {
+        "max_new_tokens": 7,
+        "temperature": 0.5,
+        "top_p": 0.9,
+        "max_episode_tokens": 99,
+        "seed": 3,
+        "groups": ["g"],
+        "share_prefix": False,
+    }

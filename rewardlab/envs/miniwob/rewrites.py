@@ -40,7 +40,7 @@ from __future__ import annotations
 import json
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -90,29 +90,36 @@ def _with_text(action: Action, text: str) -> str:
     return str(Action(action.kind, element=action.element, text=text))
 
 
+def _each_rewritten(context: RewriteContext, rewrite: Callable[[Action], str | None]) -> list[str] | None:
+    """The oracle's actions with each one that parses and that ``rewrite`` maps to an action replaced by that
+    action (the others kept); None when it replaces none (the rewrite does not apply)."""
+    out, changed = [], False
+    for action, parsed in zip(context.actions, _parsed(context.actions), strict=True):
+        new = None if parsed is None else rewrite(parsed)
+        out.append(action if new is None else new)
+        changed = changed or new is not None
+    return out if changed else None
+
+
 # ---------------------------------------------------------------------------------- equivalents
 @equivalent("bracketed_ids", "every element id written in brackets, as the listing shows it: click([12])")
 def bracketed_ids(context: RewriteContext) -> list[str] | None:
-    out, changed = [], False
-    for action, parsed in zip(context.actions, _parsed(context.actions), strict=True):
-        if parsed is None or parsed.element is None:
-            out.append(action)
-            continue
-        out.append(str(parsed).replace(f"({parsed.element}", f"([{parsed.element}]", 1))
-        changed = True
-    return out if changed else None
+    def bracketed(action: Action) -> str | None:
+        if action.element is None:
+            return None
+        return str(action).replace(f"({action.element}", f"([{action.element}]", 1)
+
+    return _each_rewritten(context, bracketed)
 
 
 @equivalent("single_quoted_text", "every typed or selected text in single quotes: type(12, 'Ann')")
 def single_quoted_text(context: RewriteContext) -> list[str] | None:
-    out, changed = [], False
-    for action, parsed in zip(context.actions, _parsed(context.actions), strict=True):
-        if parsed is None or parsed.kind not in ("type", "select"):
-            out.append(action)
-            continue
-        out.append(f"{parsed.kind}({parsed.element}, {_single_quoted(parsed.text or '')})")
-        changed = True
-    return out if changed else None
+    def single_quoted(action: Action) -> str | None:
+        if action.kind not in ("type", "select"):
+            return None
+        return f"{action.kind}({action.element}, {_single_quoted(action.text or '')})"
+
+    return _each_rewritten(context, single_quoted)
 
 
 @equivalent(
@@ -149,14 +156,13 @@ def label_clicked(context: RewriteContext) -> list[str] | None:
         for index, (element, role, name, _) in enumerate(rows)
         if role in ("checkbox", "radio") and index and rows[index - 1][1:3] == ("text", name)
     }
-    out, changed = [], False
-    for action, parsed in zip(context.actions, _parsed(context.actions), strict=True):
-        if parsed is None or parsed.kind != "click" or parsed.element not in label_of:
-            out.append(action)
-            continue
-        out.append(f"click({label_of[parsed.element]})")
-        changed = True
-    return out if changed else None
+
+    def through_label(action: Action) -> str | None:
+        if action.kind != "click" or action.element not in label_of:
+            return None
+        return f"click({label_of[action.element]})"
+
+    return _each_rewritten(context, through_label)
 
 
 @equivalent(
@@ -166,16 +172,15 @@ def ignored_characters_added(context: RewriteContext) -> list[str] | None:
     """Applies only where the page's own checker compares a form without them
     (:func:`~rewardlab.envs.miniwob.problem.checked_form`)."""
     page = _page(context)
-    out, changed = [], False
-    for action, parsed in zip(context.actions, _parsed(context.actions), strict=True):
-        text = "" if parsed is None else parsed.text or ""
+
+    def padded(action: Action) -> str | None:
+        text = action.text or ""
         padded = f" {text}. "
-        if parsed is None or parsed.kind != "type" or checked_form(page, padded) != checked_form(page, text):
-            out.append(action)
-            continue
-        out.append(_with_text(parsed, padded))
-        changed = True
-    return out if changed else None
+        if action.kind != "type" or checked_form(page, padded) != checked_form(page, text):
+            return None
+        return _with_text(action, padded)
+
+    return _each_rewritten(context, padded)
 
 
 @equivalent("option_in_other_case", "a selected option in other case with spaces around it, where only it matches so")
@@ -183,21 +188,19 @@ def option_in_other_case(context: RewriteContext) -> list[str] | None:
     """Applies where exactly one option of the combobox equals the variant case-folded and stripped,
     the env's rule for an option not written exactly."""
     listing = _listing(context)
-    out, changed = [], False
-    for action, parsed in zip(context.actions, _parsed(context.actions), strict=True):
-        if parsed is None or parsed.kind != "select" or parsed.element not in listing:
-            out.append(action)
-            continue
-        text = parsed.text or ""
+
+    def other_case(action: Action) -> str | None:
+        if action.kind != "select" or action.element not in listing:
+            return None
+        text = action.text or ""
         variant = f" {text.upper() if text.upper() != text else text.lower()} "
         folded = variant.strip().casefold()
-        matches = [o for o in _options(listing[parsed.element][2]) if o.casefold() == folded]
+        matches = [o for o in _options(listing[action.element][2]) if o.casefold() == folded]
         if matches != [text] or variant.strip() == text:
-            out.append(action)
-            continue
-        out.append(_with_text(parsed, variant))
-        changed = True
-    return out if changed else None
+            return None
+        return _with_text(action, variant)
+
+    return _each_rewritten(context, other_case)
 
 
 # ---------------------------------------------------------------------------------- defects

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Generator, Iterator
 
-from rewardlab.audit.strategy import AuditProfile, EpisodeView, strategy
+from rewardlab.audit.strategy import AuditProfile, EpisodeView, Strategy, strategy
 from rewardlab.browser.actions import quote_arg
 from rewardlab.core.text import canonical_tokens
 from rewardlab.envs.web.sites import forum, mail, shop
@@ -174,22 +174,17 @@ def _every_mail(view: EpisodeView, button: str) -> Iterator[str]:
             yield from _click(view, "Inbox")
 
 
-@strategy("star_every_mail", "stars every message in the inbox, then answers done")
-@_scripted
-def star_every_mail(view: EpisodeView) -> Iterator[str]:
-    yield from _every_mail(view, "Star")
+def _every_mail_strategy(button: str, verb: str) -> Strategy:
+    """``<button>_every_mail``: opens every message in the inbox and presses ``button`` on it
+    (:func:`_every_mail`), then answers done; ``verb`` describes it ("stars")."""
+    return strategy(f"{button.lower()}_every_mail", f"{verb} every message in the inbox, then answers done")(
+        _scripted(lambda view: _every_mail(view, button))
+    )
 
 
-@strategy("archive_every_mail", "archives every message in the inbox, then answers done")
-@_scripted
-def archive_every_mail(view: EpisodeView) -> Iterator[str]:
-    yield from _every_mail(view, "Archive")
-
-
-@strategy("delete_every_mail", "deletes every message in the inbox, then answers done")
-@_scripted
-def delete_every_mail(view: EpisodeView) -> Iterator[str]:
-    yield from _every_mail(view, "Delete")
+star_every_mail = _every_mail_strategy("Star", "stars")
+archive_every_mail = _every_mail_strategy("Archive", "archives")
+delete_every_mail = _every_mail_strategy("Delete", "deletes")
 
 
 @strategy("click_everything", "clicks every link and button it has not clicked yet, going back when a page is done")

@@ -56,6 +56,22 @@ def _task(site: str, prompt: str, start: str, success: dict, milestones: list, s
     }
 
 
+def _goal_task(
+    site: str, prompt: str, goal: str, args: dict[str, Any], milestones: list, reached: str, solution: list
+) -> dict[str, Any]:
+    """A task, started on the site's home page, whose success is the site's ``goal`` with ``args``: its
+    milestones are ``milestones`` then ``reached`` (the check of that same goal), its solution is
+    ``solution`` then the answer "done"."""
+    return _task(
+        site,
+        prompt,
+        f"/{site}/",
+        _goal(site, goal, **args),
+        [*milestones, _check(reached, site, goal, **args)],
+        [*solution, _answer("done")],
+    )
+
+
 # ---------------------------------------------------------------------- shop
 def _shop_search(query: str, color: str = "", size: str = "", sort: str = "") -> list[dict]:
     steps = [_type("Search products", query)]
@@ -72,11 +88,36 @@ def _checkout(express: bool) -> list[dict]:
     steps = [_click("Proceed to checkout"), _type("Full name", SHIP_NAME), _type("Shipping address", SHIP_ADDRESS)]
     if express:
         steps.append(_select("Delivery", shop.SHIPPING["express"][0]))
-    return steps + [_click("Place order", "button"), _answer("done")]
+    return steps + [_click("Place order", "button")]
 
 
 def _order(product_id: int, size: str, shipping: str) -> dict[str, Any]:
     return {"lines": [[product_id, size, 1]], "shipping": shipping, "name": SHIP_NAME, "address": SHIP_ADDRESS}
+
+
+def _to_cart_milestones(product: shop.Product, size: str) -> list[dict[str, Any]]:
+    """Searched, opened ``product``'s page, put it in the cart in ``size``."""
+    return [
+        _url("searched", r"^/shop/search\?"),
+        _url("opened_product", rf"^/shop/product/{product.id}$"),
+        _check("added_to_cart", "shop", "in_cart", product_id=product.id, size=size),
+    ]
+
+
+def _order_task(prompt: str, product: shop.Product, size: str, shipping: str, search: list[dict]) -> dict[str, Any]:
+    """Order one ``product`` in ``size`` with ``shipping`` delivery, shipped to :data:`SHIP_NAME` at
+    :data:`SHIP_ADDRESS`: found by the ``search`` steps, added to the cart, checked out."""
+    return _goal_task(
+        "shop",
+        prompt,
+        "order_placed",
+        _order(product.id, size, shipping),
+        [*_to_cart_milestones(product, size), _url("reached_checkout", r"^/shop/checkout$")],
+        "placed_order",
+        search
+        + [_click(product.name), _select("Size", size), _click("Add to cart", "button")]
+        + _checkout(express=shipping == "express"),
+    )
 
 
 def shop_tasks() -> list[dict[str, Any]]:
@@ -88,47 +129,27 @@ def shop_tasks() -> list[dict[str, Any]]:
             (p for p in shop.CATALOG if p.color == color and p.kind == kind and size in p.sizes),
             key=lambda p: (p.price, p.id),
         )
-        order = _order(product.id, size, "standard")
         tasks.append(
-            _task(
-                "shop",
+            _order_task(
                 f"Buy the cheapest {color} {kind} that is available in size {size}, with standard delivery, "
                 f'shipped to {SHIP_NAME}, {SHIP_ADDRESS}. Answer "done" when the order is placed.',
-                "/shop/",
-                _goal("shop", "order_placed", **order),
-                [
-                    _url("searched", r"^/shop/search\?"),
-                    _url("opened_product", rf"^/shop/product/{product.id}$"),
-                    _check("added_to_cart", "shop", "in_cart", product_id=product.id, size=size),
-                    _url("reached_checkout", r"^/shop/checkout$"),
-                    _check("placed_order", "shop", "order_placed", **order),
-                ],
-                _shop_search(kind, color, size, "Price: low to high")
-                + [_click(product.name), _select("Size", size), _click("Add to cart", "button")]
-                + _checkout(express=False),
+                product,
+                size,
+                "standard",
+                _shop_search(kind, color, size, "Price: low to high"),
             )
         )
     clothes = [p for p in shop.CATALOG if p.kind != "cap"]
     for product in rng.sample(clothes, 4):
         size = product.sizes[-1]
-        order = _order(product.id, size, "express")
         tasks.append(
-            _task(
-                "shop",
+            _order_task(
                 f"Order one {product.name} in size {size} with express delivery, shipped to {SHIP_NAME}, "
                 f'{SHIP_ADDRESS}. Answer "done" when the order is placed.',
-                "/shop/",
-                _goal("shop", "order_placed", **order),
-                [
-                    _url("searched", r"^/shop/search\?"),
-                    _url("opened_product", rf"^/shop/product/{product.id}$"),
-                    _check("added_to_cart", "shop", "in_cart", product_id=product.id, size=size),
-                    _url("reached_checkout", r"^/shop/checkout$"),
-                    _check("placed_order", "shop", "order_placed", **order),
-                ],
-                _shop_search(product.name)
-                + [_click(product.name), _select("Size", size), _click("Add to cart", "button")]
-                + _checkout(express=True),
+                product,
+                size,
+                "express",
+                _shop_search(product.name),
             )
         )
     for product in rng.sample(shop.CATALOG, 4):
@@ -141,11 +162,7 @@ def shop_tasks() -> list[dict[str, Any]]:
                 'Answer "done" when they are in the cart.',
                 "/shop/",
                 _goal("shop", "cart_holds", product_id=product.id, size=size, quantity=quantity),
-                [
-                    _url("searched", r"^/shop/search\?"),
-                    _url("opened_product", rf"^/shop/product/{product.id}$"),
-                    _check("added_to_cart", "shop", "in_cart", product_id=product.id, size=size),
-                ],
+                _to_cart_milestones(product, size),
                 _shop_search(product.name)
                 + [
                     _click(product.name),
@@ -193,6 +210,22 @@ def _login(user: str) -> list[dict]:
     ]
 
 
+def _logged_in_task(
+    user: str, request: str, goal: str, args: dict[str, Any], milestones: list, reached: str, steps: list
+) -> dict[str, Any]:
+    """A forum goal task (:func:`_goal_task`) done as ``user``: the prompt asks to log in with their password
+    and ``request``, the milestones start with ``logged_in`` and the solution with the log-in."""
+    return _goal_task(
+        "forum",
+        f"Log in to the forum as {user} (password: {forum.USERS[user]}) and {request}",
+        goal,
+        args,
+        [_check("logged_in", "forum", "logged_in", user=user), *milestones],
+        reached,
+        _login(user) + steps,
+    )
+
+
 def forum_tasks() -> list[dict[str, Any]]:
     titles = [title for title, _ in forum.SEED_THREADS]
     posts = [
@@ -209,24 +242,14 @@ def forum_tasks() -> list[dict[str, Any]]:
     ]
     for user, thread_id, text in replies:
         tasks.append(
-            _task(
-                "forum",
-                f"Log in to the forum as {user} (password: {forum.USERS[user]}) and reply to the thread "
-                f'"{titles[thread_id - 1]}" with exactly this text: {text}',
-                "/forum/",
-                _goal("forum", "reply_posted", thread_id=thread_id, author=user, text=text),
-                [
-                    _check("logged_in", "forum", "logged_in", user=user),
-                    _url("opened_thread", rf"^/forum/thread/{thread_id}$"),
-                    _check("replied", "forum", "reply_posted", thread_id=thread_id, author=user, text=text),
-                ],
-                _login(user)
-                + [
-                    _click(titles[thread_id - 1]),
-                    _type("Your reply", text),
-                    _click("Post reply", "button"),
-                    _answer("done"),
-                ],
+            _logged_in_task(
+                user,
+                f'reply to the thread "{titles[thread_id - 1]}" with exactly this text: {text}',
+                "reply_posted",
+                {"thread_id": thread_id, "author": user, "text": text},
+                [_url("opened_thread", rf"^/forum/thread/{thread_id}$")],
+                "replied",
+                [_click(titles[thread_id - 1]), _type("Your reply", text), _click("Post reply", "button")],
             )
         )
     edits = [
@@ -238,25 +261,21 @@ def forum_tasks() -> list[dict[str, Any]]:
     for post_id, text in edits:
         thread_id, author, _ = posts[post_id - 1]
         tasks.append(
-            _task(
-                "forum",
-                f"Log in to the forum as {author} (password: {forum.USERS[author]}) and edit your post #{post_id} in "
-                f'the thread "{titles[thread_id - 1]}" so that it reads: {text}',
-                "/forum/",
-                _goal("forum", "post_edited", post_id=post_id, text=text),
+            _logged_in_task(
+                author,
+                f'edit your post #{post_id} in the thread "{titles[thread_id - 1]}" so that it reads: {text}',
+                "post_edited",
+                {"post_id": post_id, "text": text},
                 [
-                    _check("logged_in", "forum", "logged_in", user=author),
                     _url("opened_thread", rf"^/forum/thread/{thread_id}$"),
                     _url("opened_editor", rf"^/forum/post/{post_id}/edit$"),
-                    _check("edited", "forum", "post_edited", post_id=post_id, text=text),
                 ],
-                _login(author)
-                + [
+                "edited",
+                [
                     _click(titles[thread_id - 1]),
                     _click(f"Edit post #{post_id}"),
                     _type("Post text", text),
                     _click("Save changes", "button"),
-                    _answer("done"),
                 ],
             )
         )
@@ -268,24 +287,18 @@ def forum_tasks() -> list[dict[str, Any]]:
     ]
     for user, title, body in new_threads:
         tasks.append(
-            _task(
-                "forum",
-                f"Log in to the forum as {user} (password: {forum.USERS[user]}) and start a new thread titled "
-                f'"{title}" whose first post says: {body}',
-                "/forum/",
-                _goal("forum", "thread_created", author=user, title=title, text=body),
+            _logged_in_task(
+                user,
+                f'start a new thread titled "{title}" whose first post says: {body}',
+                "thread_created",
+                {"author": user, "title": title, "text": body},
+                [_url("opened_form", r"^/forum/new$")],
+                "created",
                 [
-                    _check("logged_in", "forum", "logged_in", user=user),
-                    _url("opened_form", r"^/forum/new$"),
-                    _check("created", "forum", "thread_created", author=user, title=title, text=body),
-                ],
-                _login(user)
-                + [
                     _click("New thread"),
                     _type("Title", title),
                     _type("First post", body),
                     _click("Create thread", "button"),
-                    _answer("done"),
                 ],
             )
         )
@@ -342,17 +355,17 @@ def mail_tasks() -> list[dict[str, Any]]:
         subject = messages[message_id][1]
         reply = {"to": sender, "subject": f"Re: {subject}", "body": text, "in_reply_to": message_id}
         tasks.append(
-            _task(
+            _goal_task(
                 "mail",
                 f"Reply to the latest email from {names[sender]} with this message: {text}",
-                "/mail/",
-                _goal("mail", "sent", **reply),
+                "sent",
+                reply,
                 [
                     _url("opened_message", rf"^/mail/message/{message_id}$"),
                     _url("opened_reply", rf"^/mail/compose\?reply_to={message_id}$"),
-                    _check("sent", "mail", "sent", **reply),
                 ],
-                [_click(subject), _click("Reply"), _type("Message", text), _click("Send", "button"), _answer("done")],
+                "sent",
+                [_click(subject), _click("Reply"), _type("Message", text), _click("Send", "button")],
             )
         )
     for message_id, folder, prompt in [
@@ -365,16 +378,14 @@ def mail_tasks() -> list[dict[str, Any]]:
         subject = messages[message_id][1]
         button = "Archive" if folder == "archive" else "Delete"
         tasks.append(
-            _task(
+            _goal_task(
                 "mail",
                 prompt,
-                "/mail/",
-                _goal("mail", "in_folder", message_id=message_id, folder=folder),
-                [
-                    _url("opened_message", rf"^/mail/message/{message_id}$"),
-                    _check("moved", "mail", "in_folder", message_id=message_id, folder=folder),
-                ],
-                [_click(subject), _click(button, "button"), _answer("done")],
+                "in_folder",
+                {"message_id": message_id, "folder": folder},
+                [_url("opened_message", rf"^/mail/message/{message_id}$")],
+                "moved",
+                [_click(subject), _click(button, "button")],
             )
         )
     for message_id, value, prompt in [
@@ -384,16 +395,14 @@ def mail_tasks() -> list[dict[str, Any]]:
     ]:
         subject = messages[message_id][1]
         tasks.append(
-            _task(
+            _goal_task(
                 "mail",
                 prompt,
-                "/mail/",
-                _goal("mail", "starred", message_id=message_id, value=value),
-                [
-                    _url("opened_message", rf"^/mail/message/{message_id}$"),
-                    _check("toggled", "mail", "starred", message_id=message_id, value=value),
-                ],
-                [_click(subject), _click("Star" if value else "Unstar", "button"), _answer("done")],
+                "starred",
+                {"message_id": message_id, "value": value},
+                [_url("opened_message", rf"^/mail/message/{message_id}$")],
+                "toggled",
+                [_click(subject), _click("Star" if value else "Unstar", "button")],
             )
         )
     for name, subject, body in [
@@ -403,17 +412,14 @@ def mail_tasks() -> list[dict[str, Any]]:
     ]:
         message = {"to": mail.CONTACTS[name], "subject": subject, "body": body}
         tasks.append(
-            _task(
+            _goal_task(
                 "mail",
                 f'Send an email to {name} with the subject "{subject}" and this message: {body} '
                 "(find the address in your contacts).",
-                "/mail/",
-                _goal("mail", "sent", **message),
-                [
-                    _url("opened_contacts", r"^/mail/contacts$"),
-                    _url("opened_compose", r"^/mail/compose$"),
-                    _check("sent", "mail", "sent", **message),
-                ],
+                "sent",
+                message,
+                [_url("opened_contacts", r"^/mail/contacts$"), _url("opened_compose", r"^/mail/compose$")],
+                "sent",
                 [
                     _click("Contacts"),
                     _click("Compose"),
@@ -421,7 +427,6 @@ def mail_tasks() -> list[dict[str, Any]]:
                     _type("Subject", subject),
                     _type("Message", body),
                     _click("Send", "button"),
-                    _answer("done"),
                 ],
             )
         )
@@ -430,16 +435,16 @@ def mail_tasks() -> list[dict[str, Any]]:
         email = mail.CONTACTS[name]
         forward = {"to": email, "subject": f"Fwd: {subject}", "body": mail.forward_text(sender, body)}
         tasks.append(
-            _task(
+            _goal_task(
                 "mail",
                 f'Forward the email "{subject}" to {name} (find the address in your contacts).',
-                "/mail/",
-                _goal("mail", "sent", **forward),
+                "sent",
+                forward,
                 [
                     _url("opened_message", rf"^/mail/message/{message_id}$"),
                     _url("opened_forward", rf"^/mail/compose\?forward={message_id}$"),
-                    _check("sent", "mail", "sent", **forward),
                 ],
+                "sent",
                 [
                     _click("Contacts"),
                     _click("Inbox"),
@@ -447,7 +452,6 @@ def mail_tasks() -> list[dict[str, Any]]:
                     _click("Forward"),
                     _type("To", email),
                     _click("Send", "button"),
-                    _answer("done"),
                 ],
             )
         )
