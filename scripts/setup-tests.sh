@@ -14,28 +14,28 @@ SECONDS=0
 step() { echo "== $* (at ${SECONDS} s)"; }
 [ -x .venv/bin/python ] || { echo "!! no .venv: run bash scripts/setup.sh first" >&2; exit 1; }
 source scripts/apt-missing.sh
-pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
+source scripts/installer.sh
 
 stamp=.venv/.rewardlab-setup-tests
-want=$(cat pyproject.toml scripts/setup-tests.sh scripts/setup-numpy2.sh scripts/requirements-of.py scripts/setup-graders.sh \
-  scripts/setup-libreoffice.sh rewardlab/crosscheck/node/package-lock.json | sha256sum | cut -c1-16)
+want=$(cat pyproject.toml scripts/setup-tests.sh scripts/installer.sh scripts/setup-numpy2.sh scripts/requirements-of.py \
+  scripts/setup-graders.sh scripts/setup-libreoffice.sh rewardlab/crosscheck/node/package-lock.json | sha256sum | cut -c1-16)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv-np2/bin/python ]; then
   apt_missing "Docker and crosscheck tests will skip or fail" dockerd:docker.io node:nodejs npm:npm
 
-  # .venv-np2's dependencies install beside .venv's (two pips on two cores); RewardLab's own editable wheel in it
+  # .venv-np2's dependencies install beside .venv's (two installers on two cores); RewardLab's own editable wheel in it
   # comes after .venv's, as two builds in one tree race on rewardlab.egg-info.
   step ".venv-np2's dependencies (in the background; log: .venv/setup-numpy2.log)"
   bash scripts/setup-numpy2.sh --dependencies-only >.venv/setup-numpy2.log 2>&1 &
   np2_job=$!
-  step "pip install -e .[all]"
-  "${pip[@]}" install -e ".[all]"
+  step "install -e .[all]"
+  install_into .venv -e ".[all]"
   # verl's agent loop and OpenRLHF's agent interface (rewardlab.integrations.verl / .openrlhf): their full installs
   # want vLLM, deepspeed and flash-attn, and pin numpy, transformers and ray against bfcl-eval and each other. So
-  # the packages come without dependencies, after what their modules import: pip checks the dependencies of what
-  # is installed beside an install that resolves dependencies, so one after them would list every dependency they
-  # leave out as a conflict.
-  "${pip[@]}" install "tensordict==0.10.0" "codetiming==1.4.0" "hydra-core==1.3.2" "pylatexenc==2.11"
-  "${pip[@]}" install --no-deps "verl==0.9.1" "openrlhf==0.11.2"
+  # the packages come without dependencies, after what their modules import: an installer (pip) checks the
+  # dependencies of what is installed beside an install that resolves dependencies, so one after them would list
+  # every dependency they leave out as a conflict.
+  install_into .venv "tensordict==0.10.0" "codetiming==1.4.0" "hydra-core==1.3.2" "pylatexenc==2.11"
+  install_into .venv --no-deps "verl==0.9.1" "openrlhf==0.11.2"
 
   # The independent graders of `rewardlab crosscheck` (bpmnlint + bpmn-moddle, pinned by a lockfile).
   step "crosscheck graders"
