@@ -280,11 +280,16 @@ class DockerSandbox:
             self._channel = _Channel(socket_)
         return self._container
 
-    def _remove_container(self) -> None:
+    def _detach(self) -> Any:
+        """Forget the warm container and close its control channel; returns the container (``None`` if none)."""
         container, self._container = self._container, None
         channel, self._channel = self._channel, None
         if channel is not None:
             channel.close()
+        return container
+
+    def _remove_container(self) -> None:
+        container = self._detach()
         if container is not None:
             try:
                 container.remove(force=True)
@@ -295,10 +300,7 @@ class DockerSandbox:
 
     def _forget_container(self) -> None:
         """After an engine failure: forget the container, and remove it once the engine answers again."""
-        container, self._container = self._container, None
-        channel, self._channel = self._channel, None
-        if channel is not None:
-            channel.close()
+        container = self._detach()
         if container is not None:
             self._orphans.append(container.id)
 

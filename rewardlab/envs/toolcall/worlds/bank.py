@@ -59,12 +59,7 @@ class BankWorld(World):
     # ------------------------------------------------------------------ read tools
     @tool("Find customers by name; returns their ids.", {"name": string("Full or partial name.")})
     def find_customer(self, name: str) -> list[dict[str, Any]]:
-        needle = name.strip().lower()
-        found = [{"customer_id": c["id"], "name": c["name"]} for c in self.db["customers"].values()]
-        found = [c for c in found if needle in c["name"].lower()]
-        if not found:
-            raise ToolError(f"no customer named {name}")
-        return found
+        return [{"customer_id": c["id"], "name": c["name"]} for c in self.find_named("customers", name, "customer")]
 
     @tool("List a customer's accounts with their type and balance.", {"customer_id": string("Customer id, e.g. U01.")})
     def list_accounts(self, customer_id: str) -> list[dict[str, Any]]:
@@ -142,18 +137,18 @@ class BankWorld(World):
             "balance": self.db["accounts"][account_id]["balance"],
         }
 
+    def _set_card_status(self, card_id: str, status: str) -> dict[str, Any]:
+        """Set the card's ``status``; a card that already has it is refused."""
+        card = self.get("cards", card_id, "card")
+        if card["status"] == status:
+            raise ToolError(f"card {card_id} is already {status}")
+        self.update("cards", card_id, status=status)
+        return {"card_id": card_id, "status": status}
+
     @tool("Freeze a card so it cannot be used.", {"card_id": string("Card id, e.g. K01.")}, writes=True)
     def freeze_card(self, card_id: str) -> dict[str, Any]:
-        card = self.get("cards", card_id, "card")
-        if card["status"] == "frozen":
-            raise ToolError(f"card {card_id} is already frozen")
-        self.update("cards", card_id, status="frozen")
-        return {"card_id": card_id, "status": "frozen"}
+        return self._set_card_status(card_id, "frozen")
 
     @tool("Unfreeze a frozen card.", {"card_id": string("Card id.")}, writes=True)
     def unfreeze_card(self, card_id: str) -> dict[str, Any]:
-        card = self.get("cards", card_id, "card")
-        if card["status"] == "active":
-            raise ToolError(f"card {card_id} is already active")
-        self.update("cards", card_id, status="active")
-        return {"card_id": card_id, "status": "active"}
+        return self._set_card_status(card_id, "active")

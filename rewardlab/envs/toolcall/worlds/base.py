@@ -257,6 +257,15 @@ class World:
             raise ToolError(f"no {what} with id {key}")
         return record
 
+    def find_named(self, table: str, name: str, what: str) -> list[dict[str, Any]]:
+        """Copies (:func:`view`) of the records of ``table`` whose ``name`` contains ``name`` (case and surrounding
+        spaces ignored), in table order, or a ToolError ``no <what> named <name>`` when there is none."""
+        needle = name.strip().lower()
+        found = [view(record) for record in self.db[table].values() if needle in record["name"].lower()]
+        if not found:
+            raise ToolError(f"no {what} named {name}")
+        return found
+
     def state(self) -> dict[str, Any]:
         """The comparable state: records that existed at the start by id, created ones as a sorted multiset
         (their numbers in one form, :func:`number_form`: an amount sent as ``75`` or ``75.0`` is one record)."""

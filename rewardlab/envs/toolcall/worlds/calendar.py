@@ -87,11 +87,7 @@ class CalendarWorld(World):
     # ------------------------------------------------------------------ read tools
     @tool("Find contacts whose name contains the text.", {"name": string("Full or partial name.")})
     def find_contact(self, name: str) -> list[dict[str, Any]]:
-        needle = name.strip().lower()
-        found = [view(c) for c in self.db["contacts"].values() if needle in c["name"].lower()]
-        if not found:
-            raise ToolError(f"no contact named {name}")
-        return found
+        return self.find_named("contacts", name, "contact")
 
     @tool("List the events on a date, earliest first.", {"date": string("Date, YYYY-MM-DD.", **DATE)})
     def list_events(self, date: str) -> list[dict[str, Any]]:

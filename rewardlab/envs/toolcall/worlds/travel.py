@@ -30,6 +30,11 @@ from rewardlab.envs.toolcall.worlds.retail import FIRST, LAST
 CITIES = ["LON", "PAR", "BER", "ROM", "MAD", "AMS"]
 DATES = [f"2025-04-{day:02d}" for day in range(1, 6)]
 HOTEL_NAMES = ["Grand", "Central", "Riverside", "Station", "Garden", "Harbour"]
+STOCK: dict[str, tuple[str, str, str]] = {
+    "flight": ("flights", "seats_left", "sold out"),
+    "hotel": ("hotels", "rooms_left", "full"),
+}
+"""Each booking kind's table, the field counting what is left, and how a refusal says none is."""
 
 
 class TravelWorld(World):
@@ -88,11 +93,7 @@ class TravelWorld(World):
     # ------------------------------------------------------------------ read tools
     @tool("Find travellers by name.", {"name": string("Full or partial name.")})
     def find_traveller(self, name: str) -> list[dict[str, Any]]:
-        needle = name.strip().lower()
-        found = [view(t) for t in self.db["travellers"].values() if needle in t["name"].lower()]
-        if not found:
-            raise ToolError(f"no traveller named {name}")
-        return found
+        return self.find_named("travellers", name, "traveller")
 
     @tool(
         "Search flights on a route and date, earliest first. Seat availability is only known when booking.",
@@ -129,6 +130,21 @@ class TravelWorld(World):
         return [view(b) for b in self.db["bookings"].values() if b["traveller_id"] == traveller_id]
 
     # ------------------------------------------------------------------ write tools
+    def _take_one(self, kind: str, item_id: str) -> dict[str, Any]:
+        """Take one seat or room of the flight or hotel ``item_id`` (``kind``); refused when none is left.
+        Returns the stored item."""
+        table, field, none_left = STOCK[kind]
+        item = self.get(table, item_id, kind)
+        if item[field] <= 0:
+            raise ToolError(f"{kind} {item_id} is {none_left}")
+        self.update(table, item_id, **{field: item[field] - 1})
+        return item
+
+    def _record_booking(self, traveller_id: str, kind: str, item_id: str, *, check_in: str, nights: int) -> str:
+        """Insert a confirmed booking of ``item_id`` for the traveller; returns its id (``BK101``...)."""
+        record = {"traveller_id": traveller_id, "kind": kind, "item_id": item_id, "status": "confirmed"}
+        return self.insert("bookings", {**record, "check_in": check_in, "nights": nights}, prefix="BK")
+
     @tool(
         "Book a seat on a flight; refused when the flight is sold out.",
         {"traveller_id": string("Traveller id."), "flight_id": string("Flight id.")},
@@ -136,12 +152,8 @@ class TravelWorld(World):
     )
     def book_flight(self, traveller_id: str, flight_id: str) -> dict[str, Any]:
         self.get("travellers", traveller_id, "traveller")
-        flight = self.get("flights", flight_id, "flight")
-        if flight["seats_left"] <= 0:
-            raise ToolError(f"flight {flight_id} is sold out")
-        self.update("flights", flight_id, seats_left=flight["seats_left"] - 1)
-        record = {"traveller_id": traveller_id, "kind": "flight", "item_id": flight_id, "status": "confirmed"}
-        key = self.insert("bookings", {**record, "check_in": flight["date"], "nights": 0}, prefix="BK")
+        flight = self._take_one("flight", flight_id)
+        key = self._record_booking(traveller_id, "flight", flight_id, check_in=flight["date"], nights=0)
         return {"booking_id": key, "flight_id": flight_id, "price": flight["price"]}
 
     @tool(
@@ -156,12 +168,8 @@ class TravelWorld(World):
     )
     def book_hotel(self, traveller_id: str, hotel_id: str, check_in: str, nights: int) -> dict[str, Any]:
         self.get("travellers", traveller_id, "traveller")
-        hotel = self.get("hotels", hotel_id, "hotel")
-        if hotel["rooms_left"] <= 0:
-            raise ToolError(f"hotel {hotel_id} is full")
-        self.update("hotels", hotel_id, rooms_left=hotel["rooms_left"] - 1)
-        record = {"traveller_id": traveller_id, "kind": "hotel", "item_id": hotel_id, "status": "confirmed"}
-        key = self.insert("bookings", {**record, "check_in": check_in, "nights": nights}, prefix="BK")
+        hotel = self._take_one("hotel", hotel_id)
+        key = self._record_booking(traveller_id, "hotel", hotel_id, check_in=check_in, nights=nights)
         return {"booking_id": key, "hotel_id": hotel_id, "total": hotel["price_per_night"] * nights}
 
     @tool(
@@ -172,7 +180,7 @@ class TravelWorld(World):
         if booking["status"] != "confirmed":
             raise ToolError(f"booking {booking_id} is already {booking['status']}")
         self.update("bookings", booking_id, status="cancelled")
-        table, field = ("flights", "seats_left") if booking["kind"] == "flight" else ("hotels", "rooms_left")
+        table, field, _ = STOCK[booking["kind"]]
         item = self.db[table][booking["item_id"]]
         self.update(table, item["id"], **{field: item[field] + 1})
         return {"booking_id": booking_id, "status": "cancelled"}
