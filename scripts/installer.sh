@@ -22,6 +22,13 @@ pip_setting() {
   fi
 }
 
+# ensure_uv VENV: VENV/bin/uv at UV_VERSION (installed by pip when it is not).
+ensure_uv() {
+  if [ "$("$1/bin/uv" --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
+    "$1/bin/python" -m pip --disable-pip-version-check -q install "uv==$UV_VERSION"
+  fi
+}
+
 install_into() {
   local venv=$1
   shift
@@ -29,9 +36,7 @@ install_into() {
     "$venv/bin/python" -m pip --disable-pip-version-check -q install "$@"
     return
   fi
-  if [ "$("$venv/bin/uv" --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
-    "$venv/bin/python" -m pip --disable-pip-version-check -q install "uv==$UV_VERSION"
-  fi
+  ensure_uv "$venv"
   local options=() value
   for value in $(pip_setting "$venv" find-links); do options+=(--find-links "$value"); done
   for value in $(pip_setting "$venv" constraint); do options+=(--constraint "$value"); done

@@ -3,7 +3,8 @@
 #   - Debian (as root): docker.io (the Docker sandbox), nodejs and npm (the BPMN crosscheck graders), LibreOffice
 #     Impress and poppler-utils (the Slides crosscheck, scripts/setup-libreoffice.sh);
 #   - .venv: every extra (`.[all]`), and verl's and OpenRLHF's agent interfaces without their dependencies;
-#   - a running Docker engine (started here when none answers and we are root) and the sandbox image;
+#   - a running Docker engine (started here when none answers and we are root), the sandbox image and the NeMo-Gym
+#     image (Python 3.13, scripts/setup-nemo-gym.sh);
 #   - SWERepo's twelve pinned sdists, fetched from the package index by their sha256 (`rewardlab swe fetch`);
 #   - the crosscheck graders (scripts/setup-graders.sh) and .venv-np2 (scripts/setup-numpy2.sh).
 # Idempotent and fast when done: the installs are skipped while .venv/.rewardlab-setup-tests holds the hash of the
@@ -63,6 +64,9 @@ fi
 if docker info >/dev/null 2>&1; then
   step "Docker sandbox image"
   .venv/bin/rewardlab sandbox build-image
+  # NeMo-Gym needs Python >= 3.13.14: its adapter's real-package test runs in an image of Debian forky.
+  step "NeMo-Gym image"
+  bash scripts/setup-nemo-gym.sh
 else
   echo "!! no Docker engine answers: Docker tests will skip (as root: apt-get install docker.io mmdebstrap; dockerd)" >&2
 fi

@@ -1,6 +1,6 @@
-"""NeMo-Gym adapter, against a stand-in of NeMo-Gym 0.7's Gymnasium resources server (NeMo-Gym needs
-Python >= 3.13): episodes are driven the way its ``gymnasium_agent`` drives them, and every expected value
-comes from playing the same actions in process."""
+"""NeMo-Gym adapter, against a stand-in of NeMo-Gym 0.7's Gymnasium resources server on this machine's Python
+(NeMo-Gym needs Python >= 3.13.14; the real package: test_nemo_gym_real.py): episodes are driven the way its
+``gymnasium_agent`` drives them, and every expected value comes from playing the same actions in process."""
 
 from __future__ import annotations
 
