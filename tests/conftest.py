@@ -1,8 +1,15 @@
 """Shared test helpers: the template env :class:`~rewardlab.envs.echo.EchoEnv` (re-exported here for the
 tests, and as the ``tests.conftest:EchoEnv`` entry point), its fixture, ``made`` (every registered env, made once
-per test module) and the Docker skip rule."""
+per test module), ``shared_audit`` (each env's audit, run once per test run) and the Docker skip rule."""
 
 from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import pickle
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import gymnasium as gym
 import pytest
@@ -11,7 +18,10 @@ import rewardlab
 from rewardlab.envs.echo import EchoEnv
 from rewardlab.errors import MissingDependencyError
 
-__all__ = ["EchoEnv", "docker_or_skip", "echo_env", "made"]
+if TYPE_CHECKING:
+    from rewardlab.audit import AuditReport
+
+__all__ = ["EchoEnv", "docker_or_skip", "echo_env", "made", "shared_audit"]
 
 
 @pytest.fixture
@@ -30,6 +40,33 @@ def made(request):
         pytest.skip(f"{request.param}: {exc}")
     yield request.param, env
     env.close()
+
+
+@pytest.fixture(scope="session")
+def shared_audit(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., AuditReport]:
+    """``shared_audit(env_id, episodes=None)``: ``audit_env(env_id, split="test", episodes=episodes, seed=0)``
+    with every battery, run once per test run for each ``(env_id, episodes)`` and shared by every test file and
+    xdist worker that asks for it (tests/audit/test_audit_envs.py checks each env's flags; the env's own files read
+    the rows they test). The first caller runs it holding a file lock and pickles the report into the run's
+    temporary root (shared by its workers, removed with it); the others wait for the lock and read it."""
+    from rewardlab.audit import audit_env
+
+    root = tmp_path_factory.getbasetemp()
+    root = (root.parent if "PYTEST_XDIST_WORKER" in os.environ else root) / "audit-reports"
+    root.mkdir(parents=True, exist_ok=True)
+
+    def audit(env_id: str, episodes: int | None = None) -> AuditReport:
+        key = hashlib.sha256(f"{env_id}/{episodes}".encode()).hexdigest()[:16]
+        with open(root / f"{key}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            path = root / f"{key}.pickle"
+            if path.exists():
+                return pickle.loads(path.read_bytes())
+            report = audit_env(env_id, split="test", episodes=episodes, seed=0)
+            path.write_bytes(pickle.dumps(report))
+            return report
+
+    return audit
 
 
 def docker_or_skip() -> None:

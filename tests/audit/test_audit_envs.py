@@ -12,13 +12,11 @@ import os
 import pytest
 
 import rewardlab
-from rewardlab.audit import audit_env
 from rewardlab.browser.backends.browser import find_chromium
 from rewardlab.errors import MissingDependencyError
 
 SPREAD: dict[str, int] = {
     "RewardLab/BFCL-v1": 60,
-    "RewardLab/MiniWoB-v1": 6,
     "RewardLab/SWE-v2": 3,
     "RewardLab/SWERepo-v1": 2,
 }
@@ -35,11 +33,11 @@ def test_the_spread_names_registered_envs():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id", rewardlab.env_ids())
-def test_no_degenerate_strategy_is_flagged(env_id):
+def test_no_degenerate_strategy_is_flagged(env_id, shared_audit):
     if env_id in BROWSER_ENVS and (CHROMIUM is None or not os.path.exists(CHROMIUM)):
         pytest.skip("no Chromium binary found: apt-get install chromium")
     try:
-        report = audit_env(env_id, split="test", episodes=SPREAD.get(env_id), seed=0)
+        report = shared_audit(env_id, SPREAD.get(env_id))
     except MissingDependencyError as exc:
         pytest.skip(f"{env_id}: {exc}")
     assert not report.flagged, report.format_table()

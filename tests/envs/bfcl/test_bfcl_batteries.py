@@ -7,7 +7,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.audit import audit_env
 from rewardlab.envs.bfcl.checker import ParamSpec
 from rewardlab.envs.bfcl.rewrites import DEFECTS, EQUIVALENTS, other_number_form, wrong_value_for, wrong_values
 
@@ -31,8 +30,8 @@ def test_wrong_value_is_a_value_error_by_bfcls_rule():
 
 
 @pytest.fixture(scope="module")
-def report():
-    return audit_env("RewardLab/BFCL-v1", batteries=("equivalent", "defective"))
+def report(shared_audit):
+    return shared_audit("RewardLab/BFCL-v1")
 
 
 def test_batteries_flag_nothing(report):

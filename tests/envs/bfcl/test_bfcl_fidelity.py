@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("bfcl_eval", reason="bfcl-eval is not installed (pip install 'rewardlab[bfcl]')")
 
 import rewardlab  # noqa: E402, F401  (registers the ids)
-from rewardlab.audit import MIN_MARGIN, AuditReport, audit_env  # noqa: E402
+from rewardlab.audit import MIN_MARGIN, AuditReport  # noqa: E402
 from rewardlab.envs.bfcl import BFCLEnv  # noqa: E402
 from rewardlab.envs.bfcl.audit import placeholder  # noqa: E402
 from rewardlab.envs.bfcl.checker import AnswerSpec  # noqa: E402
@@ -22,9 +22,6 @@ from rewardlab.envs.bfcl.constants import IRRELEVANCE_CATEGORIES  # noqa: E402
 from rewardlab.envs.bfcl.multi_turn import BFCLMultiTurnEnv  # noqa: E402
 from rewardlab.envs.bfcl.oracle import first_possible_answer  # noqa: E402
 from rewardlab.envs.bfcl.tools import openai_tools  # noqa: E402
-
-DEGENERATE = ("degenerate",)
-"""The battery these tests read (the rewrite batteries on the same tasks: tests/audit/test_audit_envs.py)."""
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +57,9 @@ def strategy_means(report: AuditReport, task_ids: set[str]) -> dict[str, float]:
 
 # ---------------------------------------------------------------------------- BFCL-v1
 @pytest.fixture(scope="module")
-def bfcl_report() -> AuditReport:
+def bfcl_report(shared_audit) -> AuditReport:
     """The audit of every BFCL-v1 test task (about 10 s)."""
-    return audit_env("RewardLab/BFCL-v1", split="test", batteries=DEGENERATE)
+    return shared_audit("RewardLab/BFCL-v1")
 
 
 @pytest.mark.slow
@@ -146,9 +143,9 @@ BOOK_THEN_CANCEL = "multi_turn_base_158"  # turn 0 reads; turn 1 books a flight,
 
 
 @pytest.fixture(scope="module")
-def multi_report() -> AuditReport:
+def multi_report(shared_audit) -> AuditReport:
     """The audit of every BFCLMultiTurn-v1 test task (about 5 s)."""
-    return audit_env("RewardLab/BFCLMultiTurn-v1", split="test", batteries=DEGENERATE)
+    return shared_audit("RewardLab/BFCLMultiTurn-v1")
 
 
 def oracle_turns(env, task_id: str) -> list[list[str]]:

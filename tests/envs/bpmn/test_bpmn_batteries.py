@@ -44,9 +44,9 @@ def rewrite(rewrite_, xml: str, seed: int = 0) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def report():
+def report(shared_audit):
     """The equivalent and defective batteries on the test split, played through the env."""
-    return audit_env("RewardLab/BPMN-v2", batteries=("equivalent", "defective"))
+    return shared_audit("RewardLab/BPMN-v2")
 
 
 def test_the_profile_registers_every_rewrite_and_states_its_delta():

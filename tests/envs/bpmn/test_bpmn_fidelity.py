@@ -16,16 +16,12 @@ import pytest
 from lxml import etree
 
 import rewardlab  # noqa: F401  (registers the ids)
-from rewardlab.audit import audit_env
 from rewardlab.envs.bpmn.audit import PROFILE
 from rewardlab.envs.bpmn.model import extract_model
 from rewardlab.envs.bpmn.oracle import bare_answer
 from rewardlab.envs.bpmn.parse import BPMN_NS, read_answer
 from rewardlab.envs.bpmn.semantic import hedges
 from rewardlab.envs.bpmn.tasks import load_tasks, reference_xml
-
-DEGENERATE = ("degenerate",)
-"""The battery these tests read (the rewrite batteries on the same tasks: tests/audit/test_audit_envs.py)."""
 
 TASK = "gen-loan-decision"
 
@@ -227,8 +223,8 @@ def test_a_doctype_before_the_root_is_refused_in_both_modes():
 
 
 @pytest.fixture(scope="module")
-def audit():
-    return audit_env("RewardLab/BPMN-v2", split="test", batteries=DEGENERATE)
+def audit(shared_audit):
+    return shared_audit("RewardLab/BPMN-v2")
 
 
 def test_the_audit_flags_no_strategy(audit):

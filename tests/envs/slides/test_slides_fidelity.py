@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.audit import audit_env
 from rewardlab.crosscheck.answers import answer_set
 from rewardlab.envs.slides.audit import FILLERS, parse_prompt
 from rewardlab.envs.slides.env import SlidesEnv
@@ -21,17 +20,14 @@ from rewardlab.envs.slides.schema import deck_from_json
 from rewardlab.envs.slides.similarity import LexicalSimilarity
 from rewardlab.envs.slides.tasks import Brief, load_tasks
 
-DEGENERATE = ("degenerate",)
-"""The battery these tests read (the rewrite batteries on the same tasks: tests/audit/test_audit_envs.py)."""
-
 pytest.importorskip("pptx")
 
 ENV_IDS = ("RewardLab/Slides-v2", "RewardLab/SlidesAgent-v2")
 
 
 @pytest.fixture(scope="module")
-def reports():
-    return {env_id: audit_env(env_id, split="test", batteries=DEGENERATE) for env_id in ENV_IDS}
+def reports(shared_audit):
+    return {env_id: shared_audit(env_id) for env_id in ENV_IDS}
 
 
 @pytest.fixture(scope="module")

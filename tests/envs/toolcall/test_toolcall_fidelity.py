@@ -12,15 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rewardlab.audit import audit_env
 from rewardlab.core.refusal import is_refusal
 from rewardlab.core.toolcalls import looks_like_call, parse_tool_calls
 from rewardlab.envs.toolcall.build.templates import REFUSALS
 from rewardlab.envs.toolcall.candidates import SeenValues, value_key
 from rewardlab.envs.toolcall.env import ToolCallEnv
-
-DEGENERATE = ("degenerate",)
-"""The battery these tests read (the rewrite batteries on the same tasks: tests/audit/test_audit_envs.py)."""
 
 ENV_ID = "RewardLab/ToolCall-v3"
 
@@ -33,8 +29,8 @@ def env():
 
 
 @pytest.fixture(scope="module")
-def report():
-    return audit_env(ENV_ID, split="test", batteries=DEGENERATE)
+def report(shared_audit):
+    return shared_audit(ENV_ID)
 
 
 def call(name: str, **arguments) -> str:

@@ -12,16 +12,12 @@ import math
 import pytest
 
 from rewardlab.agents import OracleAgent
-from rewardlab.audit import audit_env
 from rewardlab.envs.web.answers import grade_answer
 from rewardlab.envs.web.audit import PAYLOAD, STRATEGIES
 from rewardlab.envs.web.env import WebEnv
 from rewardlab.envs.web.oracle import find_element
 from rewardlab.envs.web.sites.base import Goal
 from rewardlab.evaluation import run_episode
-
-DEGENERATE = ("degenerate",)
-"""The battery these tests read (the rewrite batteries on the same tasks: tests/audit/test_audit_envs.py)."""
 
 
 @pytest.fixture(scope="module")
@@ -242,18 +238,18 @@ def test_posting_twice_fails(env):
 
 
 # ---------------------------------------------------------------------- the battery
-def test_no_strategy_of_the_audit_is_flagged_on_any_test_task():
-    report = audit_env("RewardLab/Web-v2", split="test", batteries=DEGENERATE)
+def test_no_strategy_of_the_audit_is_flagged_on_any_test_task(shared_audit):
+    report = shared_audit("RewardLab/Web-v2")
     assert not report.flagged, report.format_table()
     assert report.oracle.successes == len(report.task_ids) == 16
     assert {s.name for s in STRATEGIES} <= {row.strategy for row in report.rows}
     assert all(row.successes == 0 and row.margin >= 0.25 for row in report.rows)
 
 
-def test_an_honest_partial_solution_outscores_every_degenerate_strategy(env):
-    report = audit_env("RewardLab/Web-v2", split="test", strategies=[s.name for s in STRATEGIES])
+def test_an_honest_partial_solution_outscores_every_degenerate_strategy(env, shared_audit):
+    report = shared_audit("RewardLab/Web-v2")
     honest = [play(env, task_id, honest_half(env, task_id))[0] for task_id in report.task_ids]
-    best_degenerate = max(row.mean_reward for row in report.rows)
+    best_degenerate = max(row.mean_reward for row in report.rows if row.strategy in {s.name for s in STRATEGIES})
     assert sum(honest) / len(honest) > best_degenerate, report.format_table()
 
 
