@@ -47,7 +47,11 @@ for action in gold_actions(env.unwrapped.task.data["patch"])[:-1]:  # the edits,
     env.step(action)
 times = []
 for index in range(calls + 1):
-    env.unwrapped._evaluation = None  # the env caches the evaluation of an unchanged working copy
+    # the env keeps the verdicts of the working-copy contents it judged (an earlier checkout: only the last one)
+    if hasattr(env.unwrapped, "_verdicts"):
+        env.unwrapped._verdicts.clear()
+    else:
+        env.unwrapped._evaluation = None
     start = time.perf_counter()
     evaluation = env.unwrapped._evaluate()
     if index:

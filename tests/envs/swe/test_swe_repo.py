@@ -364,7 +364,7 @@ def test_swerepo_on_docker_resolves_with_the_gold_patch():
             info = {}
             for action in gold_actions(env.unwrapped.task.data["patch"]):
                 *_, info = env.step(action)
-            run = env.unwrapped._evaluation[1].run  # what the sandbox said, should the verdict be a failure
+            run = env.unwrapped._final.run  # what the sandbox said, should the verdict be a failure
             assert info["is_success"], (task_id, info, run.statuses, run.result.timed_out, run.result.stderr[-2000:])
             env.reset(options={"task_id": task_id})
             *_, info = env.step("submit")
