@@ -44,11 +44,12 @@ def made(request):
 
 @pytest.fixture(scope="session")
 def shared_audit(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., AuditReport]:
-    """``shared_audit(env_id, episodes=None)``: ``audit_env(env_id, split="test", episodes=episodes, seed=0)``
-    with every battery, run once per test run for each ``(env_id, episodes)`` and shared by every test file and
-    xdist worker that asks for it (tests/audit/test_audit_envs.py checks each env's flags; the env's own files read
-    the rows they test). The first caller runs it holding a file lock and pickles the report into the run's
-    temporary root (shared by its workers, removed with it); the others wait for the lock and read it."""
+    """``shared_audit(env_id, episodes=None)``: ``audit_env(env_id, split="test", episodes=episodes, seed=0)`` with
+    every battery, shared by the test files and xdist workers of one run that ask for the same ``(env_id,
+    episodes)`` (tests/audit/test_audit_envs.py checks each env's flags; the env's own files read the rows they
+    test). A report is pickled into the run's temporary root (shared by its workers, removed with it) by the caller
+    that made it under its file lock; a caller that finds the lock held by another worker makes its own rather than
+    wait idle, so sharing never costs more than it saves."""
     from rewardlab.audit import audit_env
 
     root = tmp_path_factory.getbasetemp()
@@ -57,9 +58,12 @@ def shared_audit(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Audi
 
     def audit(env_id: str, episodes: int | None = None) -> AuditReport:
         key = hashlib.sha256(f"{env_id}/{episodes}".encode()).hexdigest()[:16]
+        path = root / f"{key}.pickle"
         with open(root / f"{key}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            path = root / f"{key}.pickle"
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # another worker is making it
+                return audit_env(env_id, split="test", episodes=episodes, seed=0)
             if path.exists():
                 return pickle.loads(path.read_bytes())
             report = audit_env(env_id, split="test", episodes=episodes, seed=0)

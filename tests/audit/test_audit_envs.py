@@ -17,6 +17,7 @@ from rewardlab.errors import MissingDependencyError
 
 SPREAD: dict[str, int] = {
     "RewardLab/BFCL-v1": 60,
+    "RewardLab/MiniWoB-v1": 6,
     "RewardLab/SWE-v2": 3,
     "RewardLab/SWERepo-v1": 2,
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import rewardlab  # noqa: F401  (registers the env ids)
+from rewardlab.audit import audit_env
 from rewardlab.browser.observation import Node
 from rewardlab.envs.miniwob.audit import ORACLE_REPLAY, STRATEGIES
 from rewardlab.envs.miniwob.env import MiniWoBEnv
@@ -92,10 +93,10 @@ def env(chromium):
 
 
 @pytest.fixture(scope="module")
-def report(shared_audit):
-    """Every battery on every test task (shared with tests/audit/test_audit_envs.py; the rewrite batteries with
-    another seed: tests/envs/miniwob/test_miniwob_batteries.py)."""
-    return shared_audit("RewardLab/MiniWoB-v1")
+def report(chromium):
+    """The degenerate battery on every test task (the rewrite batteries: tests/envs/miniwob/test_miniwob_batteries.py
+    and tests/audit/test_audit_envs.py)."""
+    return audit_env("RewardLab/MiniWoB-v1", split="test", env_kwargs={"chromium": chromium}, batteries=("degenerate",))
 
 
 def _ids(observation: str, role: str | None = None) -> dict[str, int]:
