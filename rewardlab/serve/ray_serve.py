@@ -55,10 +55,10 @@ APP_NAME = "rewardlab"
 REPLICA_HEADER = "x-rewardlab-replica"
 
 SHUTDOWN_TIMEOUT_S = 60.0
+"""The longest :func:`run` waits for Serve to shut down after Ctrl-C: Serve's graceful shutdown (20 s) and more."""
 RAY_SHUTDOWN_TIMEOUT_S = 30.0
 """How long :func:`run` waits for ``ray.shutdown()`` of the Ray instance it started (after Serve's shutdown): the
 whole exit after Ctrl-C stays under 90 s."""
-"""The longest :func:`run` waits for Serve to shut down after Ctrl-C: Serve's graceful shutdown (20 s) and more."""
 
 
 class ReplicaHeader:
