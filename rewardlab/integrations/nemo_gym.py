@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -53,6 +53,8 @@ class RewardLabServer(GymnasiumServer):
     """A RewardLab env behind NeMo-Gym's ``/reset`` and ``/step`` (see the module docstring)."""
 
     config: RewardLabServerConfig
+    ray_enabled: ClassVar[bool] = False
+    """NeMo-Gym starts Ray for a server unless it declares it needs none (and warns when it says nothing)."""
 
     async def reset(self, metadata: dict, session_id: str | None = None) -> tuple[str, dict]:
         await self.close_session(session_id)  # a reset on a live session starts over

@@ -12,14 +12,19 @@ against a stand-in on any Python).
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from typing import Any
 from unittest.mock import MagicMock
 
 import gymnasium as gym
 import pytest
 from fastapi.testclient import TestClient
+from nemo_gym.config_types import ResourcesServerTypeConfig, ResponsesAPIAgentServerTypeConfig
 from nemo_gym.openai_utils import NeMoGymResponse
-from nemo_gym.server_utils import ServerClient
+from nemo_gym.server_utils import ServerClient, _server_uses_ray
+from resources_servers.gymnasium import EnvResetRequest
 
 from rewardlab.core.info import episode_logs
 from rewardlab.integrations.nemo_gym import RewardLabServer, RewardLabServerConfig, nemo_gym_rows
@@ -107,3 +112,26 @@ def test_sessions_stay_apart_and_a_reset_on_a_live_one_starts_over():
         steps = [client.post("/step", json=row | {"response": response(a)}).json() for a in actions]
         assert [step["reward"] for step in steps] == pytest.approx(rewards)
     assert server.session_state == {}
+
+
+def test_the_server_declares_it_needs_no_ray():
+    assert _server_uses_ray(RewardLabServer) is False  # what NeMo-Gym's launcher asks before it starts Ray
+
+
+def test_the_example_writes_rows_and_a_config_nemo_gym_reads(tmp_path):
+    import yaml
+
+    rows, config = tmp_path / "train.jsonl", tmp_path / "rewardlab.yaml"
+    example = [sys.executable, "examples/nemo_gym_server.py", "--rows", TOOLCALL, "--limit", "2"]
+    done = subprocess.run(
+        [*example, "--output", str(rows), "--config", str(config)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    written = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert [row["task_id"] for row in written] == [row["task_id"] for row in nemo_gym_rows(TOOLCALL, limit=2)]
+    for row in written:
+        EnvResetRequest.model_validate(row)  # the body of /reset, as NeMo-Gym reads it
+    loaded = yaml.safe_load(config.read_text())
+    server = ResourcesServerTypeConfig.model_validate(loaded["rewardlab"]).resources_servers["rewardlab"]
+    agent = ResponsesAPIAgentServerTypeConfig.model_validate(loaded["rewardlab_agent"]).responses_api_agents
+    assert server.model_extra["env_id"] == TOOLCALL and agent["gymnasium_agent"].datasets[0].jsonl_fpath == str(rows)

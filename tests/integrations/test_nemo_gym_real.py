@@ -15,7 +15,7 @@ from tests.conftest import docker_or_skip
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = "tests/integrations/nemo_gym_real.py"
-CASES = 4
+CASES = 6
 """The tests of :data:`TESTS`: each must run and pass."""
 
 
