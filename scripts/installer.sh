@@ -40,5 +40,7 @@ install_into() {
   local options=() value
   for value in $(pip_setting "$venv" find-links); do options+=(--find-links "$value"); done
   for value in $(pip_setting "$venv" constraint); do options+=(--constraint "$value"); done
-  "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" "${options[@]}" "$@"
+  # --compile-bytecode: as pip does. Without it nothing writes the .pyc files where PYTHONDONTWRITEBYTECODE is set
+  # (as in this machine's shells), and every process compiles what it imports (torch, transformers) from source again.
+  "$venv/bin/uv" pip install --quiet --compile-bytecode --python "$venv/bin/python" "${options[@]}" "$@"
 }

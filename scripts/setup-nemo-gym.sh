@@ -15,7 +15,9 @@ source scripts/installer.sh
 packages=python3.13,python3.13-venv,ca-certificates,libstdc++6,libgomp1
 requirements=(nemo-gym==0.7.0 "pytest>=8" "httpx>=0.27")
 mapfile -t -O "${#requirements[@]}" requirements < <(.venv/bin/python scripts/requirements-of.py)
-tag="rewardlab/nemo-gym:$(printf '%s\n' forky "$packages" "${requirements[@]}" | sha256sum | cut -c1-12)"
+install=(uv pip install --quiet --compile-bytecode --python /opt/venv/bin/python)
+recipe=$(printf '%s\n' forky "$packages" "${install[@]}" "${requirements[@]}")
+tag="rewardlab/nemo-gym:$(echo "$recipe" | sha256sum | cut -c1-12)"
 if [ "${1:-}" = --tag ]; then
   echo "$tag"
   exit 0
@@ -46,8 +48,8 @@ docker run --name "$container" \
   -v "$PWD/.venv/bin/uv:/usr/local/bin/uv:ro" \
   -v /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/host-ca.crt:ro \
   -e SSL_CERT_FILE=/etc/ssl/certs/host-ca.crt -e UV_NO_CACHE=1 \
-  "$tag-root" sh -c 'uv venv --quiet --python /usr/bin/python3.13 /opt/venv && \
-    uv pip install --quiet --python /opt/venv/bin/python "$@"' sh "${requirements[@]}"
+  "$tag-root" sh -c 'uv venv --quiet --python /usr/bin/python3.13 /opt/venv && "$@"' \
+  sh "${install[@]}" "${requirements[@]}"
 docker commit --change 'ENV PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   "$container" "$tag" >/dev/null
 echo "setup-nemo-gym: $tag built"
