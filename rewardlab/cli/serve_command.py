@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
         ray_serve.run(config, host=args.host, port=args.port, num_replicas=replicas, address=args.ray_address)
+        ray_serve.end_process_within()  # Ray's exit handlers can hold a process that is done for ever
         return 0
     where = "any free port (uvicorn names it below)" if args.port == 0 else f"ws://{args.host}:{args.port}/ws"
     print(f"serving {', '.join(env_ids)} on {where}; Ctrl-C stops", flush=True)

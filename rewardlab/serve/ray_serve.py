@@ -28,6 +28,9 @@ clients first. :func:`run` waits at most :data:`SHUTDOWN_TIMEOUT_S` for Serve to
 on a busy machine), then shuts down a local Ray instance it started, waiting at most
 :data:`RAY_SHUTDOWN_TIMEOUT_S`; when either wait runs out it leaves at once (``os._exit``), so Ctrl-C always ends
 the process (a shutdown left running in a thread, or Ray's own exit handler, could otherwise hold it for ever).
+While serving, the main thread wakes every :data:`WAKE_PERIOD_S`, so Ctrl-C is seen even when the kernel hands the
+signal to one of Ray's threads; ``rewardlab serve --ray`` bounds its own exit after :func:`run`
+(:func:`end_process_within`). Each step of the way out is printed with the time it took.
 """
 
 from __future__ import annotations
@@ -47,7 +50,16 @@ from rewardlab.serve.runner import refuse_open_exposure
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["APP_NAME", "REPLICA_HEADER", "ReplicaHeader", "check_exposure", "deployment", "run", "start"]
+__all__ = [
+    "APP_NAME",
+    "REPLICA_HEADER",
+    "ReplicaHeader",
+    "check_exposure",
+    "deployment",
+    "end_process_within",
+    "run",
+    "start",
+]
 
 APP_NAME = "rewardlab"
 """The Serve application's name (deploying again under it replaces the running one)."""
@@ -59,6 +71,14 @@ SHUTDOWN_TIMEOUT_S = 60.0
 RAY_SHUTDOWN_TIMEOUT_S = 30.0
 """How long :func:`run` waits for ``ray.shutdown()`` of the Ray instance it started (after Serve's shutdown): the
 whole exit after Ctrl-C stays under 90 s."""
+EXIT_TIMEOUT_S = 20.0
+"""How long a process may take to exit after :func:`end_process_within` (Ray's exit handlers and the threads it
+leaves behind can hold an interpreter's exit for ever): ``rewardlab serve --ray`` ends at most this long after
+:func:`run` returns."""
+WAKE_PERIOD_S = 1.0
+"""How often :func:`run`'s main thread wakes while it serves. Python runs a signal's handler in the main thread, but
+the kernel may hand the signal to any thread that does not block it (Ray's own threads among them), and then a main
+thread asleep for an hour would not see Ctrl-C for an hour: woken this often, it sees it within a second."""
 
 
 class ReplicaHeader:
@@ -164,10 +184,11 @@ def run(
         started_serve = not serve.status().proxies
         start(config, host, port, num_replicas, address, ray_actor_options)
         while True:
-            time.sleep(3600)
+            time.sleep(WAKE_PERIOD_S)
     except KeyboardInterrupt:
         pass
     finally:
+        print("shutting down", flush=True)
         ended = True
         if started_serve:
             ended = _within(SHUTDOWN_TIMEOUT_S, serve.shutdown, "Serve's shutdown")
@@ -183,8 +204,8 @@ def run(
 
 
 def _within(timeout: float, call: Callable[[], object], what: str) -> bool:
-    """Run ``call`` in a daemon thread and wait for it at most ``timeout`` seconds; say so when it does not end
-    (and return False: the caller leaves without it). An exception it raises propagates."""
+    """Run ``call`` in a daemon thread and wait for it at most ``timeout`` seconds; say how long it took, or that
+    it did not end (and return False: the caller leaves without it). An exception it raises propagates."""
     failure: list[BaseException] = []
 
     def target() -> None:
@@ -194,6 +215,7 @@ def _within(timeout: float, call: Callable[[], object], what: str) -> bool:
             failure.append(exc)
 
     worker = threading.Thread(target=target, name="rewardlab-serve-shutdown", daemon=True)
+    started = time.monotonic()
     worker.start()
     worker.join(timeout)
     if worker.is_alive():
@@ -201,4 +223,19 @@ def _within(timeout: float, call: Callable[[], object], what: str) -> bool:
         return False
     if failure:
         raise failure[0]
+    print(f"{what} ended in {time.monotonic() - started:.1f} s", flush=True)
     return True
+
+
+def end_process_within(timeout: float = EXIT_TIMEOUT_S) -> None:
+    """For a process about to exit: a daemon thread ends it (``os._exit(0)``, output flushed) if it is still exiting
+    ``timeout`` seconds from now. Python runs its exit handlers and waits for other threads while daemon threads
+    still run, so this bounds both; a process that exits sooner is not touched."""
+
+    def end() -> None:
+        time.sleep(timeout)
+        print(f"exit did not end within {timeout:.0f} s; ending the process", flush=True)
+        sys.stderr.flush()
+        os._exit(0)
+
+    threading.Thread(target=end, name="rewardlab-exit-bound", daemon=True).start()

@@ -28,7 +28,14 @@ from rewardlab.errors import ConfigError
 from rewardlab.serve import ServeConfig
 from rewardlab.serve.client import RemoteEnv, RemoteError
 from rewardlab.serve.protocol import jsonable
-from rewardlab.serve.ray_serve import REPLICA_HEADER, SHUTDOWN_TIMEOUT_S, _within, start
+from rewardlab.serve.ray_serve import (
+    EXIT_TIMEOUT_S,
+    RAY_SHUTDOWN_TIMEOUT_S,
+    REPLICA_HEADER,
+    SHUTDOWN_TIMEOUT_S,
+    _within,
+    start,
+)
 
 ray = pytest.importorskip("ray")
 serve = pytest.importorskip("ray.serve", reason="needs ray[serve] (grpcio-reflection among its extras)")
@@ -128,6 +135,23 @@ def test_a_shutdown_that_never_ends_is_waited_for_only_so_long(capsys):
     stuck.set()
 
 
+def test_an_exit_held_by_a_handler_is_ended_within_its_bound():
+    """``end_process_within``: an exit handler that never returns (as Ray's can) holds the process only so long;
+    a process that exits at once is not held for the bound."""
+    held = (
+        "import atexit, threading, time\n"
+        "from rewardlab.serve.ray_serve import end_process_within\n"
+        "atexit.register(threading.Event().wait)\n"
+        "end_process_within(1.0)\n"
+    )
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-c", held], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "exit did not end within 1 s" in result.stdout, result.stderr
+    prompt = "from rewardlab.serve.ray_serve import end_process_within\nend_process_within(600.0)\n"
+    result = subprocess.run([sys.executable, "-c", prompt], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout == "" and time.monotonic() - started < 60
+
+
 def test_replicas_and_ray_address_need_ray(capsys):
     assert main(["serve", ENV_ID, "--replicas", "2"]) == 2
     assert "need --ray" in capsys.readouterr().out
@@ -154,12 +178,18 @@ def test_the_cli_deploys_on_ray_and_stops_on_ctrl_c(tmp_path):
         local_info, served_info = oracle_episode(f"ws://127.0.0.1:{port}", task_ids(1)[0], seed=0)
         assert served_info["is_success"] is True and episode_logs(served_info) == episode_logs(jsonable(local_info))
         child.send_signal(signal.SIGINT)
-        assert child.wait(timeout=SHUTDOWN_TIMEOUT_S + 60) == 0, log.read_text()[-3000:]
+        try:  # every wait of the way out is bounded, so this one is too
+            code = child.wait(timeout=SHUTDOWN_TIMEOUT_S + RAY_SHUTDOWN_TIMEOUT_S + EXIT_TIMEOUT_S + 30)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the server did not exit after Ctrl-C:\n" + log.read_text()[-3000:])
+        assert code == 0, log.read_text()[-3000:]
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
-    assert f"{REPLICAS} replicas x {MAX_SESSIONS} sessions" in log.read_text()
+    output = log.read_text()
+    assert f"{REPLICAS} replicas x {MAX_SESSIONS} sessions" in output
+    assert "Serve's shutdown ended in" in output and "Ray's shutdown ended in" in output, output[-3000:]
     with pytest.raises(OSError):
         health(port)
 
