@@ -197,7 +197,9 @@ class SlidesEnv(TextEnv):
       the notes and scale brief adherence down), technical decks are held to the formal rule on slang and "!",
       and an abbreviation ("approx. 40%") no longer ends a sentence of the notes. Then (stop 39): a bullet that
       is its source sentence with a figure changed (to a number the notes state elsewhere) states an invented
-      figure, and a false statement costs faithfulness two bullets' worth besides its own credit.
+      figure, and a false statement costs faithfulness two bullets' worth besides its own credit. Then (stop 41):
+      opposites include WordNet 3.0's direct antonyms (3,525 pairs read; "softened" for "hardened", "lent" for
+      "borrowed"), with comparative and superlative forms ("narrower" for "wider").
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}

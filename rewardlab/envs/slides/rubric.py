@@ -103,8 +103,9 @@ from rewardlab.core.negation import NEGATORS, denies, negations
 from rewardlab.core.numerals import NUMBER_WORDS, read_number
 from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
+from rewardlab.envs.slides.opposites import grams, lemma, opposed, prefixed_opposites
 from rewardlab.envs.slides.schema import CONTENT_LAYOUTS, Deck, ParseResult
-from rewardlab.envs.slides.similarity import STOPWORDS, Similarity, content_bag, credit, stem, tokens
+from rewardlab.envs.slides.similarity import STOPWORDS, Similarity, content_bag, credit, tokens
 from rewardlab.envs.slides.tasks import Brief, split_sentences
 
 COMPONENTS: tuple[str, ...] = ("structure", "content", "layout", "inverse_spec", "brief_adherence")
@@ -288,130 +289,16 @@ def grounded(text: str, known: frozenset[str]) -> bool:
     return all(forms & known for forms in stated_numbers(text, pronoun_one=False))
 
 
-_IRREGULAR = {
-    "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "grew": "grow", "grown": "grow",
-    "shrank": "shrink", "shrunk": "shrink", "won": "win", "lost": "lose", "went": "go", "gone": "go",
-    "made": "make", "took": "take", "taken": "take", "gave": "give", "given": "give", "came": "come",
-    "became": "become", "began": "begin", "begun": "begin", "found": "find", "kept": "keep", "left": "leave",
-    "led": "lead", "paid": "pay", "sold": "sell", "bought": "buy", "built": "build", "spent": "spend",
-    "brought": "bring", "held": "hold", "met": "meet", "ran": "run", "saw": "see", "seen": "see", "rode": "ride",
-    "drove": "drive", "driven": "drive", "chose": "choose", "chosen": "choose", "broke": "break",
-    "broken": "break", "thought": "think", "taught": "teach", "caught": "catch", "fought": "fight",
-}  # fmt: skip
-"""Past forms of irregular verbs and their base form: "did not rise" states the opposite of "rose"."""
-
-_OPPOSITES = (
-    ("above", "below"), ("over", "under"), ("before", "after"), ("more", "less"), ("more", "fewer"),
-    ("most", "least"), ("higher", "lower"), ("high", "low"), ("up", "down"), ("increase", "decrease"),
-    ("increase", "decline"), ("rise", "fall"), ("grow", "shrink"), ("gain", "loss"), ("profit", "loss"),
-    ("first", "last"), ("best", "worst"), ("larger", "smaller"), ("bigger", "smaller"), ("faster", "slower"),
-    ("earlier", "later"), ("early", "late"), ("with", "without"), ("always", "never"), ("all", "none"),
-    ("win", "lose"), ("maximum", "minimum"), ("positive", "negative"), ("stronger", "weaker"),
-    ("strong", "weak"), ("top", "bottom"), ("majority", "minority"), ("inside", "outside"), ("cheaper", "dearer"),
-    ("success", "failure"), ("succeed", "fail"), ("accept", "reject"), ("approve", "reject"),
-    ("open", "close"), ("open", "closed"), ("pass", "fail"), ("improve", "worsen"), ("improve", "deteriorate"),
-    ("expand", "contract"), ("expand", "shrink"), ("hot", "cold"), ("warm", "cool"), ("warmer", "cooler"),
-    ("include", "exclude"), ("add", "remove"), ("start", "stop"), ("start", "end"), ("begin", "end"),
-    ("cut", "raise"), ("lower", "raise"), ("reduce", "increase"), ("reduce", "raise"), ("drop", "rise"),
-    ("drop", "increase"), ("short", "long"), ("shorter", "longer"), ("new", "old"), ("newer", "older"),
-    ("easy", "hard"), ("easy", "difficult"), ("easier", "harder"), ("cheap", "expensive"), ("true", "false"),
-    ("private", "public"), ("internal", "external"), ("manual", "automatic"), ("allow", "block"),
-    ("allow", "forbid"), ("allow", "prevent"), ("enable", "disable"), ("enable", "prevent"), ("double", "halve"),
-    ("stable", "volatile"), ("confirm", "refute"), ("confirm", "deny"), ("detect", "miss"), ("meet", "miss"),
-    ("hit", "miss"), ("ahead", "behind"), ("gain", "lose"), ("keep", "drop"), ("keep", "lose"), ("save", "waste"),
-    ("wet", "dry"), ("light", "heavy"), ("quiet", "noisy"), ("quiet", "loud"), ("strongest", "weakest"),
-    ("lowest", "highest"), ("minor", "major"), ("rare", "common"), ("rarely", "often"), ("rarely", "frequently"),
-    ("sometimes", "always"), ("present", "absent"), ("present", "missing"), ("buy", "sell"), ("import", "export"),
-    ("input", "output"), ("push", "pull"), ("send", "receive"), ("accept", "decline"), ("support", "oppose"),
-    ("benefit", "harm"), ("help", "hurt"), ("help", "harm"), ("safe", "dangerous"), ("safe", "risky"),
-    ("clean", "dirty"), ("full", "empty"), ("simple", "complex"), ("narrow", "wide"), ("thin", "thick"),
-    ("deep", "shallow"), ("rich", "poor"), ("young", "old"), ("good", "bad"), ("better", "worse"),
-    ("right", "wrong"), ("within", "outside"), ("within", "beyond"), ("below", "exceed"), ("many", "few"),
-    ("all", "some"), ("both", "neither"), ("same", "different"), ("similar", "different"), ("grow", "decline"),
-    ("grow", "fall"), ("growth", "decline"), ("surplus", "deficit"), ("asset", "liability"), ("credit", "debit"),
-    ("victory", "defeat"), ("strength", "weakness"), ("north", "south"), ("east", "west"), ("day", "night"),
-    ("summer", "winter"), ("upper", "lower"), ("inner", "outer"), ("front", "back"), ("peak", "trough"),
-    ("fast", "slow"), ("quick", "slow"), ("earliest", "latest"), ("past", "future"), ("precede", "follow"),
-    ("cause", "prevent"), ("lead", "trail"), ("lead", "lag"), ("overestimate", "underestimate"), ("gain", "drop"),
-    # phrasal verbs and fixed phrases (their first word inflected: "ruled out", "turning down")
-    ("rule out", "confirm"), ("rule out", "prove"), ("turn down", "accept"), ("turn down", "approve"),
-    ("shut down", "open"), ("shut down", "launch"), ("shut down", "start"), ("close down", "open"),
-    ("call off", "hold"), ("give up", "keep"), ("give up", "continue"), ("fall short", "exceed"),
-    ("fall short", "meet"), ("fall behind", "lead"), ("scale back", "expand"), ("scale back", "increase"),
-    ("scale up", "scale back"), ("scale up", "scale down"), ("cut back", "increase"), ("cut back", "expand"),
-    ("speed up", "slow down"), ("go up", "go down"), ("go up", "fall"), ("go down", "rise"),
-    ("step up", "scale back"), ("opt in", "opt out"), ("switch on", "switch off"), ("turn on", "turn off"),
-    ("pull out", "join"), ("drop out", "join"), ("back out", "commit"), ("phase out", "introduce"),
-    ("phase in", "phase out"), ("set up", "tear down"), ("sign up", "cancel"), ("let go", "hire"),
-    ("lay off", "hire"), ("on time", "late"), ("on time", "delayed"), ("on track", "behind"),
-    ("ahead of schedule", "behind schedule"), ("in favour", "against"), ("in favor", "against"),
-)  # fmt: skip
-"""Pairs of words or phrases of which one, put for the other, reverses a statement (compared as :func:`_lemma`,
-inflections included: "decreased" for "increased", "ruled out" for "confirmed"). Words that differ by a negating
-prefix (:data:`_NEGATING_PREFIXES`: "unstable" for "stable") are opposites without a pair."""
-_LONGEST_OPPOSITE = max(len(phrase.split()) for pair in _OPPOSITES for phrase in pair)
-_NEGATING_PREFIXES = ("un", "non", "dis", "in", "im", "il", "ir")
-"""Prefixes that negate the rest of a word ("unlikely", "nonbinding", "disagreed", "invalid", "impossible")."""
-
-
-def _prefixed_opposites(word: str, others: set[str]) -> bool:
-    """Whether ``word`` is one of ``others`` with a negating prefix added or taken away (at least four letters
-    left: "unsafe"/"safe", not "inform"/"form")."""
-    for prefix in _NEGATING_PREFIXES:
-        rest = word[len(prefix) :] if word.startswith(prefix) else None
-        if rest is not None and len(rest) >= 4 and rest in others:
-            return True
-        if len(word) >= 4 and any(other == prefix + word for other in others):
-            return True
-    return False
-
-
-def _forms(word: str) -> set[str]:
-    """The :func:`_lemma` of ``word`` and of its regular inflections (``-s``, ``-ed``, ``-ing``, a final consonant
-    doubled: "dropped", "stopping")."""
-    stem = word[:-1] if word.endswith("e") else word
-    doubled = word + word[-1] if word[-1] not in "aeiouwxy" and word[-2:-1] in tuple("aeiou") else word
-    forms = (word, f"{word}s", f"{stem}ed", f"{stem}ing", f"{doubled}ed", f"{doubled}ing")
-    return {_lemma(form) for form in forms}
-
-
-def _phrase_forms(phrase: str) -> set[tuple[str, ...]]:
-    """The :func:`_forms` of a word, or of a phrase's first word with the rest :func:`_lemma`'d, as tuples."""
-    first, *rest = phrase.split()
-    return {(form, *map(_lemma, rest)) for form in _forms(first)}
-
-
-def _opposites() -> dict[tuple[str, ...], frozenset[tuple[str, ...]]]:
-    """``{form: opposite forms}`` over :data:`_OPPOSITES`, both ways (:func:`_phrase_forms`)."""
-    found: dict[tuple[str, ...], set[tuple[str, ...]]] = {}
-    for a, b in _OPPOSITES:
-        for one, other in ((a, b), (b, a)):
-            for form in _phrase_forms(one):
-                found.setdefault(form, set()).update(_phrase_forms(other))
-    return {phrase: frozenset(others) for phrase, others in found.items()}
-
-
-def _grams(words: list[str]) -> set[tuple[str, ...]]:
-    """Every run of 1 to :data:`_LONGEST_OPPOSITE` consecutive ``words``."""
-    return {tuple(words[i : i + n]) for n in range(1, _LONGEST_OPPOSITE + 1) for i in range(len(words) - n + 1)}
-
-
-def _lemma(token: str) -> str:
-    """A canonical token reduced for comparing a bullet with its source: irregular past forms to their base, then
-    the similarity's suffix stemming (:func:`~rewardlab.envs.slides.similarity.stem`)."""
-    return stem(_IRREGULAR.get(token, token))
-
-
-_OPPOSITE = _opposites()
-"""Each :func:`_lemma`'d word or phrase of :data:`_OPPOSITES` (inflections included) and those opposite to it."""
 _CLAUSE_JOINERS = frozenset({"and", "but", "while", "whereas", "although", "though", "yet", "or", "so", "because"})
-_NEGATOR_LEMMAS = frozenset(_lemma(word) for word in NEGATORS)
-"""Negators as :func:`_lemma` reads them: a bullet may add or drop one and still be in its source's words."""
+_NEGATOR_LEMMAS = frozenset(lemma(word) for word in NEGATORS)
+"""Negators as :func:`~rewardlab.envs.slides.opposites.lemma` reads them: a bullet may add or drop one and still be
+in its source's words."""
 
 
 def _sequence(text: str) -> list[str]:
-    """The content tokens of ``text`` in order (stop words out, numbers in), each :func:`_lemma`'d."""
-    return [_lemma(t) for t in tokens(text) if t not in STOPWORDS]
+    """The content tokens of ``text`` in order (stop words out, numbers in), each
+    :func:`~rewardlab.envs.slides.opposites.lemma`'d."""
+    return [lemma(t) for t in tokens(text) if t not in STOPWORDS]
 
 
 def _roles_swapped(bullet: list[str], source: list[str]) -> bool:
@@ -469,29 +356,28 @@ def inverts(bullet: str, source: str) -> bool:
       rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or they hold different
       numbers of denying negators (:func:`~rewardlab.core.negation.negations`: "cannot ... without" for "can ...
       without"), or
-    - it holds a word or phrase whose opposite (:data:`_OPPOSITES`, or the word with a negating prefix added or
-      taken away) the source holds instead ("below 41 seats" for "above 41 seats", "unstable" for "stable",
-      "ruled out" for "confirmed", stop words included), or
+    - it holds a word or phrase whose opposite the source holds instead (:mod:`~rewardlab.envs.slides.opposites`:
+      WordNet's antonyms, a table of phrases, or the word with a negating prefix added or taken away: "below 41
+      seats" for "above 41 seats", "unstable" for "stable", "ruled out" for "confirmed", stop words included), or
     - it exchanges two of the source's runs of words across others (:func:`_roles_swapped`).
 
     An opposite together with a denial in a one-clause bullet is two reversals, not one ("did not meet the target"
     for "fell short of the target")."""
     mine, theirs = _sequence(bullet), _sequence(source)
-    my_grams = _grams([_lemma(t) for t in tokens(bullet)])
-    their_grams = _grams([_lemma(t) for t in tokens(source)])
+    my_grams = grams([lemma(t) for t in tokens(bullet)])
+    their_grams = grams([lemma(t) for t in tokens(source)])
     all_theirs = {gram[0] for gram in their_grams if len(gram) == 1}
-    opposed = {
+    put_for_opposites = {
         word
         for gram in my_grams - their_grams
-        if _OPPOSITE.get(gram, frozenset()) & their_grams
-        or (len(gram) == 1 and _prefixed_opposites(gram[0], all_theirs))
+        if opposed(gram, their_grams) or (len(gram) == 1 and prefixed_opposites(gram[0], all_theirs))
         for word in gram
     }
-    if not set(mine) - opposed - _NEGATOR_LEMMAS <= set(theirs):
+    if not set(mine) - put_for_opposites - _NEGATOR_LEMMAS <= set(theirs):
         return False
     negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
-    reversed_twice = bool(opposed) and negated and _one_clause(bullet)
-    return (bool(opposed) or negated) and not reversed_twice or _roles_swapped(mine, theirs)
+    reversed_twice = bool(put_for_opposites) and negated and _one_clause(bullet)
+    return (bool(put_for_opposites) or negated) and not reversed_twice or _roles_swapped(mine, theirs)
 
 
 def _one_clause(text: str) -> bool:
