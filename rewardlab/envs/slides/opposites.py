@@ -18,6 +18,8 @@ A reversal in other words (a paraphrase that means the opposite) is not found he
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Collection, Iterable
 from functools import cache
 from importlib import resources
 
@@ -109,7 +111,7 @@ def wordnet_opposites() -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def prefixed_opposites(word: str, others: set[str]) -> bool:
+def prefixed_opposites(word: str, others: Collection[str]) -> bool:
     """Whether ``word`` is one of ``others`` with a negating prefix added or taken away (at least four letters
     left: "unsafe"/"safe", not "inform"/"form")."""
     for prefix in NEGATING_PREFIXES:
@@ -163,12 +165,12 @@ def _readings() -> tuple[dict[tuple[str, ...], frozenset[int]], dict[int, frozen
     )
 
 
-def grams(words: list[str]) -> set[tuple[str, ...]]:
-    """Every run of 1 to :data:`LONGEST_OPPOSITE` consecutive ``words``: what :func:`opposites_of` looks up."""
-    return {tuple(words[i : i + n]) for n in range(1, LONGEST_OPPOSITE + 1) for i in range(len(words) - n + 1)}
+def grams(words: list[str]) -> Counter[tuple[str, ...]]:
+    """Every run of 1 to :data:`LONGEST_OPPOSITE` consecutive ``words``, counted: what :func:`opposed` looks up."""
+    return Counter(tuple(words[i : i + n]) for n in range(1, LONGEST_OPPOSITE + 1) for i in range(len(words) - n + 1))
 
 
-def opposed(gram: tuple[str, ...], others: set[tuple[str, ...]]) -> bool:
+def opposed(gram: tuple[str, ...], others: Iterable[tuple[str, ...]]) -> bool:
     """Whether ``others`` (runs of :func:`lemma`'d words, as :func:`grams` gives them) hold a word or phrase
     opposite to ``gram`` in either table."""
     readings, opposite = _readings()

@@ -356,21 +356,23 @@ def inverts(bullet: str, source: str) -> bool:
       rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or they hold different
       numbers of denying negators (:func:`~rewardlab.core.negation.negations`: "cannot ... without" for "can ...
       without"), or
-    - it holds a word or phrase whose opposite the source holds instead (:mod:`~rewardlab.envs.slides.opposites`:
-      WordNet's antonyms, a table of phrases, or the word with a negating prefix added or taken away: "below 41
-      seats" for "above 41 seats", "unstable" for "stable", "ruled out" for "confirmed", stop words included), or
+    - it holds a word or phrase whose opposite the source holds in its place
+      (:mod:`~rewardlab.envs.slides.opposites`: WordNet's antonyms, a table of phrases, or the word with a negating
+      prefix added or taken away: "below 41 seats" for "above 41 seats", "unstable" for "stable", "ruled out" for
+      "confirmed", stop words included); in its place: the bullet states that opposite fewer times than the
+      source ("big gains at small firms" for "large gains at small firms" keeps "small"), or
     - it exchanges two of the source's runs of words across others (:func:`_roles_swapped`).
 
     An opposite together with a denial in a one-clause bullet is two reversals, not one ("did not meet the target"
     for "fell short of the target")."""
     mine, theirs = _sequence(bullet), _sequence(source)
-    my_grams = grams([lemma(t) for t in tokens(bullet)])
-    their_grams = grams([lemma(t) for t in tokens(source)])
-    all_theirs = {gram[0] for gram in their_grams if len(gram) == 1}
+    my_grams, their_grams = grams([lemma(t) for t in tokens(bullet)]), grams([lemma(t) for t in tokens(source)])
+    lost = their_grams - my_grams  # what the bullet says fewer times than its source
+    lost_words = {gram[0] for gram in lost if len(gram) == 1}
     put_for_opposites = {
         word
         for gram in my_grams - their_grams
-        if opposed(gram, their_grams) or (len(gram) == 1 and prefixed_opposites(gram[0], all_theirs))
+        if opposed(gram, lost) or (len(gram) == 1 and prefixed_opposites(gram[0], lost_words))
         for word in gram
     }
     if not set(mine) - put_for_opposites - _NEGATOR_LEMMAS <= set(theirs):

@@ -55,6 +55,19 @@ def test_an_antonym_in_a_sense_a_report_does_not_use_or_with_a_denial_is_no_inve
     assert not inverts(bullet, source) and not inverts(source, bullet)
 
 
+@pytest.mark.parametrize(
+    ("source", "bullet"),
+    [
+        ("Large gains came from small firms.", "Big gains came from small firms."),
+        ("Small firms grew while big firms shrank.", "Little firms grew while big firms shrank."),
+        ("Sales rose in the north and fell in the south.", "In the south sales fell and in the north rose."),
+    ],
+)
+def test_a_word_whose_opposite_stays_in_the_bullet_was_not_put_in_its_place(source, bullet):
+    """A sentence holding both poles: a synonym of one ("big" for "large") is no reversal of the other."""
+    assert not inverts(bullet, source)
+
+
 def test_the_table_read_keeps_phrases_of_up_to_three_words_without_a_lone_stop_word():
     pairs = opposites.wordnet_opposites()
     assert len(pairs) > 3000
