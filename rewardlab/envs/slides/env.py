@@ -199,7 +199,9 @@ class SlidesEnv(TextEnv):
       is its source sentence with a figure changed (to a number the notes state elsewhere) states an invented
       figure, and a false statement costs faithfulness two bullets' worth besides its own credit. Then (stop 41):
       opposites include WordNet 3.0's direct antonyms (3,525 pairs read; "softened" for "hardened", "lent" for
-      "borrowed"), with comparative and superlative forms ("narrower" for "wider").
+      "borrowed"), with comparative and superlative forms ("narrower" for "wider"), and every verb of a rising
+      quantity against every verb of a falling one ("declined" for "rose"); an opposite counts only in its
+      place (the bullet states it fewer times than the source).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}

@@ -1,14 +1,16 @@
 """Words and phrases that reverse a statement when one is put for the other, for
 :func:`~rewardlab.envs.slides.rubric.inverts` ("decreased" for "increased", "ruled out" for "confirmed").
 
-Two tables, read both ways round:
+Three tables, read both ways round:
 
-- :data:`WORDNET_OPPOSITES`: WordNet 3.0's direct antonyms (``data/antonyms.tsv``, 3,555 pairs of adjectives,
+- :func:`wordnet_opposites`: WordNet 3.0's direct antonyms (``data/antonyms.tsv``, 3,555 pairs of adjectives,
   verbs, nouns and adverbs, built by :mod:`rewardlab.envs.slides.build.antonyms`), less a pair with a stop word
   on either side (function words reverse a statement only in the pairs chosen by hand below) and
   :data:`NOT_OPPOSED_IN_REPORTS`;
 - :data:`HAND_OPPOSITES`: what WordNet does not pair, or not in these words: opposites in a report's sense
-  ("profit"/"loss", "surplus"/"deficit", "on time"/"delayed"), comparatives, function words, phrasal verbs.
+  ("profit"/"loss", "surplus"/"deficit", "on time"/"delayed"), function words, phrasal verbs;
+- :data:`DIRECTION_OPPOSITES`: the verbs of a quantity's change by direction (:data:`RISING` against
+  :data:`FALLING`: "declined" for "rose").
 
 Words that differ by a negating prefix (:data:`NEGATING_PREFIXES`: "unstable" for "stable") are opposites
 without a pair (:func:`prefixed_opposites`). Everything is compared as :func:`lemma` reads it, with regular
@@ -26,10 +28,13 @@ from importlib import resources
 from rewardlab.envs.slides.similarity import STOPWORDS, stem, tokens
 
 __all__ = [
+    "DIRECTION_OPPOSITES",
+    "FALLING",
     "HAND_OPPOSITES",
     "LONGEST_OPPOSITE",
     "NEGATING_PREFIXES",
     "NOT_OPPOSED_IN_REPORTS",
+    "RISING",
     "forms",
     "grams",
     "lemma",
@@ -55,39 +60,47 @@ IRREGULAR = {
 
 HAND_OPPOSITES = (
     ("above", "below"), ("over", "under"), ("before", "after"), ("more", "less"), ("more", "fewer"),
-    ("most", "least"), ("up", "down"), ("increase", "decline"), ("grow", "shrink"), ("profit", "loss"),
-    ("with", "without"), ("always", "never"), ("all", "none"), ("cheaper", "dearer"), ("approve", "reject"),
-    ("improve", "worsen"), ("improve", "deteriorate"), ("expand", "shrink"), ("add", "remove"), ("start", "end"),
-    ("cut", "raise"), ("reduce", "increase"), ("reduce", "raise"), ("drop", "rise"), ("drop", "increase"),
-    ("easy", "hard"), ("allow", "block"), ("allow", "forbid"), ("allow", "prevent"),
-    ("enable", "prevent"), ("double", "halve"), ("stable", "volatile"), ("confirm", "refute"), ("confirm", "deny"),
-    ("detect", "miss"), ("meet", "miss"), ("ahead", "behind"), ("gain", "lose"), ("keep", "drop"), ("save", "waste"),
-    ("quiet", "loud"), ("rare", "common"), ("rarely", "frequently"), ("sometimes", "always"), ("present", "missing"),
-    ("input", "output"), ("send", "receive"), ("accept", "decline"), ("support", "oppose"), ("benefit", "harm"),
-    ("help", "hurt"), ("help", "harm"), ("safe", "risky"), ("within", "outside"), ("within", "beyond"),
-    ("below", "exceed"), ("many", "few"), ("all", "some"), ("both", "neither"), ("same", "different"),
-    ("similar", "different"), ("grow", "decline"), ("grow", "fall"), ("growth", "decline"), ("surplus", "deficit"),
-    ("summer", "winter"), ("upper", "lower"), ("peak", "trough"), ("quick", "slow"), ("cause", "prevent"),
-    ("lead", "trail"), ("lead", "lag"), ("gain", "drop"),
+    ("most", "least"), ("up", "down"), ("profit", "loss"), ("with", "without"), ("always", "never"), ("all", "none"),
+    ("cheaper", "dearer"), ("approve", "reject"), ("improve", "worsen"), ("improve", "deteriorate"),
+    ("add", "remove"), ("start", "end"), ("easy", "hard"), ("allow", "block"), ("allow", "forbid"),
+    ("allow", "prevent"), ("enable", "prevent"), ("double", "halve"), ("stable", "volatile"), ("confirm", "refute"),
+    ("confirm", "deny"), ("detect", "miss"), ("meet", "miss"), ("ahead", "behind"), ("gain", "lose"),
+    ("keep", "drop"), ("save", "waste"), ("quiet", "loud"), ("rare", "common"), ("rarely", "frequently"),
+    ("sometimes", "always"), ("present", "missing"), ("input", "output"), ("send", "receive"), ("accept", "decline"),
+    ("support", "oppose"), ("benefit", "harm"), ("help", "hurt"), ("help", "harm"), ("safe", "risky"),
+    ("within", "outside"), ("within", "beyond"), ("below", "exceed"), ("many", "few"), ("all", "some"),
+    ("both", "neither"), ("same", "different"), ("similar", "different"), ("growth", "decline"),
+    ("surplus", "deficit"), ("summer", "winter"), ("upper", "lower"), ("peak", "trough"), ("quick", "slow"),
+    ("cause", "prevent"), ("lead", "trail"), ("lead", "lag"),
     # phrasal verbs and fixed phrases (their first word inflected: "ruled out", "turning down")
     ("rule out", "confirm"), ("rule out", "prove"), ("turn down", "accept"), ("turn down", "approve"),
     ("shut down", "open"), ("shut down", "launch"), ("shut down", "start"), ("close down", "open"),
     ("call off", "hold"), ("give up", "keep"), ("give up", "continue"), ("fall short", "exceed"),
-    ("fall short", "meet"), ("fall behind", "lead"), ("scale back", "expand"), ("scale back", "increase"),
-    ("scale up", "scale back"), ("cut back", "increase"), ("cut back", "expand"), ("speed up", "slow down"),
-    ("go up", "go down"), ("go up", "fall"), ("go down", "rise"), ("step up", "scale back"), ("opt in", "opt out"),
-    ("turn on", "turn off"), ("pull out", "join"), ("drop out", "join"), ("back out", "commit"),
-    ("phase out", "introduce"), ("set up", "tear down"), ("sign up", "cancel"), ("let go", "hire"),
-    ("lay off", "hire"), ("on time", "late"), ("on time", "delayed"), ("on track", "behind"),
-    ("ahead of schedule", "behind schedule"), ("in favour", "against"), ("in favor", "against"),
+    ("fall short", "meet"), ("fall behind", "lead"), ("scale up", "scale back"), ("speed up", "slow down"),
+    ("step up", "scale back"), ("opt in", "opt out"), ("turn on", "turn off"), ("pull out", "join"),
+    ("drop out", "join"), ("back out", "commit"), ("phase out", "introduce"), ("set up", "tear down"),
+    ("sign up", "cancel"), ("let go", "hire"), ("lay off", "hire"), ("on time", "late"), ("on time", "delayed"),
+    ("on track", "behind"), ("ahead of schedule", "behind schedule"), ("in favour", "against"),
+    ("in favor", "against"),
 )  # fmt: skip
 """Pairs of words or phrases of which one, put for the other, reverses a statement, beyond WordNet's antonyms
-(the first word of a phrase inflected: "ruled out", "turning down")."""
+and :data:`RISING` against :data:`FALLING` (the first word of a phrase inflected: "ruled out", "turning
+down")."""
+RISING = ("rise", "increase", "grow", "climb", "gain", "go up", "jump", "soar", "surge", "expand", "raise", "boost")
+FALLING = (
+    "fall", "decrease", "decline", "drop", "shrink", "dip", "slump", "plunge", "tumble", "sink", "go down", "reduce",
+    "cut", "lower", "cut back", "scale back", "fall back",
+)  # fmt: skip
+"""Verbs of a quantity's change, by direction: each of :data:`RISING` is the opposite of each of :data:`FALLING`
+("prices declined" for "prices rose", "costs were cut" for "costs grew"). Verbs that judge a change ("improve",
+"worsen") are not among them: "cut response times" is "improved response times"."""
+DIRECTION_OPPOSITES = tuple((up, down) for up in RISING for down in FALLING)
+"""Every pair of :data:`RISING` and :data:`FALLING`."""
 NOT_OPPOSED_IN_REPORTS = frozenset({("lie", "sit"), ("lie", "stand"), ("sit", "stand")})
 """WordNet pairs that are antonyms only in a sense a report does not use: the posture verbs are also "be at a
 level" ("unemployment stands at 4%" = "sits at 4%")."""
 LONGEST_OPPOSITE = 3
-"""The most words a phrase of either table may have (longer WordNet entries are left out)."""
+"""The most words a phrase of any table may have (longer WordNet entries are left out)."""
 NEGATING_PREFIXES = ("un", "non", "dis", "in", "im", "il", "ir")
 """Prefixes that negate the rest of a word ("unlikely", "nonbinding", "disagreed", "invalid", "impossible")."""
 
@@ -147,9 +160,9 @@ def _phrase_forms(phrase: str) -> set[tuple[str, ...]]:
 
 @cache
 def _readings() -> tuple[dict[tuple[str, ...], frozenset[int]], dict[int, frozenset[int]]]:
-    """Every phrase of both tables numbered: ``({form: numbers of the phrases it reads as}, {number: numbers of
+    """Every phrase of the three tables numbered: ``({form: numbers of the phrases it reads as}, {number: numbers of
     its opposites})``, each phrase's forms from :func:`_phrase_forms`."""
-    pairs = (*HAND_OPPOSITES, *wordnet_opposites())
+    pairs = (*HAND_OPPOSITES, *DIRECTION_OPPOSITES, *wordnet_opposites())
     number = {phrase: i for i, phrase in enumerate(sorted({phrase for pair in pairs for phrase in pair}))}
     readings: dict[tuple[str, ...], set[int]] = {}
     for phrase, i in number.items():
@@ -172,7 +185,7 @@ def grams(words: list[str]) -> Counter[tuple[str, ...]]:
 
 def opposed(gram: tuple[str, ...], others: Iterable[tuple[str, ...]]) -> bool:
     """Whether ``others`` (runs of :func:`lemma`'d words, as :func:`grams` gives them) hold a word or phrase
-    opposite to ``gram`` in either table."""
+    opposite to ``gram`` in any table."""
     readings, opposite = _readings()
     mine = readings.get(gram)
     if not mine:

@@ -43,6 +43,33 @@ def test_a_word_put_for_its_wordnet_antonym_inverts_both_ways(source, bullet):
     assert not inverts(source, source) and not inverts(bullet, bullet)
 
 
+DIRECTION_REVERSALS = [
+    ("Prices rose after the launch.", "Prices declined after the launch."),
+    ("Hosting costs grew by a third.", "Hosting costs were cut by a third."),
+    ("Sales soared in May.", "Sales slumped in May."),
+    ("Membership climbed to 53 students.", "Membership dipped to 53 students."),
+    ("The board raised the fee in 2020.", "The board lowered the fee in 2020."),
+]
+
+
+@pytest.mark.parametrize(("source", "bullet"), DIRECTION_REVERSALS)
+def test_a_verb_of_change_put_for_one_of_the_other_direction_inverts_both_ways(source, bullet):
+    assert inverts(bullet, source) and inverts(source, bullet)
+    assert not inverts(source, source) and not inverts(bullet, bullet)
+
+
+@pytest.mark.parametrize(
+    ("source", "bullet"),
+    [
+        ("Prices rose after the launch.", "Prices climbed after the launch."),
+        ("The redesign cut response times by half.", "The redesign improved response times by half."),
+        ("Churn fell to 4% in March.", "Churn dropped to 4% in March."),
+    ],
+)
+def test_a_verb_of_the_same_direction_or_one_that_judges_a_change_is_no_inversion(source, bullet):
+    assert not inverts(bullet, source) and not inverts(source, bullet)
+
+
 @pytest.mark.parametrize(
     ("source", "bullet"),
     [
