@@ -241,6 +241,17 @@ def _change_figure(slides: Slides, context: RewriteContext) -> Slides | None:
     return None
 
 
+def _deny_statement(slides: Slides, context: RewriteContext) -> Slides | None:
+    """A key-point slide's first bullet framed as false: "It is not true that " before it (its first letter
+    lowered unless it starts an acronym)."""
+    for index in _point_slides(slides):
+        bullet = slides[index]["bullets"][0]
+        opening = bullet[:1].lower() if bullet[1:2].islower() else bullet[:1]
+        slides[index]["bullets"][0] = f"It is not true that {opening}{bullet[1:]}"
+        return slides
+    return None
+
+
 def _rotate_values(slides: Slides, context: RewriteContext) -> Slides | None:
     for slide in slides:
         if slide.get("layout") == "table" and len(slide["table"]["rows"]) >= 2:
@@ -268,6 +279,9 @@ generic_titles = defective("generic_titles", "every title replaced by the word '
 figure_changed = defective(
     "figure_changed", "one bullet's figure replaced by another number the notes state elsewhere"
 )(_rewrite(_change_figure))
+statement_denied = defective(
+    "statement_denied", "one key-point slide's first bullet framed as false ('It is not true that ...')"
+)(_rewrite(_deny_statement))
 
 EQUIVALENTS: tuple[Rewrite, ...] = (bullets_reordered, bullets_paraphrased, titles_recased)
 """Slides' equivalent battery, in report order."""
@@ -279,6 +293,7 @@ DEFECTS: tuple[Rewrite, ...] = (
     generic_titles,
     values_rotated,
     figure_changed,
+    statement_denied,
 )
 """Slides' defective battery, in report order."""
 DEFECT_DELTA = 0.1

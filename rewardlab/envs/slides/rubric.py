@@ -99,7 +99,7 @@ from typing import Any
 import numpy as np
 
 from rewardlab.core import Criterion, Rubric
-from rewardlab.core.negation import NEGATORS, denies, negations
+from rewardlab.core.negation import NEGATORS, denies, negations, split_negated
 from rewardlab.core.numerals import NUMBER_WORDS, read_number
 from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
@@ -348,14 +348,21 @@ def _matched(stated: list[frozenset[str]], available: list[frozenset[str]]) -> b
     return all(place(i, set()) for i in range(len(stated)))
 
 
+FRAME_WORDS = 3
+"""The most content words a bullet may add around its source's whole statement and still be judged by
+:func:`inverts` (a frame: "It is not true that …", "Contrary to reports, … did not …")."""
+
+
 def inverts(bullet: str, source: str) -> bool:
     """Whether ``bullet`` says the opposite of its ``source`` sentence with the source's own words: its content
-    words (:func:`_sequence`) all come from the source (a paraphrase in other words is not judged here) and
+    words (:func:`_sequence`) all come from the source (a paraphrase in other words is not judged here), or it
+    holds the source's whole statement inside a frame of at most :data:`FRAME_WORDS` other content words, and
 
     - one of the two denies and the other does not (:func:`~rewardlab.core.negation.denies`: "prices did not
       rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or they hold different
       numbers of denying negators (:func:`~rewardlab.core.negation.negations`: "cannot ... without" for "can ...
-      without"), or
+      without"); in a frame, the denial must cover the statement (:func:`_denials_differ`: "It is not true that
+      prices rose", "prices rose, which is false", but not "prices rose, not by chance"), or
     - it holds a word or phrase whose opposite the source holds in its place
       (:mod:`~rewardlab.envs.slides.opposites`: WordNet's antonyms, a table of phrases, or the word with a negating
       prefix added or taken away: "below 41 seats" for "above 41 seats", "unstable" for "stable", "ruled out" for
@@ -375,11 +382,30 @@ def inverts(bullet: str, source: str) -> bool:
         if opposed(gram, lost) or (len(gram) == 1 and prefixed_opposites(gram[0], lost_words))
         for word in gram
     }
-    if not set(mine) - put_for_opposites - _NEGATOR_LEMMAS <= set(theirs):
+    frame = set(mine) - put_for_opposites - _NEGATOR_LEMMAS - set(theirs)
+    missing = set(theirs) - _NEGATOR_LEMMAS - set(mine)
+    if len(frame) > FRAME_WORDS or (frame and len(missing) > len(put_for_opposites)):
         return False
     negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
+    denied = negated and (not frame or _denials_differ(bullet, source, set(mine) & set(theirs)))
     reversed_twice = bool(put_for_opposites) and negated and _one_clause(bullet)
-    return (bool(put_for_opposites) or negated) and not reversed_twice or _roles_swapped(mine, theirs)
+    return (bool(put_for_opposites) or denied) and not reversed_twice or _roles_swapped(mine, theirs)
+
+
+def _denials_differ(bullet: str, source: str, shared: set[str]) -> bool:
+    """Whether ``bullet`` and ``source`` deny different parts of what they share (``shared``: content lemmas):
+    the first shared word in one stands in its denied part and in the other not ("It is not true that boys and
+    girls improved": a denial's part ends at the next clause break, :func:`~rewardlab.core.negation.split_negated`),
+    or the shared words their denials cover differ by at least half of ``shared`` ("Contrary to reports, churn did
+    not fall from 7% to 4%"). A denial of something else ("…, not by chance") covers none of them."""
+
+    def covered(text: str) -> tuple[bool, set[str]]:
+        affirmed, denied = (set(_sequence(part)) for part in split_negated(text))
+        words = shared & denied - affirmed
+        return next((word for word in _sequence(text) if word in shared), None) in words, words
+
+    (first_b, words_b), (first_s, words_s) = covered(bullet), covered(source)
+    return bool(shared) and (first_b != first_s or 2 * len(words_b ^ words_s) >= len(shared))
 
 
 def _one_clause(text: str) -> bool:

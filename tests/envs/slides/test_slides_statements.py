@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.core.negation import denies
+from rewardlab.core.negation import denies, negates
 from rewardlab.envs.slides.rubric import grounded, inverts, numbers, stated_numbers
+from rewardlab.envs.slides.tasks import load_tasks, split_sentences
 
 SOURCE = "The list price of four dollars per seat has stayed the same for 16 years."
 
@@ -156,3 +157,60 @@ def test_any_text_reads_without_error(text):
 )
 def test_denies_tells_a_denial_from_idioms_and_doubt(text, expected):
     assert denies(text) is expected
+
+
+def _notes_sentences() -> list[str]:
+    tasks = load_tasks()
+    return sorted(
+        {
+            sentence
+            for task_id in tasks.ids()
+            for section in tasks.get(task_id).data["notes"]
+            for sentence in split_sentences(section["text"])
+            if not sentence.startswith("|")
+        }
+    )
+
+
+NOTES = _notes_sentences()
+
+
+def _lower_first(sentence: str) -> str:
+    return sentence[0].lower() + sentence[1:]
+
+
+@pytest.mark.parametrize(
+    ("bullet", "source", "inverted"),
+    [
+        ("It is not true that monthly churn fell from 7% to 4%.", "Monthly churn fell from 7% to 4%.", True),
+        ("It is false that monthly churn fell from 7% to 4%.", "Monthly churn fell from 7% to 4%.", True),
+        ("Monthly churn fell from 7% to 4%, which is false.", "Monthly churn fell from 7% to 4%.", True),
+        (
+            "Contrary to reports, monthly churn did not fall from 7% to 4% after the redesign.",
+            "Monthly churn fell from 7% to 4% after the redesign.",
+            True,
+        ),
+        ("It is true that prices rose after the launch.", "Prices did not rise after the launch.", True),
+        ("Surprisingly, prices rose after the launch.", "Prices did not rise after the launch.", True),
+        ("Monthly churn fell from 7% to 4%, not by chance.", "Monthly churn fell from 7% to 4%.", False),
+        ("It is not true that monthly churn rose from 7% to 4%.", "Monthly churn fell from 7% to 4%.", False),
+        ("Prices never rose after the launch, as expected.", "Prices did not rise after the launch.", False),
+        ("Indeed, monthly churn fell from 7% to 4%.", "Monthly churn fell from 7% to 4%.", False),
+    ],
+)
+def test_a_frame_around_the_whole_statement_is_judged_and_a_denial_must_cover_the_statement(bullet, source, inverted):
+    """A frame of a few words ("It is not true that …") no longer hides a denial from the check; a denial of
+    something else in the frame ("…, not by chance"), or of the opposite ("not true that … rose"), reverses
+    nothing."""
+    assert inverts(bullet, source) is inverted
+
+
+def test_every_sentence_of_the_notes_denied_in_a_frame_inverts_and_an_honest_frame_never_does():
+    plain = [sentence for sentence in NOTES if not negates(sentence)]  # no negator at all, not even of doubt
+    assert len(plain) > 300
+    assert all(inverts(f"It is not true that {_lower_first(sentence)}", sentence) for sentence in plain)
+    for sentence in NOTES:
+        for honest in (f"In short, {_lower_first(sentence)}", f"It is true that {_lower_first(sentence)}"):
+            assert not inverts(honest, sentence), honest
+        for tail in (", not by chance.", ", as expected.", ", not just in theory."):
+            assert not inverts(sentence[:-1] + tail, sentence), tail
