@@ -214,3 +214,16 @@ def test_every_sentence_of_the_notes_denied_in_a_frame_inverts_and_an_honest_fra
             assert not inverts(honest, sentence), honest
         for tail in (", not by chance.", ", as expected.", ", not just in theory."):
             assert not inverts(sentence[:-1] + tail, sentence), tail
+
+
+@given(
+    st.sampled_from(NOTES),
+    st.text(max_size=60),
+    st.text(max_size=60),
+)
+def test_any_frame_around_a_notes_sentence_reads_without_error_both_ways(sentence, head, tail):
+    """Arbitrary text before and after a whole statement takes the frame path (and the denial-cover check) on
+    either side without an error; the sentence never inverts itself."""
+    bullet = f"{head} {sentence} {tail}"
+    assert isinstance(inverts(bullet, sentence), bool) and isinstance(inverts(sentence, bullet), bool)
+    assert not inverts(sentence, sentence)
