@@ -202,8 +202,8 @@ class SlidesEnv(TextEnv):
       "borrowed"), with comparative and superlative forms ("narrower" for "wider"), and every verb of a rising
       quantity against every verb of a falling one ("declined" for "rose"); an opposite counts only in its
       place (the bullet states it fewer times than the source); a bullet that holds its source's statement in
-      a frame of a few words is judged too, so "It is not true that …" inverts it (it kept success on 12/12
-      test briefs before).
+      a frame of a few words is judged too, so "It is not true that …" and "…, which is false" invert it ("It
+      is not true that" kept success on 12/12 test briefs before).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}

@@ -394,18 +394,21 @@ def inverts(bullet: str, source: str) -> bool:
 
 def _denials_differ(bullet: str, source: str, shared: set[str]) -> bool:
     """Whether ``bullet`` and ``source`` deny different parts of what they share (``shared``: content lemmas):
-    the first shared word in one stands in its denied part and in the other not ("It is not true that boys and
-    girls improved": a denial's part ends at the next clause break, :func:`~rewardlab.core.negation.split_negated`),
-    or the shared words their denials cover differ by at least half of ``shared`` ("Contrary to reports, churn did
-    not fall from 7% to 4%"). A denial of something else ("…, not by chance") covers none of them."""
+    the first or the last shared word stands in one's denied part and not in the other's (a denial's part ends at
+    a clause break, :func:`~rewardlab.core.negation.split_negated`, so "It is not true that boys and girls improved"
+    denies the first, "Boys and girls improved, which is false" the last), or the shared words their denials cover
+    differ by at least half of ``shared`` ("Contrary to reports, churn did not fall from 7% to 4%"). A denial of
+    something else ("…, not by chance") covers none of them."""
 
-    def covered(text: str) -> tuple[bool, set[str]]:
+    def covered(text: str) -> tuple[bool, bool, set[str]]:
         affirmed, denied = (set(_sequence(part)) for part in split_negated(text))
         words = shared & denied - affirmed
-        return next((word for word in _sequence(text) if word in shared), None) in words, words
+        order = [word for word in _sequence(text) if word in shared]
+        return bool(order) and order[0] in words, bool(order) and order[-1] in words, words
 
-    (first_b, words_b), (first_s, words_s) = covered(bullet), covered(source)
-    return bool(shared) and (first_b != first_s or 2 * len(words_b ^ words_s) >= len(shared))
+    (first_b, last_b, words_b), (first_s, last_s, words_s) = covered(bullet), covered(source)
+    ends_differ = first_b != first_s or last_b != last_s
+    return bool(shared) and (ends_differ or 2 * len(words_b ^ words_s) >= len(shared))
 
 
 def _one_clause(text: str) -> bool:

@@ -186,6 +186,11 @@ def _lower_first(sentence: str) -> str:
         ("It is false that monthly churn fell from 7% to 4%.", "Monthly churn fell from 7% to 4%.", True),
         ("Monthly churn fell from 7% to 4%, which is false.", "Monthly churn fell from 7% to 4%.", True),
         (
+            "Tutors also improved their own grades and confidence, which is false.",
+            "Tutors also improved their own grades and confidence.",
+            True,
+        ),
+        (
             "Contrary to reports, monthly churn did not fall from 7% to 4% after the redesign.",
             "Monthly churn fell from 7% to 4% after the redesign.",
             True,
@@ -212,7 +217,7 @@ def test_every_sentence_of_the_notes_denied_in_a_frame_inverts_and_an_honest_fra
     for sentence in NOTES:
         for honest in (f"In short, {_lower_first(sentence)}", f"It is true that {_lower_first(sentence)}"):
             assert not inverts(honest, sentence), honest
-        for tail in (", not by chance.", ", as expected.", ", not just in theory."):
+        for tail in (", not by chance.", ", as expected.", ", not just in theory.", ", which is not surprising."):
             assert not inverts(sentence[:-1] + tail, sentence), tail
 
 
