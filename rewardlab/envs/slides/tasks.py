@@ -136,11 +136,21 @@ class Brief:
         return MAX_BULLET_WORDS[self.audience_kind]
 
     @cached_property
+    def _notes(self) -> tuple[tuple[str, int], ...]:
+        """(sentence, section index) for every sentence of the notes (table rows in the text left out)."""
+        return tuple(
+            (s, i) for i, (_, text) in enumerate(self.sections) for s in split_sentences(text) if not s.startswith("|")
+        )
+
+    @property
+    def notes_sentences(self) -> tuple[str, ...]:
+        """Every sentence of the notes, in order (no table row)."""
+        return tuple(s for s, _ in self._notes)
+
+    @cached_property
     def _sourced(self) -> tuple[tuple[str, int], ...]:
         """(sentence, section index) for every sentence of the notes, then every table row."""
-        pairs = [
-            (s, i) for i, (_, text) in enumerate(self.sections) for s in split_sentences(text) if not s.startswith("|")
-        ]
+        pairs = list(self._notes)
         columns, data = self.table["columns"], len(self.sections) - 1
         pairs += [
             (", ".join(f"{c}: {v}" for c, v in zip(columns, row, strict=True)), data) for row in self.table["rows"]

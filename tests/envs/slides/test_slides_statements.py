@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from rewardlab.core.negation import denies, negates
 from rewardlab.envs.slides.rubric import grounded, inverts, numbers, stated_numbers
-from rewardlab.envs.slides.tasks import load_tasks, split_sentences
+from rewardlab.envs.slides.tasks import Brief, load_tasks
 
 SOURCE = "The list price of four dollars per seat has stayed the same for 16 years."
 
@@ -159,20 +159,10 @@ def test_denies_tells_a_denial_from_idioms_and_doubt(text, expected):
     assert denies(text) is expected
 
 
-def _notes_sentences() -> list[str]:
-    tasks = load_tasks()
-    return sorted(
-        {
-            sentence
-            for task_id in tasks.ids()
-            for section in tasks.get(task_id).data["notes"]
-            for sentence in split_sentences(section["text"])
-            if not sentence.startswith("|")
-        }
-    )
-
-
-NOTES = _notes_sentences()
+TASKS = load_tasks()
+NOTES = sorted(
+    {sentence for task_id in TASKS.ids() for sentence in Brief.from_task(TASKS.get(task_id)).notes_sentences}
+)
 
 
 def _lower_first(sentence: str) -> str:

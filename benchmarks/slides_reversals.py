@@ -1,0 +1,123 @@
+"""How often Slides' ``inverts`` catches a bullet that reverses its source, and how often it wrongly flags an
+honest one, over every sentence of the shipped notes.
+
+    python -m benchmarks.slides_reversals [--before DIR]
+
+Probe families, each built from the 427 notes sentences (``Brief.notes_sentences`` of every brief):
+
+- reversals (should invert): one word replaced by its WordNet antonym (the first antonym the rubric reads, base
+  forms only: this uses the rubric's own table, so it measures coverage, not independent accuracy); "It is not
+  true that …", "It is false that …" and "…, which is false" around the sentence;
+- honest (should not invert): the audit's paraphrase, the sentence itself, four honest frames, six honest tails,
+  and 20,000 random pairs of different sentences (seed 0).
+
+``--before DIR`` scores the same probes with the ``rewardlab`` package of another checkout (a ``git worktree``)
+in a subprocess, for a before/after column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+
+from rewardlab.envs.slides import opposites
+from rewardlab.envs.slides.rewrites import paraphrase
+from rewardlab.envs.slides.rubric import inverts
+from rewardlab.envs.slides.tasks import Brief, load_tasks
+
+HONEST_FRAMES = ("In short, {s}", "As the notes say, {s}", "Notably, {s}", "It is true that {s}")
+HONEST_TAILS = (
+    ", not by chance.",
+    ", as expected.",
+    ", not just in theory.",
+    ", not least for the team.",
+    ", which is not surprising.",
+    ", and not only once.",
+)
+DENIAL_FRAMES = {"'It is not true that …'": "It is not true that {s}", "'It is false that …'": "It is false that {s}"}
+RANDOM_PAIRS = 20_000
+Pair = tuple[str, str]
+
+
+def notes_sentences() -> list[str]:
+    tasks = load_tasks()
+    return sorted({s for task_id in tasks.ids() for s in Brief.from_task(tasks.get(task_id)).notes_sentences})
+
+
+def _lower_first(sentence: str) -> str:
+    return sentence[0].lower() + sentence[1:]
+
+
+def _antonym_swaps(sentences: list[str]) -> list[Pair]:
+    """``(bullet, source)``: each word of a sentence that has a one-word antonym in the table read, replaced."""
+    antonym: dict[str, str] = {}
+    for a, b in opposites.wordnet_opposites():
+        if " " not in a and " " not in b:
+            antonym.setdefault(a, b)
+            antonym.setdefault(b, a)
+    return [
+        (s[: m.start()] + antonym[m.group(0).lower()] + s[m.end() :], s)
+        for s in sentences
+        for m in re.finditer(r"[A-Za-z]+", s)
+        if m.group(0).lower() in antonym
+    ]
+
+
+def probes(sentences: list[str]) -> dict[str, tuple[bool, list[Pair]]]:
+    """``{family: (should invert, [(bullet, source), ...])}``."""
+    rng = random.Random(0)
+    pairs = list(itertools.permutations(sentences, 2))
+    rng.shuffle(pairs)
+    families: dict[str, tuple[bool, list[Pair]]] = {"WordNet antonym swapped in": (True, _antonym_swaps(sentences))}
+    for name, frame in DENIAL_FRAMES.items():
+        families[name] = (True, [(frame.format(s=_lower_first(s)), s) for s in sentences])
+    families["'…, which is false'"] = (True, [(s[:-1] + ", which is false.", s) for s in sentences])
+    families["the audit's paraphrase"] = (False, [(paraphrase(s), s) for s in sentences])
+    families["the sentence itself"] = (False, [(s, s) for s in sentences])
+    families["honest frames"] = (False, [(f.format(s=_lower_first(s)), s) for s in sentences for f in HONEST_FRAMES])
+    families["honest tails"] = (False, [(s[:-1] + tail, s) for s in sentences for tail in HONEST_TAILS])
+    families["random pairs of sentences"] = (False, [(a, b) for a, b in pairs[:RANDOM_PAIRS]])
+    return families
+
+
+def _judged_elsewhere(checkout: str) -> Callable[[list[Pair]], list[bool]]:
+    """``inverts`` of another checkout's package, over JSON on a subprocess's stdin."""
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]);"
+        "from rewardlab.envs.slides.rubric import inverts;"
+        "print(json.dumps([inverts(b, s) for b, s in json.load(sys.stdin)]))"
+    )
+
+    def judge(pairs: list[Pair]) -> list[bool]:
+        done = subprocess.run(
+            [sys.executable, "-c", code, checkout], input=json.dumps(pairs), capture_output=True, text=True, check=True
+        )
+        return list(json.loads(done.stdout))
+
+    return judge
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", default=None, help="another checkout's root, for a before column")
+    args = parser.parse_args(argv)
+    sentences = notes_sentences()
+    before = _judged_elsewhere(args.before) if args.before else None
+    print(f"{len(sentences)} notes sentences")
+    print("| probe | should invert | probes | inverted now | inverted before |")
+    print("|---|---|---:|---:|---:|")
+    for name, (should, pairs) in probes(sentences).items():
+        now = sum(inverts(bullet, source) for bullet, source in pairs)
+        then = str(sum(before(pairs))) if before else "—"
+        print(f"| {name} | {'yes' if should else 'no'} | {len(pairs)} | {now} | {then} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
