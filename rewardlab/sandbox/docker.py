@@ -57,6 +57,7 @@ from rewardlab.sandbox.base import (
     check_run_arguments,
     classify,
 )
+from rewardlab.sandbox.docker_transport import close_failed_connects
 from rewardlab.sandbox.image import BUILD_COMMAND, REPOSITORY, SandboxError, default_image, docker_client, image_exists
 
 DEFAULT_IMAGE = default_image()
@@ -147,6 +148,7 @@ class DockerSandbox:
         client: Any = None,
     ):
         self._docker = require("docker", "swe")
+        close_failed_connects()  # the client may be the caller's, made before any of ours
         if not isinstance(image, str) or not image:
             raise ConfigError(f"image must be a non-empty image name, got {image!r}")
         self.image = image

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardlab.errors import RewardLabError, require
+from rewardlab.sandbox.docker_transport import close_failed_connects
 
 REPOSITORY = "rewardlab/sandbox"
 SUITE = "bookworm"
@@ -75,10 +77,15 @@ class BuildResult:
 def docker_client(timeout: float = 60.0) -> Any:
     """A connected ``docker.DockerClient``, or :class:`SandboxError` saying what is missing."""
     docker = require("docker", "swe")
+    close_failed_connects()
+    client = None
     try:
         client = docker.from_env(timeout=timeout)
         client.ping()
     except Exception as exc:  # DockerException, requests and socket errors alike
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
         raise SandboxError(
             f"no Docker engine answers ({type(exc).__name__}: {exc}). Start one (as root: dockerd, or "
             "bash scripts/setup.sh), or use sandbox='local'."
