@@ -42,12 +42,13 @@ def test_refusals_at_capacity_are_clean_and_timeouts_or_crashes_are_not():
 
 def test_target_compares_success_and_p99_level_by_level():
     ours, theirs = level("ours", 8, {}), level("openenv", 8, {})
-    assert bench_scaling.compare([ours, theirs], "openenv") == []
+    assert bench_scaling.compare([ours, theirs], "ours", "openenv") == []
     ours_failing = level("ours", 4, {"timeout": 4})
-    assert "ours 50.0% completed" in bench_scaling.compare([ours_failing, theirs], "openenv")[0]
+    assert "ours 50.0% completed" in bench_scaling.compare([ours_failing, theirs], "ours", "openenv")[0]
     slower = level("ours", 8, {})
     slower.step_latencies = [0.3] * 8
-    assert "P99 step" in bench_scaling.compare([slower, theirs], "openenv")[0]
+    assert "P99 step" in bench_scaling.compare([slower, theirs], "ours", "openenv")[0]
+    assert bench_scaling.compare([slower, theirs], "ours-async", "openenv") == []  # only the named row is judged
 
 
 @pytest.mark.slow
@@ -59,8 +60,8 @@ def test_tiny_run_serves_every_session_on_both_servers():
     )
     assert {(r.server, r.workload, r.sessions) for r in results} == {
         (server, workload, sessions)
-        for server in ("ours", "openenv")
-        for workload in ("wait", "toolcall")
+        for workload, servers in (("wait", ("ours", "ours-async", "openenv")), ("toolcall", ("ours", "openenv")))
+        for server in servers
         for sessions in (4, 8)
     }
     for result in results:
@@ -68,7 +69,7 @@ def test_tiny_run_serves_every_session_on_both_servers():
         assert result.crashed is None
         assert result.rss_mb > 0
     text = "\n".join(lines)
-    assert "| RewardLab " in text and "| OpenEnv " in text
+    assert "| RewardLab " in text and "| RewardLab, step_async " in text and "| OpenEnv " in text
     assert text.count("(100.0%)") == len(results)
     assert "did not fail" in text
-    assert not any(r.tracebacks for r in results if r.server == "ours")
+    assert not any(r.tracebacks for r in results if r.server.startswith("ours"))

@@ -13,6 +13,13 @@ sessions in no order (P99 step latency under overload, ``benchmarks/bench_scalin
 :data:`POOL_BUDGET_S` sends the following one of its kind to the session's own thread, so that one surprise slow
 call never holds up the others' turns in the pool.
 
+An env whose base class defines ``async def step_async(self, action)`` (returning what ``step`` returns, as
+OpenEnv's ``Environment.step_async`` may) has its steps awaited on the event loop, with no thread: a step that
+waits on I/O (a remote grader, a judge model's API) then holds no thread while it waits. That path is taken
+only when nothing but Gymnasium's bookkeeping wrappers stand between the made env and its base
+(:data:`STEP_ASYNC_TRANSPARENT`: the order check, which the session enforces itself, and the passive checker),
+so no wrapper's step is ever skipped; any other wrapper (a time limit, a reward wrapper) keeps ``step``.
+
 Errors are sorted by whose they are:
 
 * the client's (an unknown env id or task id, a misspelt env argument, a step before reset):
@@ -26,15 +33,17 @@ Errors are sorted by whose they are:
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
+from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker
 
 from rewardlab.errors import ConfigError, ResetNeeded, UnknownTaskError, did_you_mean
 from rewardlab.serve.protocol import ErrorCode, Message, ProtocolError, observation_frame
@@ -56,6 +65,24 @@ the session's own thread when it took longer."""
 
 CLIENT_ERRORS: tuple[type[BaseException], ...] = (ConfigError, UnknownTaskError, TypeError, gym.error.Error)
 """Exceptions from ``gym.make`` or ``reset`` that mean the client asked for something that does not exist."""
+
+
+STEP_ASYNC_TRANSPARENT: tuple[type[gym.Wrapper], ...] = (OrderEnforcing, PassiveEnvChecker)
+"""Wrappers that ``gym.make`` adds for bookkeeping only; an env's ``step_async`` is awaited through them."""
+
+StepResult = tuple[Any, Any, bool, bool, dict[str, Any]]
+
+
+def async_step(env: gym.Env) -> Callable[[Any], Awaitable[StepResult]] | None:
+    """The base env's ``step_async`` when the server may await it in place of ``env.step``: it is a coroutine
+    function and every wrapper around the base is one of :data:`STEP_ASYNC_TRANSPARENT`; else None."""
+    layer: Any = env
+    while isinstance(layer, gym.Wrapper):
+        if type(layer) not in STEP_ASYNC_TRANSPARENT:
+            return None
+        layer = layer.env
+    method = getattr(layer, "step_async", None)
+    return method if inspect.iscoroutinefunction(method) else None
 
 
 def describe(exc: BaseException) -> str:
@@ -102,6 +129,8 @@ class Session:
         self.ended = False
         self.inline = False
         """Whether env calls may run on the event loop (the env declares ``cheap_calls``)."""
+        self.step_async: Callable[[Any], Awaitable[StepResult]] | None = None
+        """The env's ``step_async``, awaited on the event loop in place of ``step`` (see :func:`async_step`)."""
         self.last_call_s: dict[str, float] = {"step": 0.0}
         """How long the env's previous call of each kind took; a kind not called yet is not fast enough to run
         inline, but a step: a reset that builds the episode's world does not say how cheap its steps are."""
@@ -167,6 +196,7 @@ class Session:
             raise ProtocolError(ErrorCode.FACTORY_ERROR, f"cannot make {env_id}: {describe(exc)}") from None
         self.env_id, self.env_kwargs = env_id, env_kwargs
         self.inline = bool(getattr(self.env.unwrapped, "cheap_calls", False))
+        self.step_async = async_step(self.env)
 
     async def reset(self, data: Mapping[str, Any]) -> dict[str, Any]:
         """Make the env on the first reset, then start an episode (``seed``, ``task_id``, ``split``)."""
@@ -191,7 +221,10 @@ class Session:
         if self.env is None or not self.in_episode:
             raise ProtocolError(ErrorCode.VALIDATION_ERROR, "no episode is running: send a reset first")
         try:
-            observation, reward, terminated, truncated, info = await self._call(self.env.step, action)
+            if self.step_async is not None:
+                observation, reward, terminated, truncated, info = await self.step_async(action)
+            else:
+                observation, reward, terminated, truncated, info = await self._call(self.env.step, action)
         except ResetNeeded as exc:
             raise ProtocolError(ErrorCode.VALIDATION_ERROR, describe(exc)) from None
         except Exception as exc:  # noqa: BLE001 - an env never raises on agent text: this is a fault

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -13,6 +14,7 @@ import time
 import urllib.error
 import urllib.request
 
+import gymnasium
 import pytest
 from websockets.sync.client import connect
 
@@ -48,7 +50,8 @@ def wait_until(condition, timeout=30.0):
 
 @pytest.fixture(scope="module")
 def server():
-    config = ServeConfig((FAULTY, faulty.SLOW_ID, "RewardLab/ToolCall-v3"), max_sessions=8)
+    env_ids = (FAULTY, faulty.SLOW_ID, faulty.ASYNC_ID, faulty.ASYNC_LIMITED_ID, "RewardLab/ToolCall-v3")
+    config = ServeConfig(env_ids, max_sessions=8)
     with BackgroundServer(config) as running:
         yield running
 
@@ -336,3 +339,40 @@ def test_a_surprise_slow_step_of_a_cheap_env_sends_its_later_calls_off_the_event
             assert request(fast, {"type": "step", "data": {"action": "draft:x"}})["type"] == "observation"
         assert time.monotonic() - started < 1.5
         assert json.loads(slow.recv(timeout=10))["data"]["observation"]["text"] == "noted"
+
+
+def test_an_env_with_step_async_is_awaited_on_the_event_loop_and_holds_no_thread_while_it_waits(server):
+    """Four sessions' steps that each wait 1 s all run on the server's event loop thread (none on a session's
+    thread), score as ``step`` does, and an exception inside ``step_async`` is an infra_error like any other."""
+    faulty.STEP_THREADS.clear()
+    with contextlib.ExitStack() as stack:
+        connections = [stack.enter_context(connect(server.url + "/ws")) for _ in range(4)]
+        for connection in connections:
+            request(connection, {"type": "reset", "data": {"env_id": faulty.ASYNC_ID, "task_id": "t0"}})
+        for connection in connections:
+            connection.send(json.dumps({"type": "step", "data": {"action": "wait:1"}}))
+        for connection in connections:
+            reply = json.loads(connection.recv(timeout=30))
+            assert reply["data"]["observation"]["text"] == "noted" and reply["data"]["done"] is False
+        assert request(connections[0], {"type": "step", "data": {"action": "alpha"}})["data"]["reward"] == 1.0
+        crashed = request(connections[1], {"type": "step", "data": {"action": "crash"}})["data"]
+        assert crashed["reward"] is None and "the sandbox engine died" in crashed["observation"]["infra_error"]
+    assert faulty.STEP_THREADS and set(faulty.STEP_THREADS) == {server.thread.name}
+    wait_until(lambda: active_sessions(server) == 0)
+
+
+def test_step_async_is_not_awaited_through_a_wrapper_whose_step_it_would_skip(server):
+    """Behind a TimeLimit the server calls ``step`` (on the session's thread), so the limit still truncates."""
+    from rewardlab.serve.session import async_step
+
+    for env_id, awaited in ((faulty.ASYNC_ID, True), (faulty.ASYNC_LIMITED_ID, False), (faulty.SLOW_ID, False)):
+        with contextlib.closing(gymnasium.make(env_id)) as env:
+            assert (async_step(env) is not None) is awaited, env_id
+    faulty.STEP_THREADS.clear()
+    with connect(server.url + "/ws") as connection:
+        request(connection, {"type": "reset", "data": {"env_id": faulty.ASYNC_LIMITED_ID, "task_id": "t0"}})
+        replies = [request(connection, {"type": "step", "data": {"action": "draft:x"}})["data"] for _ in range(3)]
+    assert [reply["done"] for reply in replies] == [False, False, True]
+    assert len(faulty.STEP_THREADS) == 3
+    assert all(name.startswith("rewardlab-session-") for name in faulty.STEP_THREADS)
+    wait_until(lambda: active_sessions(server) == 0)
