@@ -38,8 +38,13 @@ Limits: both servers' session caps are set to ``--max-sessions`` (default: the l
 the servers inherit (each session holds a socket on both sides, and a Web-v2 env two more). uvicorn's
 listen backlog is its default (2,048) on both.
 
-Run: ``python -m benchmarks.bench_scaling [--levels 64,256,1024,2048] [--wait 10] [--workloads wait,toolcall,web]``;
-``--quick`` for a smoke run (levels 16,64; wait 1 s).
+``--repeat R`` plays every (level, server) R times, the servers taking turns within each level so that a busy
+moment of the machine falls on all of them; the target is then checked on the median over the R runs of the
+success rate and of the P99 step (a single P99 of a 10 s wait moves by about 1% between runs of the same server),
+and a table lists every run's P99.
+
+Run: ``python -m benchmarks.bench_scaling [--levels 64,256,1024,2048] [--wait 10] [--workloads wait,toolcall,web]
+[--repeat 3]``; ``--quick`` for a smoke run (levels 16,64; wait 1 s).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ import asyncio
 import contextlib
 import json
 import resource
+import statistics
 import sys
 import threading
 import time
@@ -545,28 +551,72 @@ TARGET_PAIRS = (("ours", "openenv"), ("ours", "openenv-async"), ("ours-async", "
 async row."""
 
 
+@dataclass(frozen=True)
+class Runs:
+    """Every run of one (server, workload, level): the success rate and P99 step the target reads are medians."""
+
+    results: tuple[LevelResult, ...]
+
+    @property
+    def rate(self) -> float:
+        return statistics.median(r.rate for r in self.results)
+
+    @property
+    def ok(self) -> bool:
+        return self.rate >= SUCCESS_RATE and not any(r.crashed for r in self.results)
+
+    def p99_step(self) -> float | None:
+        """The median over the runs that completed at least 95% of their episodes of each one's P99 step."""
+        values = [p for r in self.results if r.ok and (p := r.p99_step()) is not None]
+        return statistics.median(values) if values else None
+
+
+def grouped(results: Sequence[LevelResult]) -> dict[tuple[str, str, int], Runs]:
+    """``results`` by (server, workload, sessions), in the order first seen."""
+    groups: dict[tuple[str, str, int], list[LevelResult]] = {}
+    for r in results:
+        groups.setdefault((r.server, r.workload, r.sessions), []).append(r)
+    return {key: Runs(tuple(runs)) for key, runs in groups.items()}
+
+
 def compare(results: Sequence[LevelResult], ours: str, theirs: str) -> list[str]:
     """Where the ``ours`` row misses the target against ``theirs``: success at every level where theirs
-    succeeds, and a P99 step at most theirs at every level both serve."""
+    succeeds, and a P99 step at most theirs at every level both serve (medians over repeated runs, :class:`Runs`)."""
+    groups = grouped(results)
     misses = []
-    for r in results:
-        if r.server != ours:
+    for (server, workload, sessions), mine in groups.items():
+        other = groups.get((theirs, workload, sessions))
+        if server != ours or other is None:
             continue
-        other = next(
-            (o for o in results if (o.server, o.workload, o.sessions) == (theirs, r.workload, r.sessions)), None
-        )
-        if other is None:
-            continue
-        label = f"{r.workload} at {r.sessions:,}"
-        if other.ok and not r.ok:
-            misses.append(f"{label}: ours {100 * r.rate:.1f}% completed, theirs {100 * other.rate:.1f}%")
-        ours_p99, their_p99 = r.p99_step(), other.p99_step()
-        if r.ok and other.ok and ours_p99 is not None and their_p99 is not None and ours_p99 > their_p99:
+        label = f"{workload} at {sessions:,}"
+        if other.ok and not mine.ok:
+            misses.append(f"{label}: ours {100 * mine.rate:.1f}% completed, theirs {100 * other.rate:.1f}%")
+        ours_p99, their_p99 = mine.p99_step(), other.p99_step()
+        if mine.ok and other.ok and ours_p99 is not None and their_p99 is not None and ours_p99 > their_p99:
             misses.append(
                 f"{label}: P99 step {fmt_seconds(ours_p99)} > {fmt_seconds(their_p99)} "
                 f"({100 * (ours_p99 / their_p99 - 1):+.1f}%)"
             )
     return misses
+
+
+def repeat_rows(results: Sequence[LevelResult]) -> list[list[object]]:
+    """Per (server, workload, level): every run's P99 step and their median."""
+    rows: list[list[object]] = []
+    for (server, workload, sessions), runs in grouped(results).items():
+        each = [r.p99_step() for r in runs.results]
+        median = runs.p99_step()
+        rows.append(
+            [
+                SERVER_LABELS[server],
+                workload,
+                f"{sessions:,}",
+                ", ".join(fmt_seconds(p) if p is not None else "-" for p in each),
+                fmt_seconds(median) if median is not None else "-",
+                f"{100 * runs.rate:.1f}%",
+            ]
+        )
+    return rows
 
 
 # ---------------------------------------------------------------- main
@@ -589,6 +639,7 @@ def main(argv: Sequence[str] | None = None, emit: Callable[[str], None] = print)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per operation (OpenEnv's default)")
     parser.add_argument("--max-sessions", type=int, default=None, help="both servers' cap (default: largest level)")
     parser.add_argument("--quick", action="store_true", help="levels 16,64 and a 1 s wait")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each (level, server); medians are compared")
     parser.add_argument("--serve", nargs=2, metavar=("WHICH", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.levels = args.levels or ([16, 64] if args.quick else [64, 256, 1024, 2048])
@@ -623,17 +674,19 @@ def main(argv: Sequence[str] | None = None, emit: Callable[[str], None] = print)
     results: list[LevelResult] = []
     for workload in workloads:
         servers = [*our_rows, *openenv_rows] if workload == "wait" else ["ours", "openenv"]
-        for which in servers:
-            episodes = workload_episodes(workload, which, args.wait)
+        episodes = {which: workload_episodes(workload, which, args.wait) for which in servers}
+        for run in range(1, max(1, args.repeat) + 1):
             for sessions in args.levels:
-                result = run_level(which, workload, sessions, args, episodes)
-                results.append(result)
-                print(
-                    f"  {SERVER_LABELS[which]:20} {workload:8} {sessions:6,}: {100 * result.rate:.1f}% "
-                    f"({result.failure_text()})",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                for which in servers:
+                    result = run_level(which, workload, sessions, args, episodes[which])
+                    results.append(result)
+                    p99 = result.p99_step()
+                    print(
+                        f"  run {run} {SERVER_LABELS[which]:22} {workload:8} {sessions:6,}: {100 * result.rate:.1f}% "
+                        f"P99 {fmt_seconds(p99) if p99 is not None else '-'} ({result.failure_text()})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     emit(f"\n## Per load level (waiting env: step waits {args.wait:g} s)\n")
     emit(table(LEVEL_HEADERS, level_rows(results)))
     emit(f"\n## OpenEnv's format: max concurrent sessions with >= {SUCCESS_RATE:.0%} of episodes completing\n")
@@ -643,6 +696,14 @@ def main(argv: Sequence[str] | None = None, emit: Callable[[str], None] = print)
             summary_rows(results),
         )
     )
+    if args.repeat > 1:
+        emit(f"\n## P99 step of each of {args.repeat} runs, and the median the target reads\n")
+        emit(
+            table(
+                ["server", "env", "sessions", "P99 step of each run", "median", "median completed"],
+                repeat_rows(results),
+            )
+        )
     tracebacks = {SERVER_LABELS[r.server]: 0 for r in results}
     for r in results:
         tracebacks[SERVER_LABELS[r.server]] += r.tracebacks

@@ -51,6 +51,26 @@ def test_target_compares_success_and_p99_level_by_level():
     assert bench_scaling.compare([slower, theirs], "ours-async", "openenv") == []  # only the named row is judged
 
 
+def test_repeated_runs_are_compared_by_their_medians():
+    """One slow run of three does not miss the target, two do; a failing run counts in the median rate."""
+
+    def run(server: str, p99: float, failed: int = 0) -> bench_scaling.LevelResult:
+        result = level(server, 8 - failed, {"timeout": failed} if failed else {})
+        result.step_latencies = [p99] * (8 - failed)
+        return result
+
+    theirs = [run("openenv", 0.2), run("openenv", 0.2), run("openenv", 0.2)]
+    assert (
+        bench_scaling.compare([run("ours", 0.1), run("ours", 0.3), run("ours", 0.1), *theirs], "ours", "openenv") == []
+    )
+    missed = bench_scaling.compare([run("ours", 0.3), run("ours", 0.3), run("ours", 0.1), *theirs], "ours", "openenv")
+    assert len(missed) == 1 and "P99 step" in missed[0]
+    failing = [run("ours", 0.1, failed=4), run("ours", 0.1, failed=4), run("ours", 0.1)]
+    assert "completed" in bench_scaling.compare([*failing, *theirs], "ours", "openenv")[0]
+    rows = bench_scaling.repeat_rows([run("ours", 0.1), run("ours", 0.3), run("ours", 0.2)])
+    assert rows == [["RewardLab", "wait", "8", "100.00 ms, 300.00 ms, 200.00 ms", "200.00 ms", "100.0%"]]
+
+
 @pytest.mark.slow
 def test_tiny_run_serves_every_session_on_both_servers():
     lines: list[str] = []
