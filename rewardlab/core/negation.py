@@ -191,23 +191,61 @@ def denies(text: str) -> bool:
 
 
 def negations(text: str) -> int:
-    """How many negators ``text`` holds that deny, each counted where it stands (inside another's denial too):
-    not doubt, not ``if not``, not an idiom (the negators :func:`denies` reads). Never raises.
+    """How many denials ``text`` holds, each counted where it stands (inside another's denial too): negators
+    that deny (not doubt, not ``if not``, not an idiom: the negators :func:`denies` reads) and verdicts of error
+    after a copula (``"…, which is false"``, ``"It is wrong that …"``: :data:`ERRORS`). Never raises.
 
     Example:
         >>> negations("It can be built without stopping"), negations("It cannot be built without stopping")
         (1, 2)
         >>> negations("Not only logs but also sign-on"), negations("No more than 26 are left"), negations("not sure")
         (0, 0, 0)
+        >>> negations("It cannot be built, which is false"), negations("It is false that it cannot be built")
+        (2, 2)
     """
-    tokens = [match.group() for match in _TOKEN.finditer(unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold())]
+    tokens = _tokens(text)
     return sum(
-        _is_negator(token)
-        and not (token == "not" and index and tokens[index - 1] in UNCERTAIN)
-        and not _idiom(tokens, index)
-        and not _doubts(tokens, index)
+        (
+            _is_negator(token)
+            and not (token == "not" and index and tokens[index - 1] in UNCERTAIN)
+            and not _idiom(tokens, index)
+            and not _doubts(tokens, index)
+        )
+        or _judges_subject(tokens, index, negated=False)
         for index, token in enumerate(tokens)
     )
+
+
+TRUTHS = frozenset({"true", "correct", "right", "accurate", "valid", "so", "case"})
+"""Words of truth: a copula denied before one (``"is not true"``, ``"is not the case"``) is a verdict of falsity."""
+
+
+def verdicts(text: str) -> int:
+    """How many verdicts of falsity ``text`` passes on a subject: a copula before a word of error (``"…, which is
+    false"``, ``"It is wrong that …"``; :data:`ERRORS`), or a denied copula before a word of truth (``"It is not
+    true that …"``, ``"That isn't the case"``; :data:`TRUTHS`). Never raises.
+
+    Example:
+        >>> verdicts("Prices rose, which is false"), verdicts("It is not the case that prices rose")
+        (1, 1)
+        >>> verdicts("Prices did not rise"), verdicts("a false start"), verdicts("It is true that prices rose")
+        (0, 0, 0)
+    """
+    tokens = _tokens(text)
+    count = 0
+    for index, token in enumerate(tokens):
+        if _judges_subject(tokens, index, negated=False):
+            count += 1
+        elif _is_negator(token) and _judges_subject(tokens, index, negated=True):
+            following = index + 1
+            while following < len(tokens) and tokens[following] in VERDICT_FILLERS | {"the"}:
+                following += 1
+            count += following < len(tokens) and tokens[following] in TRUTHS
+    return count
+
+
+def _tokens(text: str) -> list[str]:
+    return [match.group() for match in _TOKEN.finditer(unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold())]
 
 
 def _verdict(tokens: list[str], index: int) -> str:

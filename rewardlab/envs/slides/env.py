@@ -203,7 +203,10 @@ class SlidesEnv(TextEnv):
       quantity against every verb of a falling one ("declined" for "rose"); an opposite counts only in its
       place (the bullet states it fewer times than the source); a bullet that holds its source's statement in
       a frame of a few words is judged too, so "It is not true that …" and "…, which is false" invert it ("It
-      is not true that" kept success on 12/12 test briefs before).
+      is not true that" kept success on 12/12 test briefs before). Then (stop 42): a verdict of falsity the
+      source does not hold ("It is false that …", "…, which is false", "It is not the case that …") inverts a
+      statement that holds negators of its own too ("It is false that the process cannot reach those limits":
+      16 of the 427 notes sentences kept their "It is false that" before, 15 their "…, which is false").
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}

@@ -99,7 +99,7 @@ from typing import Any
 import numpy as np
 
 from rewardlab.core import Criterion, Rubric
-from rewardlab.core.negation import NEGATORS, denies, negations, split_negated
+from rewardlab.core.negation import NEGATORS, denies, negations, split_negated, verdicts
 from rewardlab.core.numerals import NUMBER_WORDS, read_number
 from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
@@ -362,7 +362,9 @@ def inverts(bullet: str, source: str) -> bool:
       rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or they hold different
       numbers of denying negators (:func:`~rewardlab.core.negation.negations`: "cannot ... without" for "can ...
       without"); in a frame, the denial must cover the statement (:func:`_denials_differ`: "It is not true that
-      prices rose", "prices rose, which is false", but not "prices rose, not by chance"), or
+      prices rose", but not "prices rose, not by chance"), or be a verdict of error the source does not hold
+      (:func:`~rewardlab.core.negation.verdicts`: "prices rose, which is false", "It is false that costs did not
+      fall": its subject is the statement or one of its clauses, whatever negators the statement holds), or
     - it holds a word or phrase whose opposite the source holds in its place
       (:mod:`~rewardlab.envs.slides.opposites`: WordNet's antonyms, a table of phrases, or the word with a negating
       prefix added or taken away: "below 41 seats" for "above 41 seats", "unstable" for "stable", "ruled out" for
@@ -387,7 +389,8 @@ def inverts(bullet: str, source: str) -> bool:
     if len(frame) > FRAME_WORDS or (frame and len(missing) > len(put_for_opposites)):
         return False
     negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
-    denied = negated and (not frame or _denials_differ(bullet, source, set(mine) & set(theirs)))
+    verdict_added = verdicts(bullet) > verdicts(source)  # its subject is the statement, or a clause of it
+    denied = negated and (not frame or verdict_added or _denials_differ(bullet, source, set(mine) & set(theirs)))
     reversed_twice = bool(put_for_opposites) and negated and _one_clause(bullet)
     return (bool(put_for_opposites) or denied) and not reversed_twice or _roles_swapped(mine, theirs)
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.core.negation import denies, negates
+from rewardlab.core.negation import denies
 from rewardlab.envs.slides.rubric import grounded, inverts, numbers, stated_numbers
 from rewardlab.envs.slides.tasks import Brief, load_tasks
 
@@ -191,6 +191,39 @@ def _lower_first(sentence: str) -> str:
         ("It is not true that monthly churn rose from 7% to 4%.", "Monthly churn fell from 7% to 4%.", False),
         ("Prices never rose after the launch, as expected.", "Prices did not rise after the launch.", False),
         ("Indeed, monthly churn fell from 7% to 4%.", "Monthly churn fell from 7% to 4%.", False),
+        # a verdict of falsity on a statement that holds its own negator: the set of denied words is the same,
+        # the statement is reversed all the same
+        (
+            "It is false that the current process cannot reach those limits reliably.",
+            "The current process cannot reach those limits reliably.",
+            True,
+        ),
+        (
+            "Two incumbents hold most sales but neither offers a premium product line, which is false.",
+            "Two incumbents hold most sales but neither offers a premium product line.",
+            True,
+        ),
+        (
+            "It is not true that no serious adverse events were reported.",
+            "No serious adverse events were reported.",
+            True,
+        ),
+        (
+            "It is not the case that prices did not rise after the launch.",
+            "Prices did not rise after the launch.",
+            True,
+        ),
+        (
+            "It is true that the current process cannot reach those limits reliably.",
+            "The current process cannot reach those limits reliably.",
+            False,
+        ),
+        (
+            "The current process cannot reach those limits reliably, which is not surprising.",
+            "The current process cannot reach those limits reliably.",
+            False,
+        ),
+        ("Claims that prices rose were false, as expected.", "Claims that prices rose were false.", False),
     ],
 )
 def test_a_frame_around_the_whole_statement_is_judged_and_a_denial_must_cover_the_statement(bullet, source, inverted):
@@ -201,10 +234,10 @@ def test_a_frame_around_the_whole_statement_is_judged_and_a_denial_must_cover_th
 
 
 def test_every_sentence_of_the_notes_denied_in_a_frame_inverts_and_an_honest_frame_never_does():
-    plain = [sentence for sentence in NOTES if not negates(sentence)]  # no negator at all, not even of doubt
-    assert len(plain) > 300
-    assert all(inverts(f"It is not true that {_lower_first(sentence)}", sentence) for sentence in plain)
-    for sentence in NOTES:
+    for sentence in NOTES:  # those with negators of their own (doubt included) too
+        for denied in ("It is not true that {}", "It is false that {}", "It is not the case that {}"):
+            assert inverts(denied.format(_lower_first(sentence)), sentence), denied.format(sentence)
+        assert inverts(sentence[:-1] + ", which is false.", sentence), sentence
         for honest in (f"In short, {_lower_first(sentence)}", f"It is true that {_lower_first(sentence)}"):
             assert not inverts(honest, sentence), honest
         for tail in (", not by chance.", ", as expected.", ", not just in theory.", ", which is not surprising."):
