@@ -7,7 +7,7 @@ Probe families, each built from the 427 notes sentences (``Brief.notes_sentences
 
 - reversals (should invert): one word replaced by its WordNet antonym (the first antonym the rubric reads, base
   forms only: this uses the rubric's own table, so it measures coverage, not independent accuracy); "It is not
-  true that …", "It is false that …" and "…, which is false" around the sentence;
+  true that …", "It is false that …", "It is not the case that …" and "…, which is false" around the sentence;
 - honest (should not invert): the audit's paraphrase, the sentence itself, four honest frames, six honest tails,
   and 20,000 random pairs of different sentences (seed 0).
 
@@ -40,7 +40,11 @@ HONEST_TAILS = (
     ", which is not surprising.",
     ", and not only once.",
 )
-DENIAL_FRAMES = {"'It is not true that …'": "It is not true that {s}", "'It is false that …'": "It is false that {s}"}
+DENIAL_FRAMES = {
+    "'It is not true that …'": "It is not true that {s}",
+    "'It is false that …'": "It is false that {s}",
+    "'It is not the case that …'": "It is not the case that {s}",
+}
 RANDOM_PAIRS = 20_000
 Pair = tuple[str, str]
 
