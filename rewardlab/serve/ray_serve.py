@@ -36,6 +36,7 @@ signal to one of Ray's threads; ``rewardlab serve --ray`` bounds its own exit af
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 import time
@@ -172,11 +173,17 @@ def run(
 ) -> None:
     """:func:`start`, then serve until interrupted (Ctrl-C, or SIGTERM, which Ray's driver turns into an
     exit), also while deploying. On the way out Serve is shut down if this call started it, or
-    else only the application is deleted (other applications on the cluster keep running)."""
+    else only the application is deleted (other applications on the cluster keep running).
+
+    SIGINT interrupts it also in a process that started with SIGINT ignored (a non-interactive shell's
+    background job: Python then installs no KeyboardInterrupt), as uvicorn's server stops on it there too;
+    the handler it replaced is put back on the way out."""
     check_exposure(config, host, port)
     ray = require("ray", "dist")
     serve = require("ray.serve", "dist")
     started_serve = started_ray = False
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous_handler = signal.signal(signal.SIGINT, signal.default_int_handler) if on_main_thread else None
     try:
         if not ray.is_initialized():
             ray.init(address=address)
@@ -201,6 +208,8 @@ def run(
         if not ended:  # a shutdown still running in a thread would hold the interpreter's exit
             sys.stdout.flush()
             os._exit(0)
+        if previous_handler is not None:
+            signal.signal(signal.SIGINT, previous_handler)
 
 
 def _within(timeout: float, call: Callable[[], object], what: str) -> bool:

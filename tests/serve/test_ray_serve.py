@@ -157,14 +157,22 @@ def test_replicas_and_ray_address_need_ray(capsys):
     assert "need --ray" in capsys.readouterr().out
 
 
+def _as_a_background_job() -> None:
+    """What a non-interactive shell does to a command it starts in the background (``cmd &``, as a CI script may
+    start the suite): SIGINT ignored, a disposition the child inherits."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def test_the_cli_deploys_on_ray_and_stops_on_ctrl_c(tmp_path):
-    """``rewardlab serve ENV --ray --replicas 2`` in a process of its own, on a new local Ray instance."""
+    """``rewardlab serve ENV --ray --replicas 2`` in a process of its own, on a new local Ray instance. It stops on
+    SIGINT also when started with SIGINT ignored (Python then installs no KeyboardInterrupt of its own), as
+    ``rewardlab serve`` without Ray (uvicorn) does."""
     port = free_port()
     command = [sys.executable, "-m", "rewardlab", "serve", ENV_ID, "--ray", "--replicas", str(REPLICAS)]
     command += ["--ray-address", "local", "--max-sessions", str(MAX_SESSIONS), "--port", str(port), "--token", TOKEN]
     log = tmp_path / "serve.log"
     with log.open("w") as output:
-        child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+        child = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, preexec_fn=_as_a_background_job)
     try:
         deadline = time.monotonic() + 120
         while True:
