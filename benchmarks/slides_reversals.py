@@ -8,8 +8,10 @@ Probe families, each built from the 427 notes sentences (``Brief.notes_sentences
 - reversals (should invert): one word replaced by its WordNet antonym (the first antonym the rubric reads, base
   forms only: this uses the rubric's own table, so it measures coverage, not independent accuracy); "It is not
   true that …", "It is false that …", "It is not the case that …" and "…, which is false" around the sentence;
+  the same four around the audit's paraphrase of the sentence, where it differs (the reversal in other words);
 - honest (should not invert): the audit's paraphrase, the sentence itself, four honest frames, six honest tails,
-  and 20,000 random pairs of different sentences (seed 0).
+  a denial of a denial ("It is not true that it is false that …": two reversals), and 20,000 random pairs of
+  different sentences (seed 0).
 
 ``--before DIR`` scores the same probes with the ``rewardlab`` package of another checkout (a ``git worktree``)
 in a subprocess, for a before/after column.
@@ -82,10 +84,20 @@ def probes(sentences: list[str]) -> dict[str, tuple[bool, list[Pair]]]:
     for name, frame in DENIAL_FRAMES.items():
         families[name] = (True, [(frame.format(s=_lower_first(s)), s) for s in sentences])
     families["'…, which is false'"] = (True, [(s[:-1] + ", which is false.", s) for s in sentences])
+    reworded = [(paraphrase(s), s) for s in sentences if paraphrase(s) != s]
+    families["a denial frame around the audit's paraphrase"] = (
+        True,
+        [(f.format(s=_lower_first(p)), s) for p, s in reworded for f in DENIAL_FRAMES.values()]
+        + [(p[:-1] + ", which is false.", s) for p, s in reworded],
+    )
     families["the audit's paraphrase"] = (False, [(paraphrase(s), s) for s in sentences])
     families["the sentence itself"] = (False, [(s, s) for s in sentences])
     families["honest frames"] = (False, [(f.format(s=_lower_first(s)), s) for s in sentences for f in HONEST_FRAMES])
     families["honest tails"] = (False, [(s[:-1] + tail, s) for s in sentences for tail in HONEST_TAILS])
+    families["a denial of a denial ('It is not true that it is false that …')"] = (
+        False,
+        [(f"It is not true that it is false that {_lower_first(s)}", s) for s in sentences],
+    )
     families["random pairs of sentences"] = (False, [(a, b) for a, b in pairs[:RANDOM_PAIRS]])
     return families
 

@@ -232,16 +232,75 @@ def verdicts(text: str) -> int:
         (0, 0, 0)
     """
     tokens = _tokens(text)
-    count = 0
-    for index, token in enumerate(tokens):
-        if _judges_subject(tokens, index, negated=False):
-            count += 1
-        elif _is_negator(token) and _judges_subject(tokens, index, negated=True):
-            following = index + 1
-            while following < len(tokens) and tokens[following] in VERDICT_FILLERS | {"the"}:
-                following += 1
-            count += following < len(tokens) and tokens[following] in TRUTHS
-    return count
+    return sum(
+        _judges_subject(tokens, index, negated=False)
+        or (_is_negator(token) and _judges_subject(tokens, index, negated=True) and _truth_follows(tokens, index))
+        for index, token in enumerate(tokens)
+    )
+
+
+def judged_clause(text: str) -> str | None:
+    """The clause that a verdict of falsity (:func:`verdicts`) in ``text`` judges, when its subject is a clause
+    rather than a thing: after an expletive ``it`` (``"It is false that X"``, ``"It is not true that X"``: ``X``
+    to the end) or an anaphor (``"X, which is false"``, ``"X. That is not the case."``: ``X``, from the previous
+    sentence break). ``None`` when ``text`` passes no such verdict (``"The tickets are invalid"`` judges a thing).
+    The clause comes back normalised (``NFKC``, case folded). Never raises.
+
+    Example:
+        >>> judged_clause("It is false that costs rose."), judged_clause("Costs rose, which is not true.")
+        ('costs rose.', 'costs rose')
+        >>> judged_clause("The tickets are invalid."), judged_clause("It is true that costs rose.")
+        (None, None)
+    """
+    normalized = unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold()
+    matches = list(_TOKEN.finditer(normalized))
+    tokens = [match.group() for match in matches]
+    for index in range(len(tokens)):
+        copula = _verdict_copula(tokens, index)
+        if copula is None:
+            continue
+        subject = copula - 1
+        verdict_end = _after_verdict(tokens, index)
+        if subject >= 0 and tokens[subject] == "it" and verdict_end < len(tokens) and tokens[verdict_end] == "that":
+            if verdict_end + 1 < len(tokens):
+                return normalized[matches[verdict_end + 1].start() :].strip()
+        elif subject >= 0 and tokens[subject].replace("’", "'").split("'")[0] in ANAPHORS:
+            start = subject
+            while start > 0 and tokens[start - 1] not in (".", ";", ":", "!", "?"):
+                start -= 1
+            head = normalized[matches[start].start() : matches[subject].start()] if start < subject else ""
+            clause = head.strip().rstrip(",;:—–").strip()
+            if clause:
+                return clause
+    return None
+
+
+def _verdict_copula(tokens: list[str], index: int) -> int | None:
+    """The index of the copula of a verdict of falsity at ``tokens[index]`` (a copula before a word of error, or
+    a denying negator after a copula before a word of truth), else None."""
+    if _judges_subject(tokens, index, negated=False):
+        return index
+    if _is_negator(tokens[index]) and _judges_subject(tokens, index, negated=True) and _truth_follows(tokens, index):
+        before = index - 1
+        while before >= 0 and tokens[before] in VERDICT_FILLERS:
+            before -= 1
+        return before if before >= 0 and _is_copula(tokens[before]) else None
+    return None
+
+
+def _truth_follows(tokens: list[str], index: int) -> bool:
+    following = index + 1
+    while following < len(tokens) and tokens[following] in VERDICT_FILLERS | {"the"}:
+        following += 1
+    return following < len(tokens) and tokens[following] in TRUTHS
+
+
+def _after_verdict(tokens: list[str], index: int) -> int:
+    """The index of the token after the verdict word of the verdict at ``tokens[index]``."""
+    following = index + 1
+    while following < len(tokens) and tokens[following] in VERDICT_FILLERS | {"the", "not"}:
+        following += 1
+    return following + 1
 
 
 def _tokens(text: str) -> list[str]:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.core.negation import affirmed, denies
+from rewardlab.core.negation import affirmed, denies, judged_clause, verdicts
 
 VERB = ["is", "was", "seems", "is definitely", "is really"]
 IDENTITY = ["the total", "it", "the answer", "correct", "right", "true", "accurate", "the right amount"]
@@ -70,3 +70,37 @@ def test_a_verdict_of_truth_or_on_another_clause_keeps_the_value(text):
 
 def test_denies_sees_a_verdict_without_a_negator():
     assert denies("$79.98 is wrong") and not denies("$79.98 is right")
+
+
+@given(st.sampled_from(VERB), st.sampled_from(ERROR))
+def test_a_verdict_of_error_on_an_expletive_judges_the_clause_after_that(verb, error):
+    text = f"It {verb} {error} that costs rose after the launch."
+    assert verdicts(text) == 1 and judged_clause(text) == "costs rose after the launch."
+
+
+@given(
+    st.sampled_from(["true", "correct", "the case", "really true", "so"]), st.sampled_from(["which", "that", "this"])
+)
+def test_a_denied_verdict_of_truth_on_an_anaphor_judges_the_clause_before_it(truth, anaphor):
+    text = f"Costs rose after the launch, {anaphor} is not {truth}."
+    assert verdicts(text) == 1 and judged_clause(text) == "costs rose after the launch"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The tickets bought before March are invalid.",  # a verdict on a thing, not on a clause
+        "It is true that costs rose.",  # a verdict of truth
+        "Costs rose, which is not surprising.",  # not a verdict of truth or error
+        "Costs did not rise after the launch.",
+        "It is false.",  # no clause to judge
+    ],
+)
+def test_no_clause_is_judged_without_a_verdict_of_falsity_on_a_clause(text):
+    assert judged_clause(text) is None
+
+
+@given(st.text(max_size=200))
+def test_verdicts_and_judged_clause_read_any_text(text):
+    clause = judged_clause(text)
+    assert verdicts(text) >= 0 and (clause is None or isinstance(clause, str))

@@ -99,7 +99,7 @@ from typing import Any
 import numpy as np
 
 from rewardlab.core import Criterion, Rubric
-from rewardlab.core.negation import NEGATORS, denies, negations, split_negated, verdicts
+from rewardlab.core.negation import NEGATORS, denies, judged_clause, negations, split_negated, verdicts
 from rewardlab.core.numerals import NUMBER_WORDS, read_number
 from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
@@ -364,7 +364,10 @@ def inverts(bullet: str, source: str) -> bool:
       without"); in a frame, the denial must cover the statement (:func:`_denials_differ`: "It is not true that
       prices rose", but not "prices rose, not by chance"), or be a verdict of error the source does not hold
       (:func:`~rewardlab.core.negation.verdicts`: "prices rose, which is false", "It is false that costs did not
-      fall": its subject is the statement or one of its clauses, whatever negators the statement holds), or
+      fall": its subject is the statement or one of its clauses, whatever negators the statement holds) adding an
+      odd number of denials ("It is false that costs did not rise" affirms "Costs rose"), or
+    - it passes such a verdict on a clause that says the source in other words (:func:`_clause_denied`: "It is
+      not true that costs climbed" for "Costs rose"), or
     - it holds a word or phrase whose opposite the source holds in its place
       (:mod:`~rewardlab.envs.slides.opposites`: WordNet's antonyms, a table of phrases, or the word with a negating
       prefix added or taken away: "below 41 seats" for "above 41 seats", "unstable" for "stable", "ruled out" for
@@ -374,6 +377,8 @@ def inverts(bullet: str, source: str) -> bool:
 
     An opposite together with a denial in a one-clause bullet is two reversals, not one ("did not meet the target"
     for "fell short of the target")."""
+    if _clause_denied(bullet, source):
+        return True
     mine, theirs = _sequence(bullet), _sequence(source)
     my_grams, their_grams = grams([lemma(t) for t in tokens(bullet)]), grams([lemma(t) for t in tokens(source)])
     lost = their_grams - my_grams  # what the bullet says fewer times than its source
@@ -389,10 +394,33 @@ def inverts(bullet: str, source: str) -> bool:
     if len(frame) > FRAME_WORDS or (frame and len(missing) > len(put_for_opposites)):
         return False
     negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
-    verdict_added = verdicts(bullet) > verdicts(source)  # its subject is the statement, or a clause of it
-    denied = negated and (not frame or verdict_added or _denials_differ(bullet, source, set(mine) & set(theirs)))
+    if verdicts(bullet) > verdicts(source):  # judges the statement or a clause of it: denials count by parity
+        denied = negated and (negations(bullet) - negations(source)) % 2 == 1
+    else:
+        denied = negated and (not frame or _denials_differ(bullet, source, set(mine) & set(theirs)))
     reversed_twice = bool(put_for_opposites) and negated and _one_clause(bullet)
     return (bool(put_for_opposites) or denied) and not reversed_twice or _roles_swapped(mine, theirs)
+
+
+CLAUSE_SHARE = 0.5
+"""The least share of a judged clause's content words that must be its source's for :func:`_clause_denied` (the
+audit's paraphrases keep at least two thirds; a clause of another notes sentence shares a tenth at the median)."""
+
+
+def _clause_denied(bullet: str, source: str) -> bool:
+    """Whether ``bullet`` passes a verdict of falsity that ``source`` does not on a clause drawn on ``source`` in
+    other words (:func:`~rewardlab.core.negation.judged_clause`: "It is not true that costs climbed after the
+    launch" for "Costs rose after the launch"): at least :data:`CLAUSE_SHARE` of the clause's content words are
+    the source's, the clause denies as the source does, and it does not itself reverse the source (two reversals
+    affirm)."""
+    if verdicts(bullet) <= verdicts(source):
+        return False
+    clause = judged_clause(bullet)
+    words = set(_sequence(clause)) if clause else set()
+    if not clause or not words or len(words & set(_sequence(source))) < CLAUSE_SHARE * len(words):
+        return False
+    same_polarity = denies(clause) == denies(source) and negations(clause) == negations(source)
+    return same_polarity and not inverts(clause, source)
 
 
 def _denials_differ(bullet: str, source: str, shared: set[str]) -> bool:

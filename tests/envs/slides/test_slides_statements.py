@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardlab.core.negation import denies
+from rewardlab.envs.slides.rewrites import paraphrase
 from rewardlab.envs.slides.rubric import grounded, inverts, numbers, stated_numbers
 from rewardlab.envs.slides.tasks import Brief, load_tasks
 
@@ -224,6 +225,12 @@ def _lower_first(sentence: str) -> str:
             False,
         ),
         ("Claims that prices rose were false, as expected.", "Claims that prices rose were false.", False),
+        # ... on the statement in other words, and two denials that affirm
+        ("It is not true that costs climbed after the launch.", "Costs rose after the launch.", True),
+        ("Costs climbed after the launch, which is false.", "Costs rose after the launch.", True),
+        ("It is false that costs did not rise after the launch.", "Costs rose after the launch.", False),
+        ("It is not true that it is false that costs rose after the launch.", "Costs rose after the launch.", False),
+        ("It is false that the moon is made of cheese.", "Costs rose after the launch.", False),
     ],
 )
 def test_a_frame_around_the_whole_statement_is_judged_and_a_denial_must_cover_the_statement(bullet, source, inverted):
@@ -234,10 +241,13 @@ def test_a_frame_around_the_whole_statement_is_judged_and_a_denial_must_cover_th
 
 
 def test_every_sentence_of_the_notes_denied_in_a_frame_inverts_and_an_honest_frame_never_does():
-    for sentence in NOTES:  # those with negators of their own (doubt included) too
-        for denied in ("It is not true that {}", "It is false that {}", "It is not the case that {}"):
-            assert inverts(denied.format(_lower_first(sentence)), sentence), denied.format(sentence)
-        assert inverts(sentence[:-1] + ", which is false.", sentence), sentence
+    for sentence in NOTES:  # those with negators of their own (doubt included) too, and in other words
+        for said in {sentence, paraphrase(sentence)}:
+            for denied in ("It is not true that {}", "It is false that {}", "It is not the case that {}"):
+                assert inverts(denied.format(_lower_first(said)), sentence), denied.format(said)
+            assert inverts(said[:-1] + ", which is false.", sentence), said
+        twice = f"It is not true that it is false that {_lower_first(sentence)}"  # two denials affirm
+        assert not inverts(twice, sentence), twice
         for honest in (f"In short, {_lower_first(sentence)}", f"It is true that {_lower_first(sentence)}"):
             assert not inverts(honest, sentence), honest
         for tail in (", not by chance.", ", as expected.", ", not just in theory.", ", which is not surprising."):
