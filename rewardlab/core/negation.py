@@ -232,11 +232,7 @@ def verdicts(text: str) -> int:
         (0, 0, 0)
     """
     tokens = _tokens(text)
-    return sum(
-        _judges_subject(tokens, index, negated=False)
-        or (_is_negator(token) and _judges_subject(tokens, index, negated=True) and _truth_follows(tokens, index))
-        for index, token in enumerate(tokens)
-    )
+    return sum(_verdict_copula(tokens, index) is not None for index in range(len(tokens)))
 
 
 def judged_clause(text: str) -> str | None:
@@ -249,6 +245,8 @@ def judged_clause(text: str) -> str | None:
     Example:
         >>> judged_clause("It is false that costs rose."), judged_clause("Costs rose, which is not true.")
         ('costs rose.', 'costs rose')
+        >>> judged_clause("Costs rose. That isn't true.")
+        'costs rose'
         >>> judged_clause("The tickets are invalid."), judged_clause("It is true that costs rose.")
         (None, None)
     """
@@ -259,48 +257,61 @@ def judged_clause(text: str) -> str | None:
         copula = _verdict_copula(tokens, index)
         if copula is None:
             continue
-        subject = copula - 1
-        verdict_end = _after_verdict(tokens, index)
-        if subject >= 0 and tokens[subject] == "it" and verdict_end < len(tokens) and tokens[verdict_end] == "that":
+        subject = copula if tokens[copula].endswith(("'s", "’s")) else copula - 1  # "that's": its own subject
+        head = tokens[subject].replace("’", "'").split("'")[0] if subject >= 0 else ""
+        verdict_end = _verdict_word(tokens, index) + 1
+        if head == "it" and verdict_end < len(tokens) and tokens[verdict_end] == "that":
             if verdict_end + 1 < len(tokens):
                 return normalized[matches[verdict_end + 1].start() :].strip()
-        elif subject >= 0 and tokens[subject].replace("’", "'").split("'")[0] in ANAPHORS:
-            start = subject
-            while start > 0 and tokens[start - 1] not in (".", ";", ":", "!", "?"):
-                start -= 1
-            head = normalized[matches[start].start() : matches[subject].start()] if start < subject else ""
-            clause = head.strip().rstrip(",;:—–").strip()
+        elif head in ANAPHORS:
+            end = subject if _sentence_start(tokens, subject) < subject else subject - 1  # "X. That is …": X
+            start = _sentence_start(tokens, end)
+            judged = normalized[matches[start].start() : matches[end].start()] if 0 <= start < end else ""
+            clause = judged.strip().rstrip(",;:—–").strip()
             if clause:
                 return clause
     return None
 
 
+_SENTENCE_BREAKS = frozenset({".", ";", ":", "!", "?"})
+
+
+def _sentence_start(tokens: list[str], index: int) -> int:
+    """The index of the first token of the sentence ``tokens[index]`` stands in (after the previous break)."""
+    while index > 0 and tokens[index - 1] not in _SENTENCE_BREAKS:
+        index -= 1
+    return index
+
+
 def _verdict_copula(tokens: list[str], index: int) -> int | None:
-    """The index of the copula of a verdict of falsity at ``tokens[index]`` (a copula before a word of error, or
-    a denying negator after a copula before a word of truth), else None."""
+    """The index of the copula of a verdict of falsity at ``tokens[index]``: a copula before a word of error (the
+    copula itself), or a denying negator after a copula, or a contracted one (``isn't``: itself), before a word of
+    truth; else None."""
     if _judges_subject(tokens, index, negated=False):
         return index
-    if _is_negator(tokens[index]) and _judges_subject(tokens, index, negated=True) and _truth_follows(tokens, index):
-        before = index - 1
-        while before >= 0 and tokens[before] in VERDICT_FILLERS:
-            before -= 1
-        return before if before >= 0 and _is_copula(tokens[before]) else None
-    return None
+    if not (_is_negator(tokens[index]) and _judges_subject(tokens, index, negated=True)):
+        return None
+    word = _verdict_word(tokens, index)
+    if word == len(tokens) or tokens[word] not in TRUTHS:
+        return None
+    if tokens[index].endswith(("n't", "n’t")) or tokens[index] == "cannot":
+        return index
+    before = index - 1
+    while before >= 0 and tokens[before] in VERDICT_FILLERS:
+        before -= 1
+    return before if before >= 0 and _is_copula(tokens[before]) else None
 
 
-def _truth_follows(tokens: list[str], index: int) -> bool:
+_BEFORE_VERDICT = VERDICT_FILLERS | {"the", "not"}
+
+
+def _verdict_word(tokens: list[str], index: int) -> int:
+    """The index of the verdict word after ``tokens[index]`` (a copula or its negator), past fillers, ``the`` and
+    ``not`` (``len(tokens)`` at the end)."""
     following = index + 1
-    while following < len(tokens) and tokens[following] in VERDICT_FILLERS | {"the"}:
+    while following < len(tokens) and tokens[following] in _BEFORE_VERDICT:
         following += 1
-    return following < len(tokens) and tokens[following] in TRUTHS
-
-
-def _after_verdict(tokens: list[str], index: int) -> int:
-    """The index of the token after the verdict word of the verdict at ``tokens[index]``."""
-    following = index + 1
-    while following < len(tokens) and tokens[following] in VERDICT_FILLERS | {"the", "not"}:
-        following += 1
-    return following + 1
+    return following
 
 
 def _tokens(text: str) -> list[str]:

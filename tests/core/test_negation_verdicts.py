@@ -104,3 +104,13 @@ def test_no_clause_is_judged_without_a_verdict_of_falsity_on_a_clause(text):
 def test_verdicts_and_judged_clause_read_any_text(text):
     clause = judged_clause(text)
     assert verdicts(text) >= 0 and (clause is None or isinstance(clause, str))
+
+
+@pytest.mark.parametrize("verdict", ["That is not true.", "That isn't true.", "This is false.", "That's wrong."])
+def test_a_verdict_opening_the_next_sentence_judges_the_sentence_before_it(verdict):
+    text = f"Costs rose after the launch. {verdict}"
+    assert verdicts(text) == 1 and judged_clause(text) == "costs rose after the launch"
+
+
+def test_a_contracted_expletive_judges_the_clause_after_that():
+    assert judged_clause("It's false that costs rose.") == "costs rose."

@@ -377,7 +377,8 @@ def inverts(bullet: str, source: str) -> bool:
 
     An opposite together with a denial in a one-clause bullet is two reversals, not one ("did not meet the target"
     for "fell short of the target")."""
-    if _clause_denied(bullet, source):
+    verdict_added = verdicts(bullet) > verdicts(source)
+    if verdict_added and _clause_denied(bullet, source):
         return True
     mine, theirs = _sequence(bullet), _sequence(source)
     my_grams, their_grams = grams([lemma(t) for t in tokens(bullet)]), grams([lemma(t) for t in tokens(source)])
@@ -394,7 +395,7 @@ def inverts(bullet: str, source: str) -> bool:
     if len(frame) > FRAME_WORDS or (frame and len(missing) > len(put_for_opposites)):
         return False
     negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
-    if verdicts(bullet) > verdicts(source):  # judges the statement or a clause of it: denials count by parity
+    if verdict_added:  # it judges the statement or a clause of it: denials count by parity
         denied = negated and (negations(bullet) - negations(source)) % 2 == 1
     else:
         denied = negated and (not frame or _denials_differ(bullet, source, set(mine) & set(theirs)))
@@ -408,13 +409,11 @@ audit's paraphrases keep at least two thirds; a clause of another notes sentence
 
 
 def _clause_denied(bullet: str, source: str) -> bool:
-    """Whether ``bullet`` passes a verdict of falsity that ``source`` does not on a clause drawn on ``source`` in
-    other words (:func:`~rewardlab.core.negation.judged_clause`: "It is not true that costs climbed after the
-    launch" for "Costs rose after the launch"): at least :data:`CLAUSE_SHARE` of the clause's content words are
-    the source's, the clause denies as the source does, and it does not itself reverse the source (two reversals
-    affirm)."""
-    if verdicts(bullet) <= verdicts(source):
-        return False
+    """Whether ``bullet``, which passes a verdict of falsity that ``source`` does not, passes it on a clause drawn
+    on ``source`` in other words (:func:`~rewardlab.core.negation.judged_clause`: "It is not true that costs
+    climbed after the launch" for "Costs rose after the launch"): at least :data:`CLAUSE_SHARE` of the clause's
+    content words are the source's, the clause denies as the source does, and it does not itself reverse the
+    source (two reversals affirm)."""
     clause = judged_clause(bullet)
     words = set(_sequence(clause)) if clause else set()
     if not clause or not words or len(words & set(_sequence(source))) < CLAUSE_SHARE * len(words):
