@@ -515,22 +515,23 @@ LEVEL_HEADERS = [
 
 
 def summary_rows(results: Sequence[LevelResult]) -> list[list[object]]:
-    """Per server and workload: max sessions at >= 95%, and where and how it first failed."""
+    """Per server and workload: max sessions at >= 95% and the P99 step and steps/s there (medians over repeated
+    runs, :class:`Runs`), and where and how it first failed."""
     rows: list[list[object]] = []
-    keys = list(dict.fromkeys((r.server, r.workload) for r in results))
-    for server, workload in keys:
-        mine = sorted((r for r in results if (r.server, r.workload) == (server, workload)), key=lambda r: r.sessions)
-        passing = [r for r in mine if r.ok]
-        first_fail = next((r for r in mine if not r.ok), None)
-        best = passing[-1] if passing else None
-        p99 = best.p99_step() if best else None
+    groups = grouped(results)
+    for server, workload in dict.fromkeys((server, workload) for server, workload, _ in groups):
+        levels = sorted((sessions, runs) for (s, w, sessions), runs in groups.items() if (s, w) == (server, workload))
+        best = next((level for level in reversed(levels) if level[1].ok), None)
+        failing = next((runs for _, runs in levels if not runs.ok), None)
+        first_fail = next((r for r in failing.results if not r.ok), failing.results[0]) if failing else None
+        p99 = best[1].p99_step() if best else None
         rows.append(
             [
                 SERVER_LABELS[server],
                 workload,
-                f"{best.sessions:,}" if best else "none",
+                f"{best[0]:,}" if best else "none",
                 fmt_seconds(p99) if p99 is not None else "-",
-                f"{best.steps_per_s:,.1f}" if best else "-",
+                f"{statistics.median(r.steps_per_s for r in best[1].results):,.1f}" if best else "-",
                 f"{first_fail.sessions:,}: {100 * first_fail.rate:.1f}% ({first_fail.failure_text()})"
                 if first_fail
                 else "did not fail",
