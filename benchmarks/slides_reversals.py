@@ -84,7 +84,7 @@ def probes(sentences: list[str]) -> dict[str, tuple[bool, list[Pair]]]:
     for name, frame in DENIAL_FRAMES.items():
         families[name] = (True, [(frame.format(s=_lower_first(s)), s) for s in sentences])
     families["'…, which is false'"] = (True, [(s[:-1] + ", which is false.", s) for s in sentences])
-    reworded = [(paraphrase(s), s) for s in sentences if paraphrase(s) != s]
+    reworded = [(p, s) for s in sentences if (p := paraphrase(s)) != s]
     families["a denial frame around the audit's paraphrase"] = (
         True,
         [(f.format(s=_lower_first(p)), s) for p, s in reworded for f in DENIAL_FRAMES.values()]
