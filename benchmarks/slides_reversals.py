@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable
 
 from rewardlab.envs.slides import opposites
-from rewardlab.envs.slides.rewrites import paraphrase
+from rewardlab.envs.slides.rewrites import SYNONYMS, paraphrase
 from rewardlab.envs.slides.rubric import inverts
 from rewardlab.envs.slides.tasks import Brief, load_tasks
 
@@ -49,6 +49,22 @@ DENIAL_FRAMES = {
 }
 RANDOM_PAIRS = 20_000
 Pair = tuple[str, str]
+VERB_BASES = {
+    "fell": "fall", "dropped": "drop", "rose": "rise", "climbed": "climb", "grew": "grow", "increased": "increase",
+    "grows": "grow", "increases": "increase", "shows": "show", "reveals": "reveal", "suggest": "suggest",
+    "indicate": "indicate", "suggests": "suggest", "indicates": "indicate", "needs": "need", "requires": "require",
+    "need": "need", "require": "require", "stayed": "stay", "remained": "remain", "asked for": "ask for",
+    "requested": "request", "finished": "finish", "completed": "complete", "built": "build",
+    "constructed": "construct", "uses": "use", "consumes": "consume", "adds": "add", "provides": "provide",
+}  # fmt: skip
+"""The base form of each verb of the audit's paraphrase table (:data:`~rewardlab.envs.slides.rewrites.SYNONYMS`),
+both sides: what a denial of it needs ("did not climb")."""
+OPPOSITE_VERBS = {"fell": "rise", "rose": "fall", "grew": "shrink", "grows": "shrink"}
+"""A verb of change and the opposite to deny in its place ("did not fall" for "rose": two reversals, honest)."""
+AUXILIARIES = frozenset(
+    {"is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would", "can", "could", "should", "may",
+     "might", "must"}
+)  # fmt: skip
 
 
 def notes_sentences() -> list[str]:
@@ -58,6 +74,46 @@ def notes_sentences() -> list[str]:
 
 def _lower_first(sentence: str) -> str:
     return sentence[0].lower() + sentence[1:]
+
+
+def _deny(sentence: str, verb: str, base: str) -> str:
+    """``sentence`` with its first ``verb`` denied: "not" after an auxiliary before it ("was not built"), else
+    "did", "does" or "do" not and ``base`` as ``verb`` is past, third person or plain."""
+    match = re.search(rf"\b{verb}\b", sentence)
+    assert match, (verb, sentence)
+    before = sentence[: match.start()]
+    if before.split() and before.split()[-1].lower() in AUXILIARIES:
+        return f"{before}not {sentence[match.start() :]}"
+    helper = "do" if verb == base else "does" if verb.endswith("s") and not verb.endswith("ed") else "did"
+    return f"{before}{helper} not {base}{sentence[match.end() :]}"
+
+
+def _verb_swaps(sentences: list[str]) -> list[tuple[str, str, str]]:
+    """``(source, verb swapped out, its paraphrase)`` for each sentence whose paraphrase swapped a verb."""
+    swaps = []
+    for s in sentences:
+        word = next((word for word, _ in SYNONYMS if re.search(rf"\b{word}\b", s)), None)
+        if word in VERB_BASES:
+            swaps.append((s, word, paraphrase(s)))
+    return swaps
+
+
+def _denied_paraphrases(sentences: list[str]) -> dict[str, tuple[bool, list[Pair]]]:
+    """The denial families built on the audit's verb swaps: the source's verb denied (its own words), the swapped-in
+    synonym denied (other words: "Costs did not climb" for "Costs rose"), the opposite of a verb of change denied
+    (two reversals, honest), and the denied paraphrase of another sentence (honest)."""
+    swaps = _verb_swaps(sentences)
+    synonym_of = dict(SYNONYMS)
+    own = [(_deny(s, verb, VERB_BASES[verb]), s) for s, verb, _ in swaps]
+    other = [(_deny(p, synonym_of[verb], VERB_BASES[synonym_of[verb]]), s) for s, verb, p in swaps]
+    twice = [(_deny(s, verb, OPPOSITE_VERBS[verb]), s) for s, verb, _ in swaps if verb in OPPOSITE_VERBS]
+    shuffled = [(bullet, sources) for (bullet, _), sources in zip(other, [s for s, _, _ in swaps][1:], strict=False)]
+    return {
+        "a denial of the source's own verb ('did not rise')": (True, own),
+        "a denial of the audit's paraphrase, its verb in other words ('did not climb')": (True, other),
+        "the opposite verb denied ('did not fall' for 'rose': two reversals)": (False, twice),
+        "a denied paraphrase against another sentence": (False, shuffled),
+    }
 
 
 def _antonym_swaps(sentences: list[str]) -> list[Pair]:
@@ -90,6 +146,7 @@ def probes(sentences: list[str]) -> dict[str, tuple[bool, list[Pair]]]:
         [(f.format(s=_lower_first(p)), s) for p, s in reworded for f in DENIAL_FRAMES.values()]
         + [(p[:-1] + ", which is false.", s) for p, s in reworded],
     )
+    families.update(_denied_paraphrases(sentences))
     families["the audit's paraphrase"] = (False, [(paraphrase(s), s) for s in sentences])
     families["the sentence itself"] = (False, [(s, s) for s in sentences])
     families["honest frames"] = (False, [(f.format(s=_lower_first(s)), s) for s in sentences for f in HONEST_FRAMES])

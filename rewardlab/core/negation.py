@@ -216,6 +216,32 @@ def negations(text: str) -> int:
     )
 
 
+DENYING_VERBS = frozenset(
+    {"fail", "fails", "failed", "failing", "refuse", "refuses", "refused", "refusing", "neglect", "neglects",
+     "neglected", "neglecting"}
+)  # fmt: skip
+"""Words that deny the verb after their ``to`` (``"failed to meet"``: did not meet; ``"refused to sign"``)."""
+LACKS = frozenset({"lack", "lacks", "lacked", "lacking"})
+"""Verbs that deny having their object (``"the plan lacked funding"``: had no funding)."""
+
+
+def implied_denials(text: str) -> int:
+    """How many denials ``text`` says without a negator: a word of :data:`DENYING_VERBS` before ``to`` and a word
+    of :data:`LACKS`. :func:`negations` does not count them. Never raises.
+
+    Example:
+        >>> implied_denials("The pilot failed to meet its target"), implied_denials("Failure rates fell")
+        (1, 0)
+        >>> implied_denials("The plan lacked funding and the team refused to hire")
+        2
+    """
+    tokens = _tokens(text)
+    return sum(
+        token in LACKS or (token in DENYING_VERBS and tokens[index + 1 : index + 2] == ["to"])
+        for index, token in enumerate(tokens)
+    )
+
+
 TRUTHS = frozenset({"true", "correct", "right", "accurate", "valid", "so", "case"})
 """Words of truth: a copula denied before one (``"is not true"``, ``"is not the case"``) is a verdict of falsity."""
 

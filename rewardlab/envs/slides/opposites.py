@@ -39,6 +39,7 @@ __all__ = [
     "grams",
     "lemma",
     "opposed",
+    "phrase_readings",
     "prefixed_opposites",
     "wordnet_opposites",
 ]
@@ -158,24 +159,29 @@ def _phrase_forms(phrase: str) -> set[tuple[str, ...]]:
     return {(form, *map(lemma, rest)) for form in forms(first)}
 
 
+def phrase_readings(groups: Iterable[Iterable[str]]) -> dict[tuple[str, ...], frozenset[int]]:
+    """``{form: numbers of the groups it reads as}``: each phrase of the ``i``-th group read through its forms
+    (:func:`_phrase_forms`)."""
+    readings: dict[tuple[str, ...], set[int]] = {}
+    for i, group in enumerate(groups):
+        for phrase in group:
+            for form in _phrase_forms(phrase):
+                readings.setdefault(form, set()).add(i)
+    return {form: frozenset(found) for form, found in readings.items()}
+
+
 @cache
 def _readings() -> tuple[dict[tuple[str, ...], frozenset[int]], dict[int, frozenset[int]]]:
     """Every phrase of the three tables numbered: ``({form: numbers of the phrases it reads as}, {number: numbers of
-    its opposites})``, each phrase's forms from :func:`_phrase_forms`."""
+    its opposites})``."""
     pairs = (*HAND_OPPOSITES, *DIRECTION_OPPOSITES, *wordnet_opposites())
-    number = {phrase: i for i, phrase in enumerate(sorted({phrase for pair in pairs for phrase in pair}))}
-    readings: dict[tuple[str, ...], set[int]] = {}
-    for phrase, i in number.items():
-        for form in _phrase_forms(phrase):
-            readings.setdefault(form, set()).add(i)
+    phrases = sorted({phrase for pair in pairs for phrase in pair})
+    number = {phrase: i for i, phrase in enumerate(phrases)}
     opposite: dict[int, set[int]] = {}
     for a, b in pairs:
         opposite.setdefault(number[a], set()).add(number[b])
         opposite.setdefault(number[b], set()).add(number[a])
-    return (
-        {form: frozenset(found) for form, found in readings.items()},
-        {i: frozenset(found) for i, found in opposite.items()},
-    )
+    return phrase_readings((phrase,) for phrase in phrases), {i: frozenset(found) for i, found in opposite.items()}
 
 
 def grams(words: list[str]) -> Counter[tuple[str, ...]]:

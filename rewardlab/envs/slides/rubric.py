@@ -99,13 +99,24 @@ from typing import Any
 import numpy as np
 
 from rewardlab.core import Criterion, Rubric
-from rewardlab.core.negation import NEGATORS, denies, judged_clause, negations, split_negated, verdicts
+from rewardlab.core.negation import (
+    DENYING_VERBS,
+    LACKS,
+    NEGATORS,
+    denies,
+    implied_denials,
+    judged_clause,
+    negations,
+    split_negated,
+    verdicts,
+)
 from rewardlab.core.numerals import NUMBER_WORDS, read_number
 from rewardlab.envs.slides.inverse import ContentRecoverer, Recoverer
 from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
 from rewardlab.envs.slides.opposites import grams, lemma, opposed, prefixed_opposites
 from rewardlab.envs.slides.schema import CONTENT_LAYOUTS, Deck, ParseResult
 from rewardlab.envs.slides.similarity import STOPWORDS, Similarity, content_bag, credit, tokens
+from rewardlab.envs.slides.synonyms import stand_ins
 from rewardlab.envs.slides.tasks import Brief, split_sentences
 
 COMPONENTS: tuple[str, ...] = ("structure", "content", "layout", "inverse_spec", "brief_adherence")
@@ -289,10 +300,9 @@ def grounded(text: str, known: frozenset[str]) -> bool:
     return all(forms & known for forms in stated_numbers(text, pronoun_one=False))
 
 
-_CLAUSE_JOINERS = frozenset({"and", "but", "while", "whereas", "although", "though", "yet", "or", "so", "because"})
-_NEGATOR_LEMMAS = frozenset(lemma(word) for word in NEGATORS)
-"""Negators as :func:`~rewardlab.envs.slides.opposites.lemma` reads them: a bullet may add or drop one and still be
-in its source's words."""
+_NEGATOR_LEMMAS = frozenset(lemma(word) for word in NEGATORS | DENYING_VERBS | LACKS)
+"""Negators, and words that deny without one ("failed to"), as :func:`~rewardlab.envs.slides.opposites.lemma` reads
+them: a bullet may add or drop one and still be in its source's words."""
 
 
 def _sequence(text: str) -> list[str]:
@@ -354,8 +364,8 @@ FRAME_WORDS = 3
 
 
 def inverts(bullet: str, source: str) -> bool:
-    """Whether ``bullet`` says the opposite of its ``source`` sentence with the source's own words: its content
-    words (:func:`_sequence`) all come from the source (a paraphrase in other words is not judged here), or it
+    """Whether ``bullet`` says the opposite of its ``source`` sentence in the source's words: its content
+    words (:func:`_sequence`) all come from the source (a paraphrase that changes more is not judged here), or it
     holds the source's whole statement inside a frame of at most :data:`FRAME_WORDS` other content words, and
 
     - one of the two denies and the other does not (:func:`~rewardlab.core.negation.denies`: "prices did not
@@ -375,8 +385,16 @@ def inverts(bullet: str, source: str) -> bool:
       source ("big gains at small firms" for "large gains at small firms" keeps "small"), or
     - it exchanges two of the source's runs of words across others (:func:`_roles_swapped`).
 
-    An opposite together with a denial in a one-clause bullet is two reversals, not one ("did not meet the target"
-    for "fell short of the target")."""
+    Its words are compared with the source's through :mod:`~rewardlab.envs.slides.synonyms`: a word that stands in
+    for one of the source's (a synonym, or the word inflected otherwise) is in the source's words ("Costs did not
+    climb" for "Costs rose", "does not use" for "uses"). Denials are counted with those said without a negator
+    (:func:`_denial_count`: "did not meet" for "failed to meet" denies as its source does).
+
+    An opposite inside a denial (the bullet's, or the source's around the word it replaces) is two reversals, not
+    one ("did not meet the target" for "fell short of the target", "Costs fell" for "Costs did not rise"); an
+    opposite in another clause than the denial reverses that clause too ("Costs did not rise, and revenue fell"
+    for "Costs rose and revenue grew")."""
+    bullet, source = _spelled_out(bullet), _spelled_out(source)
     verdict_added = verdicts(bullet) > verdicts(source)
     if verdict_added and _clause_denied(bullet, source):
         return True
@@ -390,17 +408,51 @@ def inverts(bullet: str, source: str) -> bool:
         if opposed(gram, lost) or (len(gram) == 1 and prefixed_opposites(gram[0], lost_words))
         for word in gram
     }
-    frame = set(mine) - put_for_opposites - _NEGATOR_LEMMAS - set(theirs)
-    missing = set(theirs) - _NEGATOR_LEMMAS - set(mine)
+    said_otherwise = {gram: stand_ins(gram, lost) for gram in my_grams - their_grams}
+    put_for_synonyms = {word for gram, stood in said_otherwise.items() if stood for word in gram} - put_for_opposites
+    stood_for = {word for stood in said_otherwise.values() for gram in stood for word in gram}
+    frame = set(mine) - put_for_opposites - put_for_synonyms - _NEGATOR_LEMMAS - set(theirs)
+    missing = set(theirs) - _NEGATOR_LEMMAS - set(mine) - stood_for
     if len(frame) > FRAME_WORDS or (frame and len(missing) > len(put_for_opposites)):
         return False
-    negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
+    negated = _denies(bullet) != _denies(source) or _denial_count(bullet) != _denial_count(source)
     if verdict_added:  # it judges the statement or a clause of it: denials count by parity
-        denied = negated and (negations(bullet) - negations(source)) % 2 == 1
+        denied = negated and (_denial_count(bullet) - _denial_count(source)) % 2 == 1
     else:
         denied = negated and (not frame or _denials_differ(bullet, source, set(mine) & set(theirs)))
-    reversed_twice = bool(put_for_opposites) and negated and _one_clause(bullet)
+    replaced = {word for gram in lost if opposed(gram, my_grams - their_grams) for word in gram}
+    reversed_twice = (
+        bool(put_for_opposites)
+        and negated
+        and (put_for_opposites <= _denied_words(bullet) or bool(replaced) and replaced <= _denied_words(source))
+    )
     return (bool(put_for_opposites) or denied) and not reversed_twice or _roles_swapped(mine, theirs)
+
+
+_PREFIXED_BEFORE_TO = re.compile(r"\bun([a-z]{4,}) to\b", re.IGNORECASE)
+
+
+def _spelled_out(text: str) -> str:
+    """``text`` with an adjective denied by its prefix before ``to`` spelled out ("unable to ship" -> "not able to
+    ship", "unwilling to sign"): the same denial as "could not ship", not an opposite of it."""
+    return _PREFIXED_BEFORE_TO.sub(r"not \1 to", text)
+
+
+def _denies(text: str) -> bool:
+    """Whether ``text`` denies something, with a negator (:func:`~rewardlab.core.negation.denies`) or without one
+    (:func:`~rewardlab.core.negation.implied_denials`: "failed to meet")."""
+    return denies(text) or implied_denials(text) > 0
+
+
+def _denial_count(text: str) -> int:
+    """``negations(text) + implied_denials(text)`` (:mod:`rewardlab.core.negation`)."""
+    return negations(text) + implied_denials(text)
+
+
+def _denied_words(text: str) -> set[str]:
+    """The :func:`~rewardlab.envs.slides.opposites.lemma`'d words of ``text``'s denied parts
+    (:func:`~rewardlab.core.negation.split_negated`): where an opposite denied is two reversals."""
+    return {lemma(t) for t in tokens(split_negated(text)[1])}
 
 
 CLAUSE_SHARE = 0.5
@@ -418,7 +470,7 @@ def _clause_denied(bullet: str, source: str) -> bool:
     words = set(_sequence(clause)) if clause else set()
     if not clause or not words or len(words & set(_sequence(source))) < CLAUSE_SHARE * len(words):
         return False
-    same_polarity = denies(clause) == denies(source) and negations(clause) == negations(source)
+    same_polarity = _denies(clause) == _denies(source) and _denial_count(clause) == _denial_count(source)
     return same_polarity and not inverts(clause, source)
 
 
@@ -439,13 +491,6 @@ def _denials_differ(bullet: str, source: str, shared: set[str]) -> bool:
     (first_b, last_b, words_b), (first_s, last_s, words_s) = covered(bullet), covered(source)
     ends_differ = first_b != first_s or last_b != last_s
     return bool(shared) and (ends_differ or 2 * len(words_b ^ words_s) >= len(shared))
-
-
-def _one_clause(text: str) -> bool:
-    """Whether ``text`` is one clause: no comma, semicolon or clause-joining conjunction (two reversals in two
-    clauses reverse both)."""
-    words = tokens(text)
-    return not set(words) & _CLAUSE_JOINERS and not any(mark in _marks(text) for mark in ",;:")
 
 
 def _marks(text: str) -> str:

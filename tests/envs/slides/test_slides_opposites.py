@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardlab.envs.slides import opposites
-from rewardlab.envs.slides.build.antonyms import OUTPUT, WORDNET_DIR, direct_antonyms, render
+from rewardlab.envs.slides.build.antonyms import OUTPUT, direct_antonyms, render
+from rewardlab.envs.slides.build.wordnet import WORDNET_DIR
 from rewardlab.envs.slides.rubric import inverts
 from rewardlab.envs.slides.similarity import STOPWORDS
 

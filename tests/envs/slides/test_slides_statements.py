@@ -109,9 +109,15 @@ def test_a_phrase_put_for_its_opposite_inverts_the_source_both_ways(source, bull
         ("Prices did not fall after the launch.", "Prices rose after the launch.", False),
         ("Costs rose but sales did not grow.", "Costs fell and sales grew.", True),
         ("Costs rose, and sales did not grow.", "Costs fell, and sales grew.", True),
+        ("Delays did not shrink to 13 days, double the level.", "Delays grew to 13 days, double the level.", False),
+        ("Costs fell after the launch.", "Costs did not rise after the launch.", False),
+        ("Costs did not rise, and revenue fell.", "Costs rose and revenue grew.", True),
     ],
 )
-def test_an_opposite_with_a_denial_is_two_reversals_in_one_clause_and_two_inversions_in_two(bullet, source, inverted):
+def test_an_opposite_inside_a_denial_is_two_reversals_and_one_outside_it_a_third(bullet, source, inverted):
+    """The denial's part (the bullet's, or the source's around the word replaced) decides, not the bullet's commas:
+    "did not shrink to 13 days, double ..." denies the opposite it holds; "…, and revenue fell" reverses a clause
+    no denial covers."""
     assert inverts(bullet, source) is inverted
 
 

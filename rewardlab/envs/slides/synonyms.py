@@ -1,0 +1,91 @@
+"""Words and phrases that say the same thing in a statement's place, for
+:func:`~rewardlab.envs.slides.rubric.inverts`: a denial said in other words ("Costs did not climb" for "Costs
+rose") is judged as one said in the source's own words.
+
+Groups of words that share a sense, read as :func:`~rewardlab.envs.slides.opposites.lemma` reads words, with
+regular inflections (:func:`~rewardlab.envs.slides.opposites.forms`: "climbed", "going up"):
+
+- :func:`wordnet_synonyms`: WordNet 3.0's synonym sets of verbs, adjectives and adverbs (``data/synonyms.tsv``,
+  built by :mod:`rewardlab.envs.slides.build.synonyms`), each less its members that are a stop word or hold a
+  negator (function words and denials are read by :mod:`rewardlab.core.negation`, not here);
+- :data:`HAND_SYNONYMS`: words a report uses for one another that WordNet does not group in that sense
+  ("reveals" for "shows", "requested" for "asked for");
+- :data:`~rewardlab.envs.slides.opposites.RISING` and :data:`~rewardlab.envs.slides.opposites.FALLING`: the verbs
+  of a quantity's change, one group a direction ("increased" for "grew", which no synset joins).
+
+A word also stands in for itself inflected otherwise ("does not use" for "uses", which the lemma's crude stemming
+reads as two words).
+
+A synonym here is a word one of whose senses is a sense of the other: the rubric reads it only where the two stand
+in each other's place in a bullet and its source, and only to decide whether the bullet still speaks of the
+source's statement; whether it denies that statement is read from its negators.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+
+from rewardlab.core.negation import NEGATORS
+from rewardlab.envs.slides.opposites import FALLING, RISING, forms, phrase_readings
+from rewardlab.envs.slides.similarity import STOPWORDS, tokens
+
+__all__ = ["HAND_SYNONYMS", "stand_ins", "synonym_groups", "wordnet_synonyms"]
+
+
+HAND_SYNONYMS = (
+    ("show", "reveal", "indicate", "demonstrate", "point to"), ("use", "consume", "draw on"),
+    ("approve", "accept", "endorse", "sign off on"), ("improve", "enhance"), ("ask for", "request", "call for"),
+    ("add", "provide", "bring"), ("launch", "start", "roll out", "introduce"), ("hire", "recruit", "take on"),
+    ("plan", "intend"), ("deliver", "ship"), ("win", "secure"), ("cause", "trigger", "lead to", "drive"),
+    ("beat", "outperform"), ("include", "contain", "cover"), ("stable", "steady"), ("profitable", "lucrative"),
+)  # fmt: skip
+"""Groups of words or phrases a report uses for one another, beyond WordNet's sets and the verbs of change (the
+first word of a phrase inflected: "pointed to", "rolling out")."""
+
+
+@cache
+def wordnet_synonyms() -> tuple[tuple[str, ...], ...]:
+    """The sets of ``data/synonyms.tsv`` the rubric reads: each member read through
+    :func:`~rewardlab.envs.slides.similarity.tokens`, less members that are a stop word or hold a negator
+    (:data:`~rewardlab.core.negation.NEGATORS`), and sets left with fewer than two members."""
+    text = resources.files("rewardlab.envs.slides").joinpath("data/synonyms.tsv").read_text(encoding="utf-8")
+    groups = []
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        members = {" ".join(tokens(member)) for member in line.split("\t")[0].split("|")}
+        kept = tuple(sorted(m for m in members if m and m not in STOPWORDS and not NEGATORS.intersection(m.split())))
+        if len(kept) >= 2:
+            groups.append(kept)
+    return tuple(groups)
+
+
+def synonym_groups() -> tuple[tuple[str, ...], ...]:
+    """Every group read: :func:`wordnet_synonyms`, :data:`HAND_SYNONYMS`, then :data:`RISING` and :data:`FALLING`."""
+    return (*wordnet_synonyms(), *HAND_SYNONYMS, RISING, FALLING)
+
+
+@cache
+def _readings() -> dict[tuple[str, ...], frozenset[int]]:
+    """``{form: numbers of the groups of :func:`synonym_groups` it reads as}``."""
+    return phrase_readings(synonym_groups())
+
+
+def stand_ins(gram: tuple[str, ...], others: Iterable[tuple[str, ...]]) -> set[tuple[str, ...]]:
+    """The runs of ``others`` (:func:`~rewardlab.envs.slides.opposites.grams` of lemma'd words) that ``gram`` may
+    stand in for: those that share a group of :func:`synonym_groups` with it, and a word that is ``gram``'s one
+    word inflected otherwise (one is among the other's :func:`~rewardlab.envs.slides.opposites.forms`); never
+    ``gram`` itself."""
+    mine = _readings().get(gram, frozenset())
+    return {
+        other
+        for other in others
+        if other != gram and (_readings().get(other, frozenset()) & mine or _inflected(gram, other))
+    }
+
+
+def _inflected(gram: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """Whether two one-word runs are one word inflected two ways ("use"/"uses", "need"/"needed")."""
+    return len(gram) == len(other) == 1 and (other[0] in forms(gram[0]) or gram[0] in forms(other[0]))
