@@ -9,9 +9,13 @@ Probe families, each built from the 427 notes sentences (``Brief.notes_sentences
   forms only: this uses the rubric's own table, so it measures coverage, not independent accuracy); "It is not
   true that …", "It is false that …", "It is not the case that …" and "…, which is false" around the sentence;
   the same four around the audit's paraphrase of the sentence, where it differs (the reversal in other words);
+  for the sentences whose paraphrase rewords a verb (the audit's hand table,
+  :data:`~rewardlab.envs.slides.rewrites.SYNONYMS`, which the rubric does not read), that verb denied in the
+  source's words ("did not rise") and the reworded verb denied in the paraphrase ("did not climb");
 - honest (should not invert): the audit's paraphrase, the sentence itself, four honest frames, six honest tails,
-  a denial of a denial ("It is not true that it is false that …": two reversals), and 20,000 random pairs of
-  different sentences (seed 0).
+  a denial of a denial ("It is not true that it is false that …": two reversals), the opposite of a verb of change
+  denied ("did not fall" for "rose": two reversals), a denied paraphrase against another sentence, and 20,000
+  random pairs of different sentences (seed 0).
 
 ``--before DIR`` scores the same probes with the ``rewardlab`` package of another checkout (a ``git worktree``)
 in a subprocess, for a before/after column.
@@ -29,7 +33,7 @@ import sys
 from collections.abc import Callable
 
 from rewardlab.envs.slides import opposites
-from rewardlab.envs.slides.rewrites import SYNONYMS, paraphrase
+from rewardlab.envs.slides.rewrites import VERB_BASES, denied_otherwise, deny_verb, paraphrase, reworded_verb
 from rewardlab.envs.slides.rubric import inverts
 from rewardlab.envs.slides.tasks import Brief, load_tasks
 
@@ -49,22 +53,8 @@ DENIAL_FRAMES = {
 }
 RANDOM_PAIRS = 20_000
 Pair = tuple[str, str]
-VERB_BASES = {
-    "fell": "fall", "dropped": "drop", "rose": "rise", "climbed": "climb", "grew": "grow", "increased": "increase",
-    "grows": "grow", "increases": "increase", "shows": "show", "reveals": "reveal", "suggest": "suggest",
-    "indicate": "indicate", "suggests": "suggest", "indicates": "indicate", "needs": "need", "requires": "require",
-    "need": "need", "require": "require", "stayed": "stay", "remained": "remain", "asked for": "ask for",
-    "requested": "request", "finished": "finish", "completed": "complete", "built": "build",
-    "constructed": "construct", "uses": "use", "consumes": "consume", "adds": "add", "provides": "provide",
-}  # fmt: skip
-"""The base form of each verb of the audit's paraphrase table (:data:`~rewardlab.envs.slides.rewrites.SYNONYMS`),
-both sides: what a denial of it needs ("did not climb")."""
 OPPOSITE_VERBS = {"fell": "rise", "rose": "fall", "grew": "shrink", "grows": "shrink"}
 """A verb of change and the opposite to deny in its place ("did not fall" for "rose": two reversals, honest)."""
-AUXILIARIES = frozenset(
-    {"is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would", "can", "could", "should", "may",
-     "might", "must"}
-)  # fmt: skip
 
 
 def notes_sentences() -> list[str]:
@@ -76,26 +66,9 @@ def _lower_first(sentence: str) -> str:
     return sentence[0].lower() + sentence[1:]
 
 
-def _deny(sentence: str, verb: str, base: str) -> str:
-    """``sentence`` with its first ``verb`` denied: "not" after an auxiliary before it ("was not built"), else
-    "did", "does" or "do" not and ``base`` as ``verb`` is past, third person or plain."""
-    match = re.search(rf"\b{verb}\b", sentence)
-    assert match, (verb, sentence)
-    before = sentence[: match.start()]
-    if before.split() and before.split()[-1].lower() in AUXILIARIES:
-        return f"{before}not {sentence[match.start() :]}"
-    helper = "do" if verb == base else "does" if verb.endswith("s") and not verb.endswith("ed") else "did"
-    return f"{before}{helper} not {base}{sentence[match.end() :]}"
-
-
-def _verb_swaps(sentences: list[str]) -> list[tuple[str, str, str]]:
-    """``(source, verb swapped out, its paraphrase)`` for each sentence whose paraphrase swapped a verb."""
-    swaps = []
-    for s in sentences:
-        word = next((word for word, _ in SYNONYMS if re.search(rf"\b{word}\b", s)), None)
-        if word in VERB_BASES:
-            swaps.append((s, word, paraphrase(s)))
-    return swaps
+def _verb_swaps(sentences: list[str]) -> list[tuple[str, str]]:
+    """``(source, the verb its paraphrase rewords)`` for each sentence whose paraphrase rewords a verb."""
+    return [(s, verb) for s in sentences if (verb := reworded_verb(s)) is not None]
 
 
 def _denied_paraphrases(sentences: list[str]) -> dict[str, tuple[bool, list[Pair]]]:
@@ -103,11 +76,10 @@ def _denied_paraphrases(sentences: list[str]) -> dict[str, tuple[bool, list[Pair
     synonym denied (other words: "Costs did not climb" for "Costs rose"), the opposite of a verb of change denied
     (two reversals, honest), and the denied paraphrase of another sentence (honest)."""
     swaps = _verb_swaps(sentences)
-    synonym_of = dict(SYNONYMS)
-    own = [(_deny(s, verb, VERB_BASES[verb]), s) for s, verb, _ in swaps]
-    other = [(_deny(p, synonym_of[verb], VERB_BASES[synonym_of[verb]]), s) for s, verb, p in swaps]
-    twice = [(_deny(s, verb, OPPOSITE_VERBS[verb]), s) for s, verb, _ in swaps if verb in OPPOSITE_VERBS]
-    shuffled = [(bullet, sources) for (bullet, _), sources in zip(other, [s for s, _, _ in swaps][1:], strict=False)]
+    own = [(deny_verb(s, verb, VERB_BASES[verb]), s) for s, verb in swaps]
+    other = [(denied, s) for s, _ in swaps if (denied := denied_otherwise(s)) is not None]
+    twice = [(deny_verb(s, verb, OPPOSITE_VERBS[verb]), s) for s, verb in swaps if verb in OPPOSITE_VERBS]
+    shuffled = [(bullet, source) for (bullet, _), (source, _) in zip(other, swaps[1:], strict=False)]
     return {
         "a denial of the source's own verb ('did not rise')": (True, own),
         "a denial of the audit's paraphrase, its verb in other words ('did not climb')": (True, other),

@@ -2,8 +2,11 @@ import argparse
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rewardlab.cli import COMMAND_DEST, COMMANDS, build_parser, main
+from rewardlab.cli.env_arguments import env_id
 from rewardlab.cli.eval_command import format_table
 from rewardlab.cli.play_command import describe_tools, read_action
 
@@ -164,3 +167,41 @@ def test_python_dash_m_rewardlab_is_the_command():
 
     done = subprocess.run([sys.executable, "-m", "rewardlab", "--help"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "usage: rewardlab" in done.stdout
+
+
+def test_an_env_id_without_its_namespace_names_the_registered_one():
+    args = build_parser().parse_args(["play", "Slides-v2"])
+    assert args.env == "RewardLab/Slides-v2"
+    assert build_parser().parse_args(["audit", "all", "BPMN-v2"]).env == ["all", "RewardLab/BPMN-v2"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "suggested"),
+    [
+        (["play", "Slides-v3"], "RewardLab/Slides-v2"),
+        (["eval", "RewardLab/BPMN"], "RewardLab/BPMN-v2"),
+        (["audit", "RewardLab/Slides-v2", "slides"], "RewardLab/Slides-v2"),
+        (["crosscheck", "BFCL"], "RewardLab/BFCL-v1"),
+        (["serve", "Nope-v0"], None),
+        (["bench", "--suite", "ToolCal-v3"], "RewardLab/ToolCall-v3"),
+    ],
+)
+def test_an_unknown_env_id_is_a_usage_error_that_names_the_closest_before_any_env_is_made(argv, suggested, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown env id" in err and "`rewardlab list` shows them" in err and "Traceback" not in err
+    assert (f"Did you mean {suggested!r}?" in err) if suggested else "Did you mean" not in err
+
+
+@given(st.text(max_size=40))
+def test_any_text_given_as_an_env_id_is_a_registered_id_or_a_usage_error(value):
+    import rewardlab
+
+    try:
+        resolved = env_id(value)
+    except argparse.ArgumentTypeError as error:
+        assert "unknown env id" in str(error)
+    else:
+        assert resolved in rewardlab.env_ids()

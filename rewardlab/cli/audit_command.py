@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from rewardlab.cli.env_arguments import env_id_or_all
+
 HELP = (
     "Play degenerate strategies, equivalent rewrites and one-defect rewrites of the oracle's answer against envs;"
     " exit 1 when a cheap answer comes near the oracle, an equivalent one fails or a defective one succeeds."
@@ -12,7 +14,7 @@ HELP = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("env", nargs="+", help="env ids, or 'all'")
+    parser.add_argument("env", nargs="+", type=env_id_or_all, help="env ids, or 'all'")
     parser.add_argument("--split", default="test", choices=["train", "test"])
     parser.add_argument("--episodes", type=int, default=None, help="audit N tasks evenly spread over the split")
     parser.add_argument("--seed", type=int, default=0)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from rewardlab.cli.env_arguments import env_id_or_all
+
 HELP = "Benchmark agents on the test split: results.json, a Markdown table, an HTML page and PNG plots."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--suite", nargs="+", default=["all"], help="'all' or env ids")
+    parser.add_argument("--suite", nargs="+", default=["all"], type=env_id_or_all, help="'all' or env ids")
     parser.add_argument("--agent", nargs="+", default=["random", "oracle"], choices=["random", "oracle", "model"])
     parser.add_argument("--model", default=None, help="HF model id or local path for --agent model (default SmolLM2)")
     parser.add_argument("--episodes", type=int, default=10)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from rewardlab.cli.env_arguments import env_id_or_all
+
 HELP = (
     "Grade the oracle's answers, their equivalent and defective rewrites and recorded episodes with an independent"
     " grader (bpmnlint + bpmn-moddle for BPMN, bfcl-eval's ast_checker for BFCL); report Cohen's kappa on success,"
@@ -13,7 +15,9 @@ HELP = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("env", nargs="+", help="env ids with an external grader, or 'all' for every one")
+    parser.add_argument(
+        "env", nargs="+", type=env_id_or_all, help="env ids with an external grader, or 'all' for every one"
+    )
     parser.add_argument("--split", default="test", choices=["train", "test"])
     parser.add_argument("--episodes", type=int, default=None, help="crosscheck N tasks evenly spread over the split")
     parser.add_argument("--seed", type=int, default=0, help="the audit's base seed (episode seeds, rewrite RNGs)")

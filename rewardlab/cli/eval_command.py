@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from rewardlab.cli.env_arguments import env_id_or_all
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -16,7 +18,7 @@ HELP = "Evaluate an agent on an env: per-component means with 95%% CIs, written 
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("env", nargs="+", help="env ids, or 'all'")
+    parser.add_argument("env", nargs="+", type=env_id_or_all, help="env ids, or 'all'")
     parser.add_argument("--agent", default="oracle", choices=["oracle", "random"])
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)

@@ -12,11 +12,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from rewardlab.cli.env_arguments import env_id
+
 HELP = "Play an env by hand: type actions, see observations and the reward breakdown."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("env", help="env id, e.g. RewardLab/BPMN-v2")
+    parser.add_argument("env", type=env_id, help="env id, e.g. RewardLab/BPMN-v2")
     parser.add_argument("--task", default=None, help="task id (default: drawn from the split)")
     parser.add_argument("--split", default="train", choices=["train", "test"])
     parser.add_argument("--seed", type=int, default=0)

@@ -6,11 +6,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 
+from rewardlab.cli.env_arguments import env_id
+
 HELP = "Serve envs over OpenEnv's WebSocket protocol (/ws, /health, /schema, /metadata), one env per session."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("env_ids", nargs="*", metavar="ENV_ID", help="env ids to serve (default: every env)")
+    parser.add_argument(
+        "env_ids", nargs="*", metavar="ENV_ID", type=env_id, help="env ids to serve (default: every env)"
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback; others need --token)")
     parser.add_argument("--port", type=int, default=8000, help="port (0: any free port, printed at start)")
     parser.add_argument("--max-sessions", type=int, default=256, help="open sessions at most (default 256)")
@@ -41,18 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import rewardlab
-    from rewardlab.errors import did_you_mean
     from rewardlab.serve import ServeConfig, serve
 
     if not args.ray and (args.replicas is not None or args.ray_address is not None):
         print("--replicas and --ray-address need --ray")
         return 2
-    known = rewardlab.env_ids()
-    env_ids = tuple(args.env_ids) or tuple(known)
-    unknown = [env_id for env_id in env_ids if env_id not in known]
-    if unknown:
-        print(f"unknown env id {unknown[0]!r}{did_you_mean(unknown[0], known)}; `rewardlab list` shows them")
-        return 2
+    env_ids = tuple(args.env_ids) or tuple(rewardlab.env_ids())
     if args.lease_ttl is not None and not args.lease_ttl > 0:
         print("--lease-ttl must be positive seconds")
         return 2

@@ -22,7 +22,11 @@ Defective (lose ``is_success`` and at least the profile's ``defect_delta``):
 - ``point_slide_missing``: one key point's slide is left out;
 - ``pasted_paragraphs``: one key-point slide's bullets become the text of its notes section as paragraphs
   of at least two sentences (two paragraphs when the section has four sentences or more);
-- ``generic_titles``: every title replaced by the one word "Overview".
+- ``generic_titles``: every title replaced by the one word "Overview";
+- ``figure_changed``: one bullet's figure replaced by another number the notes state elsewhere;
+- ``statement_denied``: a key-point slide's first bullet framed as false ("It is not true that ...");
+- ``statement_denied_otherwise``: the first key-point bullet whose paraphrase rewords a verb, reworded with that
+  verb denied ("did not climb" for "rose"): a denial in other words.
 """
 
 from __future__ import annotations
@@ -69,6 +73,20 @@ SYNONYMS: tuple[tuple[str, str], ...] = (
     ("adds", "provides"),
 )
 """Word-for-word rewordings that keep a sentence's meaning in the notes' register."""
+VERB_BASES = {
+    "fell": "fall", "dropped": "drop", "rose": "rise", "climbed": "climb", "grew": "grow", "increased": "increase",
+    "grows": "grow", "increases": "increase", "shows": "show", "reveals": "reveal", "suggest": "suggest",
+    "indicate": "indicate", "suggests": "suggest", "indicates": "indicate", "needs": "need", "requires": "require",
+    "need": "need", "require": "require", "stayed": "stay", "remained": "remain", "asked for": "ask for",
+    "requested": "request", "finished": "finish", "completed": "complete", "built": "build",
+    "constructed": "construct", "uses": "use", "consumes": "consume", "adds": "add", "provides": "provide",
+}  # fmt: skip
+"""The base form of each verb of :data:`SYNONYMS`, both sides: what a denial of it needs ("did not climb")."""
+AUXILIARIES = frozenset(
+    {"is", "are", "was", "were", "be", "been", "has", "have", "had", "will", "would", "can", "could", "should", "may",
+     "might", "must"}
+)  # fmt: skip
+"""Verbs a denial's "not" follows ("was not built")."""
 _CLAUSE = re.compile(r"^(?P<main>[^,]{12,}?) (?P<clause>(?:after|because|when|while|before|if) [^,]{6,})\.$")
 
 
@@ -88,6 +106,43 @@ def paraphrase(sentence: str) -> str:
         if count:
             break
     return text
+
+
+def deny_verb(sentence: str, verb: str, base: str) -> str:
+    """``sentence`` with its first ``verb`` denied: "not" after an auxiliary right before it ("was not built"),
+    else "did", "does" or "do" not and ``base``, as ``verb`` is past, third person or plain.
+
+    Example:
+        >>> deny_verb("Churn fell after the redesign.", "fell", "fall")
+        'Churn did not fall after the redesign.'
+        >>> deny_verb("The plant was built in 2019.", "built", "build")
+        'The plant was not built in 2019.'
+    """
+    match = re.search(rf"\b{verb}\b", sentence)
+    if match is None:
+        raise ValueError(f"{verb!r} is not in {sentence!r}")
+    before = sentence[: match.start()]
+    if before.split() and before.split()[-1].lower() in AUXILIARIES:
+        return f"{before}not {sentence[match.start() :]}"
+    helper = "do" if verb == base else "does" if verb.endswith("s") and not verb.endswith("ed") else "did"
+    return f"{before}{helper} not {base}{sentence[match.end() :]}"
+
+
+def reworded_verb(sentence: str) -> str | None:
+    """The verb of :data:`SYNONYMS` that :func:`paraphrase` rewords in ``sentence``; None when it rewords another
+    word or none."""
+    word = next((word for word, _ in SYNONYMS if re.search(rf"\b{word}\b", sentence)), None)
+    return word if word in VERB_BASES else None
+
+
+def denied_otherwise(sentence: str) -> str | None:
+    """``sentence`` reworded (:func:`paraphrase`) and the verb put in other words denied ("After the redesign,
+    churn did not drop" for "Churn fell after the redesign."); None when the paraphrase rewords no verb."""
+    verb = reworded_verb(sentence)
+    if verb is None:
+        return None
+    synonym = dict(SYNONYMS)[verb]
+    return deny_verb(paraphrase(sentence), synonym, VERB_BASES[synonym])
 
 
 def _slides(context: RewriteContext) -> tuple[Slides, list[str], list[str]] | None:
@@ -252,6 +307,17 @@ def _deny_statement(slides: Slides, context: RewriteContext) -> Slides | None:
     return None
 
 
+def _deny_otherwise(slides: Slides, context: RewriteContext) -> Slides | None:
+    """The first key-point bullet whose paraphrase rewords a verb, reworded with that verb denied
+    (:func:`denied_otherwise`)."""
+    for index in _point_slides(slides):
+        for position, bullet in enumerate(slides[index]["bullets"]):
+            if (denied := denied_otherwise(bullet)) is not None:
+                slides[index]["bullets"][position] = denied
+                return slides
+    return None
+
+
 def _rotate_values(slides: Slides, context: RewriteContext) -> Slides | None:
     for slide in slides:
         if slide.get("layout") == "table" and len(slide["table"]["rows"]) >= 2:
@@ -282,6 +348,9 @@ figure_changed = defective(
 statement_denied = defective(
     "statement_denied", "one key-point slide's first bullet framed as false ('It is not true that ...')"
 )(_rewrite(_deny_statement))
+statement_denied_otherwise = defective(
+    "statement_denied_otherwise", "one key-point bullet reworded with its verb denied ('did not climb' for 'rose')"
+)(_rewrite(_deny_otherwise))
 
 EQUIVALENTS: tuple[Rewrite, ...] = (bullets_reordered, bullets_paraphrased, titles_recased)
 """Slides' equivalent battery, in report order."""
@@ -294,6 +363,7 @@ DEFECTS: tuple[Rewrite, ...] = (
     values_rotated,
     figure_changed,
     statement_denied,
+    statement_denied_otherwise,
 )
 """Slides' defective battery, in report order."""
 DEFECT_DELTA = 0.1

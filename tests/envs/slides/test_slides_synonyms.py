@@ -21,6 +21,7 @@ from rewardlab.envs.slides import synonyms
 from rewardlab.envs.slides.build.synonyms import OUTPUT, render, synonym_sets
 from rewardlab.envs.slides.build.wordnet import WORDNET_DIR
 from rewardlab.envs.slides.opposites import FALLING, RISING, lemma
+from rewardlab.envs.slides.rewrites import denied_otherwise
 from rewardlab.envs.slides.rubric import inverts
 from rewardlab.envs.slides.similarity import STOPWORDS
 
@@ -141,3 +142,20 @@ def test_the_builder_keeps_sets_of_two_words_or_more_and_merges_parts_of_speech(
     for pos, lines in files.items():
         (tmp_path / f"data.{pos}").write_text(licence + "".join(f"{line}\n" for line in lines), encoding="latin-1")
     assert synonym_sets(tmp_path) == {("go up", "rise"): {"verb", "adj"}}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "denied"),
+    [
+        ("Churn fell after the redesign.", "Churn did not drop after the redesign."),
+        ("The pilot needs two more specialists.", "The pilot does not require two more specialists."),
+        ("The plant was built in 2019.", "The plant was not constructed in 2019."),
+        ("Customers asked for audit logs.", "Customers did not request audit logs."),
+        ("Costs were about 4% higher.", None),
+    ],
+)
+def test_the_audits_denial_in_other_words_rewords_the_verb_and_denies_it(sentence, denied):
+    """``statement_denied_otherwise``'s edit, which the rubric must catch (the audit's battery checks it does)."""
+    assert denied_otherwise(sentence) == denied
+    if denied is not None:
+        assert inverts(denied, sentence)
