@@ -13,11 +13,10 @@ speech it holds in. What the rubric reads of it is decided there (:mod:`rewardla
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
 
-from rewardlab.envs.slides.build.wordnet import LICENCE, PARTS_OF_SPEECH, WORDNET_DIR, synsets
+from rewardlab.envs.slides.build.wordnet import LICENCE, PARTS_OF_SPEECH, WORDNET_DIR, build_table, synsets
 
 OUTPUT = Path(__file__).resolve().parent.parent / "data" / "antonyms.tsv"
 
@@ -54,17 +53,7 @@ def render(pairs: dict[tuple[str, str], set[str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--wordnet", type=Path, default=WORDNET_DIR, help="WordNet's dict folder")
-    parser.add_argument("--output", type=Path, default=OUTPUT)
-    args = parser.parse_args(argv)
-    if not (args.wordnet / "data.adj").is_file():
-        print(f"no WordNet database at {args.wordnet} (apt-get install wordnet-base)")
-        return 2
-    pairs = direct_antonyms(args.wordnet)
-    args.output.write_text(render(pairs))
-    print(f"{len(pairs)} pairs -> {args.output}")
-    return 0
+    return build_table(argv, description=__doc__.split("\n\n")[0], output=OUTPUT, read=direct_antonyms, render=render)
 
 
 if __name__ == "__main__":

@@ -15,11 +15,10 @@ words against 14,000 sets of 38,000 for the other three). What the rubric reads 
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
 
-from rewardlab.envs.slides.build.wordnet import LICENCE, WORDNET_DIR, synsets
+from rewardlab.envs.slides.build.wordnet import LICENCE, WORDNET_DIR, build_table, synsets
 
 OUTPUT = Path(__file__).resolve().parent.parent / "data" / "synonyms.tsv"
 PARTS_OF_SPEECH = ("verb", "adj", "adv")
@@ -55,17 +54,7 @@ def render(sets: dict[tuple[str, ...], set[str]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--wordnet", type=Path, default=WORDNET_DIR, help="WordNet's dict folder")
-    parser.add_argument("--output", type=Path, default=OUTPUT)
-    args = parser.parse_args(argv)
-    if not (args.wordnet / "data.adj").is_file():
-        print(f"no WordNet database at {args.wordnet} (apt-get install wordnet-base)")
-        return 2
-    sets = synonym_sets(args.wordnet)
-    args.output.write_text(render(sets))
-    print(f"{len(sets)} sets -> {args.output}")
-    return 0
+    return build_table(argv, description=__doc__.split("\n\n")[0], output=OUTPUT, read=synonym_sets, render=render)
 
 
 if __name__ == "__main__":

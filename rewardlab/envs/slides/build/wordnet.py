@@ -12,11 +12,12 @@ syntactic marker (``(a)``, ``(p)``, ``(ip)``) dropped.
 
 from __future__ import annotations
 
+import argparse
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sized
 from pathlib import Path
 
-__all__ = ["LICENCE", "PARTS_OF_SPEECH", "WORDNET_DIR", "Pointer", "synsets", "word"]
+__all__ = ["LICENCE", "PARTS_OF_SPEECH", "WORDNET_DIR", "Pointer", "build_table", "synsets", "word"]
 
 WORDNET_DIR = Path("/usr/share/wordnet")
 PARTS_OF_SPEECH = ("adj", "verb", "noun", "adv")
@@ -64,3 +65,21 @@ def synsets(path: Path) -> Iterator[tuple[str, list[str], list[Pointer]]]:
             symbol, target, _pos, ends = fields[at + 1 + 4 * k : at + 5 + 4 * k]
             pointers.append((symbol, target, int(ends[:2], 16), int(ends[2:], 16)))
         yield fields[0], words, pointers
+
+
+def build_table(
+    argv: list[str] | None, *, description: str, output: Path, read: Callable[[Path], Sized], render: Callable[..., str]
+) -> int:
+    """A table builder's command line (``--wordnet DIR``, ``--output PATH``): ``render(read(wordnet))`` written to
+    the output; exit 2 when no WordNet database is there."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--wordnet", type=Path, default=WORDNET_DIR, help="WordNet's dict folder")
+    parser.add_argument("--output", type=Path, default=output)
+    args = parser.parse_args(argv)
+    if not (args.wordnet / "data.adj").is_file():
+        print(f"no WordNet database at {args.wordnet} (apt-get install wordnet-base)")
+        return 2
+    table = read(args.wordnet)
+    args.output.write_text(render(table))
+    print(f"{len(table)} rows -> {args.output}")
+    return 0
