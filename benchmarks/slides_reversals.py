@@ -11,7 +11,8 @@ Probe families, each built from the 427 notes sentences (``Brief.notes_sentences
   the same four around the audit's paraphrase of the sentence, where it differs (the reversal in other words);
   for the sentences whose paraphrase rewords a verb (the audit's hand table,
   :data:`~rewardlab.envs.slides.rewrites.SYNONYMS`, which the rubric does not read), that verb denied in the
-  source's words ("did not rise") and the reworded verb denied in the paraphrase ("did not climb");
+  source's words ("did not rise") and the reworded verb denied in the paraphrase ("did not climb"), also
+  contracted ("didn't climb"), and a verb of change replaced by "stayed flat";
 - honest (should not invert): the audit's paraphrase, the sentence itself, four honest frames, six honest tails,
   a denial of a denial ("It is not true that it is false that …": two reversals), the opposite of a verb of change
   denied ("did not fall" for "rose": two reversals), a denied paraphrase against another sentence, and 20,000
@@ -71,6 +72,11 @@ def _verb_swaps(sentences: list[str]) -> list[tuple[str, str]]:
     return [(s, verb) for s in sentences if (verb := reworded_verb(s)) is not None]
 
 
+def _contracted(sentence: str) -> str:
+    """``sentence`` with its "did/does/do/was/were/is/are not" contracted ("didn't")."""
+    return re.sub(r"\b(did|does|do|was|were|is|are) not\b", r"\1n't", sentence, count=1)
+
+
 def _denied_paraphrases(sentences: list[str]) -> dict[str, tuple[bool, list[Pair]]]:
     """The denial families built on the audit's verb swaps: the source's verb denied (its own words), the swapped-in
     synonym denied (other words: "Costs did not climb" for "Costs rose"), the opposite of a verb of change denied
@@ -80,9 +86,13 @@ def _denied_paraphrases(sentences: list[str]) -> dict[str, tuple[bool, list[Pair
     other = [(denied, s) for s, _ in swaps if (denied := denied_otherwise(s)) is not None]
     twice = [(deny_verb(s, verb, OPPOSITE_VERBS[verb]), s) for s, verb in swaps if verb in OPPOSITE_VERBS]
     shuffled = [(bullet, source) for (bullet, _), (source, _) in zip(other, swaps[1:], strict=False)]
+    contracted = [(_contracted(bullet), source) for bullet, source in other]
+    steady = [(re.sub(rf"\b{verb}\b", "stayed flat", s, count=1), s) for s, verb in swaps if verb in OPPOSITE_VERBS]
     return {
         "a denial of the source's own verb ('did not rise')": (True, own),
         "a denial of the audit's paraphrase, its verb in other words ('did not climb')": (True, other),
+        "the same, contracted ('didn't climb')": (True, contracted),
+        "a verb of change put as no change ('stayed flat' for 'rose')": (True, steady),
         "the opposite verb denied ('did not fall' for 'rose': two reversals)": (False, twice),
         "a denied paraphrase against another sentence": (False, shuffled),
     }

@@ -3,14 +3,16 @@
 ``"Order O1046 is shipped, not pending"`` mentions ``pending`` but denies it: an answer check that
 looks for the required value must read only what the answer asserts. :func:`affirmed` splits the
 answer into clauses, at punctuation and at conjunctions (:data:`CLAUSE_BREAKS`), and drops every
-word of a clause from its first negator (:data:`NEGATORS`, or any word ending in ``n't``) to the
-clause's end, unless the negator is ``not`` right after a word of doubt (:data:`UNCERTAIN`: ``"if not"``
+word of a clause from its first negator (:data:`NEGATORS`, any word ending in ``n't``, or a word that denies
+without one: :data:`DENYING_VERBS` before ``to``, :data:`LACKS`) to the clause's end, unless the negator
+is ``not`` right after a word of doubt (:data:`UNCERTAIN`: ``"if not"``
 offers a second candidate instead of denying it; ``"if cannot"`` still denies):
 
     ``"shipped, not pending"``                        -> ``"shipped ,"``
     ``"shipped, if not pending"``                     -> ``"shipped , if not pending"``
     ``"It is not true that it is pending"``           -> ``"It is"``
     ``"I could not cancel it because it shipped"``    -> ``"I could because it shipped"``
+    ``"The refund failed to go through"``             -> ``"the refund"``
 
 A negation of doubt is not a denial either: a negator followed by a word of :data:`DOUBTS`, with only
 words of :data:`DOUBT_FILLERS` between them (``"not sure"``, ``"can't rule out"``, ``"not entirely certain"``,
@@ -122,18 +124,37 @@ _TOKEN = re.compile(r"\d+(?:[:\-]\d+)+|(?<![^\W_])-?\d[\d,]*(?:\.\d+)?|[^\W_]+(?
 _MAX_CHARS = 200_000
 
 
+DENYING_VERBS = frozenset(
+    {"fail", "fails", "failed", "failing", "refuse", "refuses", "refused", "refusing", "neglect", "neglects",
+     "neglected", "neglecting", "unable"}
+)  # fmt: skip
+"""Words that deny the verb after their ``to``, as a negator does (``"failed to meet"``: did not meet; ``"refused to
+sign"``; ``"unable to ship"``)."""
+LACKS = frozenset({"lack", "lacks", "lacked", "lacking"})
+"""Verbs that deny having their object, as a negator does (``"the plan lacked funding"``: had no funding)."""
+
+
 def _is_negator(word: str) -> bool:
     return word in NEGATORS or word.endswith(("n't", "n’t"))
 
 
+def _denies_at(tokens: list[str], index: int) -> bool:
+    """Whether ``tokens[index]`` is a negator, or a word that denies without one: a word of :data:`DENYING_VERBS`
+    before ``to``, or of :data:`LACKS`."""
+    token = tokens[index]
+    return _is_negator(token) or token in LACKS or (token in DENYING_VERBS and tokens[index + 1 : index + 2] == ["to"])
+
+
 def negates(text: str) -> bool:
-    """Whether ``text`` holds a negator (a required value such as ``cannot`` or ``not enough``).
+    """Whether ``text`` holds a negator, or a word that denies without one (a required value such as ``cannot``,
+    ``not enough`` or ``unable to pay``).
 
     Example:
-        >>> negates("can't"), negates("not enough"), negates("pending")
-        (True, True, False)
+        >>> negates("can't"), negates("not enough"), negates("unable to pay"), negates("pending")
+        (True, True, True, False)
     """
-    return any(_is_negator(t) for t in _TOKEN.findall(unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold()))
+    tokens = _TOKEN.findall(unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold())
+    return any(_denies_at(tokens, index) for index in range(len(tokens)))
 
 
 def _ends_clause(tokens: list[str], index: int, negated: bool) -> bool:
@@ -192,7 +213,8 @@ def denies(text: str) -> bool:
 
 def negations(text: str) -> int:
     """How many denials ``text`` holds, each counted where it stands (inside another's denial too): negators
-    that deny (not doubt, not ``if not``, not an idiom: the negators :func:`denies` reads) and verdicts of error
+    that deny (not doubt, not ``if not``, not an idiom: the negators :func:`denies` reads, those said without a
+    negator included: ``"failed to"``) and verdicts of error
     after a copula (``"…, which is false"``, ``"It is wrong that …"``: :data:`ERRORS`). Never raises.
 
     Example:
@@ -202,42 +224,18 @@ def negations(text: str) -> int:
         (0, 0, 0)
         >>> negations("It cannot be built, which is false"), negations("It is false that it cannot be built")
         (2, 2)
+        >>> negations("The pilot failed to meet its target"), negations("Failure rates fell")
+        (1, 0)
     """
     tokens = _tokens(text)
     return sum(
         (
-            _is_negator(token)
+            _denies_at(tokens, index)
             and not (token == "not" and index and tokens[index - 1] in UNCERTAIN)
             and not _idiom(tokens, index)
             and not _doubts(tokens, index)
         )
         or _judges_subject(tokens, index, negated=False)
-        for index, token in enumerate(tokens)
-    )
-
-
-DENYING_VERBS = frozenset(
-    {"fail", "fails", "failed", "failing", "refuse", "refuses", "refused", "refusing", "neglect", "neglects",
-     "neglected", "neglecting"}
-)  # fmt: skip
-"""Words that deny the verb after their ``to`` (``"failed to meet"``: did not meet; ``"refused to sign"``)."""
-LACKS = frozenset({"lack", "lacks", "lacked", "lacking"})
-"""Verbs that deny having their object (``"the plan lacked funding"``: had no funding)."""
-
-
-def implied_denials(text: str) -> int:
-    """How many denials ``text`` says without a negator: a word of :data:`DENYING_VERBS` before ``to`` and a word
-    of :data:`LACKS`. :func:`negations` does not count them. Never raises.
-
-    Example:
-        >>> implied_denials("The pilot failed to meet its target"), implied_denials("Failure rates fell")
-        (1, 0)
-        >>> implied_denials("The plan lacked funding and the team refused to hire")
-        2
-    """
-    tokens = _tokens(text)
-    return sum(
-        token in LACKS or (token in DENYING_VERBS and tokens[index + 1 : index + 2] == ["to"])
         for index, token in enumerate(tokens)
     )
 
@@ -394,7 +392,7 @@ def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
             if index > clause_start:
                 previous_start = clause_start
             clause_start = index + 1
-        elif index >= skip and not (negated or doubted) and _is_negator(token):
+        elif index >= skip and not (negated or doubted) and _denies_at(tokens, index):
             if token == "not" and index and tokens[index - 1] in UNCERTAIN:
                 pass  # "if not X" offers X as a second candidate
             elif _idiom(tokens, index):

@@ -215,9 +215,11 @@ class SlidesEnv(TextEnv):
       inflections, so a denial said in other words inverts ("Costs did not climb" for "Costs rose": 0 of the
       audit's 65 verb rewordings denied were caught before, 50 of the same 65 in the source's own words, the
       short verbs' other inflections missed); a denial said without a negator counts as one ("did not meet" for
-      "failed to meet" no longer inverts, "met" for it does; "unable to" reads as "not able to"); and an opposite
-      is two reversals when a denial covers it, not when the bullet is one clause ("did not shrink to 13 days,
-      double the level" for "grew to 13 days, …" inverted before).
+      "failed to meet" no longer inverts, "met" for it does; "unable to" reads as "not able to"), contracted too
+      ("didn't climb"); a quantity that did not change is the opposite of one that rose or fell ("stayed flat",
+      "unchanged" for "rose"), and "higher" is a word of rising as "lower" was of falling; and an opposite is two
+      reversals when a denial covers it, not when the bullet is one clause ("did not shrink to 13 days, double
+      the level" for "grew to 13 days, …" inverted before).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}

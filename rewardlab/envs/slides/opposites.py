@@ -10,7 +10,7 @@ Three tables, read both ways round:
 - :data:`HAND_OPPOSITES`: what WordNet does not pair, or not in these words: opposites in a report's sense
   ("profit"/"loss", "surplus"/"deficit", "on time"/"delayed"), function words, phrasal verbs;
 - :data:`DIRECTION_OPPOSITES`: the verbs of a quantity's change by direction (:data:`RISING` against
-  :data:`FALLING`: "declined" for "rose").
+  :data:`FALLING`: "declined" for "rose"; :data:`STEADY` against both: "stayed flat" for "rose").
 
 Words that differ by a negating prefix (:data:`NEGATING_PREFIXES`: "unstable" for "stable") are opposites
 without a pair (:func:`prefixed_opposites`). Everything is compared as :func:`lemma` reads it, with regular
@@ -35,6 +35,7 @@ __all__ = [
     "NEGATING_PREFIXES",
     "NOT_OPPOSED_IN_REPORTS",
     "RISING",
+    "STEADY",
     "forms",
     "grams",
     "lemma",
@@ -87,16 +88,28 @@ HAND_OPPOSITES = (
 """Pairs of words or phrases of which one, put for the other, reverses a statement, beyond WordNet's antonyms
 and :data:`RISING` against :data:`FALLING` (the first word of a phrase inflected: "ruled out", "turning
 down")."""
-RISING = ("rise", "increase", "grow", "climb", "gain", "go up", "jump", "soar", "surge", "expand", "raise", "boost")
+RISING = (
+    "rise", "increase", "grow", "climb", "gain", "go up", "jump", "soar", "surge", "expand", "raise", "boost", "higher",
+)  # fmt: skip
 FALLING = (
     "fall", "decrease", "decline", "drop", "shrink", "dip", "slump", "plunge", "tumble", "sink", "go down", "reduce",
     "cut", "lower", "cut back", "scale back", "fall back",
 )  # fmt: skip
 """Verbs of a quantity's change, by direction: each of :data:`RISING` is the opposite of each of :data:`FALLING`
-("prices declined" for "prices rose", "costs were cut" for "costs grew"). Verbs that judge a change ("improve",
-"worsen") are not among them: "cut response times" is "improved response times"."""
-DIRECTION_OPPOSITES = tuple((up, down) for up in RISING for down in FALLING)
-"""Every pair of :data:`RISING` and :data:`FALLING`."""
+("prices declined" for "prices rose", "costs were cut" for "costs grew"), with the comparative of each direction
+("higher"; "lower" is a verb of :data:`FALLING` too). Verbs that judge a change ("improve", "worsen") are not among
+them: "cut response times" is "improved response times"."""
+STEADY = (
+    "stay flat", "remain flat", "stay the same", "remain the same", "stay unchanged", "remain unchanged", "unchanged",
+    "hold steady", "stay steady", "remain steady", "level off", "flatline", "stagnate",
+)  # fmt: skip
+"""Words of a quantity that did not change: the opposite of every verb of :data:`RISING` and :data:`FALLING`
+("costs stayed flat" for "costs rose"; "costs did not rise" for "costs stayed flat" is two reversals)."""
+DIRECTION_OPPOSITES = (
+    *((up, down) for up in RISING for down in FALLING),
+    *((steady, moving) for steady in STEADY for moving in (*RISING, *FALLING)),
+)
+"""Every pair of :data:`RISING` and :data:`FALLING`, and of :data:`STEADY` and either."""
 NOT_OPPOSED_IN_REPORTS = frozenset({("lie", "sit"), ("lie", "stand"), ("sit", "stand")})
 """WordNet pairs that are antonyms only in a sense a report does not use: the posture verbs are also "be at a
 level" ("unemployment stands at 4%" = "sits at 4%")."""

@@ -104,7 +104,6 @@ from rewardlab.core.negation import (
     LACKS,
     NEGATORS,
     denies,
-    implied_denials,
     judged_clause,
     negations,
     split_negated,
@@ -306,9 +305,11 @@ them: a bullet may add or drop one and still be in its source's words."""
 
 
 def _sequence(text: str) -> list[str]:
-    """The content tokens of ``text`` in order (stop words out, numbers in), each
-    :func:`~rewardlab.envs.slides.opposites.lemma`'d."""
-    return [lemma(t) for t in tokens(text) if t not in STOPWORDS]
+    """The content tokens of ``text`` in order (stop words and the two halves of a contracted negator out: "didn",
+    "t"; numbers in), each :func:`~rewardlab.envs.slides.opposites.lemma`'d."""
+    words = tokens(text)
+    contracted = {j for i in range(1, len(words)) if words[i] == "t" and words[i - 1].endswith("n") for j in (i - 1, i)}
+    return [lemma(t) for i, t in enumerate(words) if t not in STOPWORDS and i not in contracted]
 
 
 def _roles_swapped(bullet: list[str], source: list[str]) -> bool:
@@ -387,8 +388,9 @@ def inverts(bullet: str, source: str) -> bool:
 
     Its words are compared with the source's through :mod:`~rewardlab.envs.slides.synonyms`: a word that stands in
     for one of the source's (a synonym, or the word inflected otherwise) is in the source's words ("Costs did not
-    climb" for "Costs rose", "does not use" for "uses"). Denials are counted with those said without a negator
-    (:func:`_denial_count`: "did not meet" for "failed to meet" denies as its source does).
+    climb" for "Costs rose", "does not use" for "uses"). Denials include those said without a negator
+    (:mod:`rewardlab.core.negation` reads "failed to", "lacked": "did not meet" for "failed to meet" denies as its
+    source does), and an adjective denied by its prefix before "to" is spelled out (:func:`_spelled_out`).
 
     An opposite inside a denial (the bullet's, or the source's around the word it replaces) is two reversals, not
     one ("did not meet the target" for "fell short of the target", "Costs fell" for "Costs did not rise"); an
@@ -415,9 +417,9 @@ def inverts(bullet: str, source: str) -> bool:
     missing = set(theirs) - _NEGATOR_LEMMAS - set(mine) - stood_for
     if len(frame) > FRAME_WORDS or (frame and len(missing) > len(put_for_opposites)):
         return False
-    negated = _denies(bullet) != _denies(source) or _denial_count(bullet) != _denial_count(source)
+    negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
     if verdict_added:  # it judges the statement or a clause of it: denials count by parity
-        denied = negated and (_denial_count(bullet) - _denial_count(source)) % 2 == 1
+        denied = negated and (negations(bullet) - negations(source)) % 2 == 1
     else:
         denied = negated and (not frame or _denials_differ(bullet, source, set(mine) & set(theirs)))
     replaced = {word for gram in lost if opposed(gram, my_grams - their_grams) for word in gram}
@@ -436,17 +438,6 @@ def _spelled_out(text: str) -> str:
     """``text`` with an adjective denied by its prefix before ``to`` spelled out ("unable to ship" -> "not able to
     ship", "unwilling to sign"): the same denial as "could not ship", not an opposite of it."""
     return _PREFIXED_BEFORE_TO.sub(r"not \1 to", text)
-
-
-def _denies(text: str) -> bool:
-    """Whether ``text`` denies something, with a negator (:func:`~rewardlab.core.negation.denies`) or without one
-    (:func:`~rewardlab.core.negation.implied_denials`: "failed to meet")."""
-    return denies(text) or implied_denials(text) > 0
-
-
-def _denial_count(text: str) -> int:
-    """``negations(text) + implied_denials(text)`` (:mod:`rewardlab.core.negation`)."""
-    return negations(text) + implied_denials(text)
 
 
 def _denied_words(text: str) -> set[str]:
@@ -470,7 +461,7 @@ def _clause_denied(bullet: str, source: str) -> bool:
     words = set(_sequence(clause)) if clause else set()
     if not clause or not words or len(words & set(_sequence(source))) < CLAUSE_SHARE * len(words):
         return False
-    same_polarity = _denies(clause) == _denies(source) and _denial_count(clause) == _denial_count(source)
+    same_polarity = denies(clause) == denies(source) and negations(clause) == negations(source)
     return same_polarity and not inverts(clause, source)
 
 

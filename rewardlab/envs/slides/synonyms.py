@@ -10,8 +10,9 @@ regular inflections (:func:`~rewardlab.envs.slides.opposites.forms`: "climbed", 
   negator (function words and denials are read by :mod:`rewardlab.core.negation`, not here);
 - :data:`HAND_SYNONYMS`: words a report uses for one another that WordNet does not group in that sense
   ("reveals" for "shows", "requested" for "asked for");
-- :data:`~rewardlab.envs.slides.opposites.RISING` and :data:`~rewardlab.envs.slides.opposites.FALLING`: the verbs
-  of a quantity's change, one group a direction ("increased" for "grew", which no synset joins).
+- :data:`~rewardlab.envs.slides.opposites.RISING`, :data:`~rewardlab.envs.slides.opposites.FALLING` and
+  :data:`~rewardlab.envs.slides.opposites.STEADY`: the words of a quantity's change, one group a direction
+  ("increased" for "grew", which no synset joins; "stayed flat" for "was unchanged").
 
 A word also stands in for itself inflected otherwise ("does not use" for "uses", which the lemma's crude stemming
 reads as two words).
@@ -28,7 +29,7 @@ from functools import cache
 from importlib import resources
 
 from rewardlab.core.negation import NEGATORS
-from rewardlab.envs.slides.opposites import FALLING, RISING, forms, phrase_readings
+from rewardlab.envs.slides.opposites import FALLING, RISING, STEADY, forms, phrase_readings
 from rewardlab.envs.slides.similarity import STOPWORDS, tokens
 
 __all__ = ["HAND_SYNONYMS", "stand_ins", "synonym_groups", "wordnet_synonyms"]
@@ -63,8 +64,9 @@ def wordnet_synonyms() -> tuple[tuple[str, ...], ...]:
 
 
 def synonym_groups() -> tuple[tuple[str, ...], ...]:
-    """Every group read: :func:`wordnet_synonyms`, :data:`HAND_SYNONYMS`, then :data:`RISING` and :data:`FALLING`."""
-    return (*wordnet_synonyms(), *HAND_SYNONYMS, RISING, FALLING)
+    """Every group read: :func:`wordnet_synonyms`, :data:`HAND_SYNONYMS`, then :data:`RISING`, :data:`FALLING` and
+    :data:`STEADY`."""
+    return (*wordnet_synonyms(), *HAND_SYNONYMS, RISING, FALLING, STEADY)
 
 
 @cache

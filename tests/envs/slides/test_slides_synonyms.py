@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.core.negation import implied_denials
+from rewardlab.core.negation import negations
 from rewardlab.envs.slides import synonyms
 from rewardlab.envs.slides.build.synonyms import OUTPUT, render, synonym_sets
 from rewardlab.envs.slides.build.wordnet import WORDNET_DIR
-from rewardlab.envs.slides.opposites import FALLING, RISING, lemma
+from rewardlab.envs.slides.opposites import FALLING, RISING, STEADY, lemma
 from rewardlab.envs.slides.rewrites import denied_otherwise
 from rewardlab.envs.slides.rubric import inverts
 from rewardlab.envs.slides.similarity import STOPWORDS
@@ -38,6 +38,10 @@ DENIED_IN_OTHER_WORDS = [
     ("Attendance did not remain above 90%.", "Attendance stayed above 90%."),
     ("Cache invalidation does not use the update events.", "Cache invalidation uses the update events."),
     ("It is not true that costs climbed after the launch.", "Costs rose after the launch."),
+    ("Costs didn't climb after the launch.", "Costs rose after the launch."),
+    ("Costs haven't increased after the launch.", "Costs rose after the launch."),
+    ("Costs were not higher after the launch.", "Costs rose after the launch."),
+    ("Costs did not stay flat after the launch.", "Costs were unchanged after the launch."),
 ]
 """(bullet, source): the source's statement denied with one of its words said otherwise (WordNet's sets, the hand
 table, a verb of change of the same direction, the word inflected otherwise)."""
@@ -56,6 +60,10 @@ SAID_OTHERWISE = [
     ("Profits did not change.", "Profits stayed flat."),
     ("Profits did not grow.", "Profits stayed flat."),
     ("Costs fell.", "Costs did not rise."),
+    ("Costs didn't fall after the launch.", "Costs rose after the launch."),
+    ("Costs did not rise after the launch.", "Costs stayed flat after the launch."),
+    ("Costs were higher after the launch.", "Costs rose after the launch."),
+    ("Costs remained the same after the launch.", "Costs were unchanged after the launch."),
 ]
 """(bullet, source): the same statement in other words, a denial said with or without a negator on either side, or
 an opposite denied."""
@@ -69,6 +77,22 @@ IMPLIED_DENIAL_DROPPED = [
     ("The board approved the budget.", "The board neglected to approve the budget."),
 ]
 """(bullet, source): a denial without a negator taken away, or denied in turn."""
+
+
+NO_CHANGE_FOR_A_CHANGE = [
+    ("Costs stayed flat after the launch.", "Costs rose after the launch."),
+    ("Costs were unchanged after the launch.", "Costs fell after the launch."),
+    ("Costs remained the same after the launch.", "Costs climbed after the launch."),
+    ("Costs rose after the launch.", "Costs held steady after the launch."),
+    ("Prices were higher in May.", "Prices fell in May."),
+]
+"""(bullet, source): a quantity that did not change for one that did, or the other way round, and the comparative
+of a direction for a verb of the other ("higher" for "fell", as "lower" for "rose")."""
+
+
+@pytest.mark.parametrize(("bullet", "source"), NO_CHANGE_FOR_A_CHANGE)
+def test_no_change_for_a_change_and_a_comparative_of_the_other_direction_invert(bullet, source):
+    assert inverts(bullet, source)
 
 
 @pytest.mark.parametrize(("bullet", "source"), DENIED_IN_OTHER_WORDS)
@@ -86,7 +110,7 @@ def test_a_denial_said_without_a_negator_counts_as_one(bullet, source):
     assert inverts(bullet, source)
 
 
-GROUPS = [group for group in (*synonyms.HAND_SYNONYMS, RISING, FALLING)]
+GROUPS = [group for group in (*synonyms.HAND_SYNONYMS, RISING, FALLING, STEADY)]
 
 
 @given(st.sampled_from(GROUPS).flatmap(lambda group: st.permutations(group).map(lambda words: words[:2])))
@@ -101,7 +125,7 @@ def test_any_two_words_of_a_hand_group_deny_and_affirm_each_other(pair):
 @given(st.text(max_size=80), st.text(max_size=80))
 def test_any_text_reads_without_error(bullet, source):
     assert isinstance(inverts(bullet, source), bool)
-    assert implied_denials(bullet) >= 0
+    assert negations(bullet) >= 0
 
 
 def test_the_groups_read_leave_out_stop_words_and_negators():
