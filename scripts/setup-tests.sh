@@ -23,7 +23,7 @@ decided_by=(pyproject.toml scripts/setup-tests.sh scripts/installer.sh scripts/s
 want=$(cat "${decided_by[@]}" | sha256sum | cut -c1-16)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || [ ! -x .venv-np2/bin/python ]; then
   apt_missing "Docker and crosscheck tests will skip or fail" dockerd:docker.io node:nodejs npm:npm
-  apt_missing "the test that rebuilds Slides' antonym table will skip" /usr/share/wordnet/data.adj:wordnet-base
+  apt_missing "the tests that rebuild Slides' WordNet tables will skip" /usr/share/wordnet/data.adj:wordnet-base
 
   # .venv-np2's dependencies install beside .venv's (two installers on two cores); RewardLab's own editable wheel in it
   # comes after .venv's, as two builds in one tree race on rewardlab.egg-info.

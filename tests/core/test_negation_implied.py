@@ -1,0 +1,73 @@
+"""Denials said without a negator: a word of ``DENYING_VERBS`` before ``to`` ("failed to", "refused to", "unable
+to") and a word of ``LACKS`` deny what follows them in their clause, as "not" does; the same words elsewhere deny
+nothing ("failure", "the test failed", "to fail"). Read alike by every answer check and by Slides."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rewardlab.core.negation import DENYING_VERBS, LACKS, affirmed, denies, negates, negations
+from rewardlab.envs.web.answers import grade_answer
+
+
+@pytest.mark.parametrize(
+    ("implied", "spelled"),
+    [
+        ("The application failed to be approved", "The application was not approved"),
+        ("The courier refused to ship order O1046", "The courier did not ship order O1046"),
+        ("The team was unable to ship the release", "The team could not ship the release"),
+        ("The plan lacked funding for 2025", "The plan had no funding for 2025"),
+        ("The clerk neglected to file the claim", "The clerk did not file the claim"),
+    ],
+)
+def test_a_denial_without_a_negator_reads_as_the_same_denial_with_one(implied, spelled):
+    last = spelled.split()[-1].lower()
+    assert denies(implied) and denies(spelled)
+    assert negations(implied) == negations(spelled) == 1
+    assert last not in affirmed(implied).split() and last not in affirmed(spelled).split()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Failure rates fell to 2% in May",
+        "The test failed, so the fix is needed",
+        "Refusals were approved",
+        "We chose to fail fast",
+        "The failed batch was approved after a retry",
+    ],
+)
+def test_the_same_words_without_their_to_deny_nothing(text):
+    assert not denies(text) and negations(text) == 0
+    assert {word.strip(",").lower() for word in text.split() if word.isalpha()} <= set(affirmed(text).split())
+
+
+def test_a_denial_ends_with_its_clause():
+    assert "o1047" in affirmed("O1046 failed to arrive, so the answer is O1047").split()
+
+
+@given(st.sampled_from(sorted(DENYING_VERBS)), st.sampled_from(["approve", "ship it", "pay $40"]))
+def test_every_denying_verb_before_to_denies_what_follows(verb, rest):
+    text = f"The clerk {verb} to {rest}"
+    assert denies(text) and negates(text)
+    assert rest.split()[-1] not in affirmed(text).split()
+
+
+@given(st.sampled_from(sorted(LACKS)))
+def test_every_form_of_lack_denies_its_object(verb):
+    assert "funding" not in affirmed(f"The plan {verb} funding").split()
+
+
+@pytest.mark.parametrize(
+    ("answer", "grade"),
+    [
+        ("The application was approved.", "correct"),
+        ("The application failed to be approved.", "wrong"),
+        ("The application was not approved.", "wrong"),
+        ("The page failed to load at first, but the application was approved.", "correct"),
+    ],
+)
+def test_an_answer_check_reads_an_implied_denial_as_a_denial(answer, grade):
+    assert str(grade_answer(answer, ["approved"], prompt="What is the status?")) == grade
