@@ -188,9 +188,9 @@ def audit_markdown(audits: AuditRun) -> list[str]:
         f"`rewardlab.audit` on {audits.tasks} test tasks per strategy, cheapest env first, within a budget of"
         f" {audits.budget_s:.1f} s ({audits.seconds:.1f} s spent). `rewardlab audit ENV` runs the full audit.",
     ]
-    flagged = [f"{env_id} {name}" for env_id, (report, _) in audits.reports.items() for name in report.flagged_names]
+    flagged = [f"{env_id} {name}" for env_id, (report, _) in audits.done.items() for name in report.flagged_names]
     lines.append(f"Flagged: {', '.join(flagged)}." if flagged else "No strategy flagged.")
-    for report, seconds in audits.reports.values():
+    for report, seconds in audits.done.values():
         lines += ["", report.format_table(), "", f"Audited in {seconds:.2f} s."]
     if audits.skipped:
         lines += ["", "Not audited here:", ""]
@@ -219,7 +219,7 @@ def section_json(
             "tasks": audits.tasks,
             "budget_s": audits.budget_s,
             "seconds": audits.seconds,
-            "reports": [{**report.to_json(), "seconds": seconds} for report, seconds in audits.reports.values()],
+            "reports": [{**report.to_json(), "seconds": seconds} for report, seconds in audits.done.values()],
             "skipped": audits.skipped,
         }
     return document

@@ -55,20 +55,6 @@ def seconds_per_episode(
 
 
 @dataclass
-class AuditRun:
-    """Audits run within a time budget: each report with its seconds, and the envs skipped with why."""
-
-    budget_s: float
-    tasks: int
-    reports: dict[str, tuple[AuditReport, float]] = field(default_factory=dict)
-    skipped: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def seconds(self) -> float:
-        return sum(seconds for _, seconds in self.reports.values())
-
-
-@dataclass
 class BudgetRun(Generic[T]):
     """What :func:`run_within` did: each result with its seconds, and what was skipped with why."""
 
@@ -79,6 +65,14 @@ class BudgetRun(Generic[T]):
     @property
     def seconds(self) -> float:
         return sum(seconds for _, seconds in self.done.values())
+
+
+@dataclass
+class AuditRun(BudgetRun[AuditReport]):
+    """Audits run within a time budget (:func:`audits_within`): each env's report with its seconds in ``done``,
+    the envs skipped with why, and the tasks per strategy each audit played."""
+
+    tasks: int = 0
 
 
 def run_within(
@@ -143,4 +137,4 @@ def audits_within(
     as :func:`run_within` does (cheapest first; an env that does not fit, or whose audit raises a
     RewardLabError such as a missing dependency, is skipped with the reason)."""
     ran = run_within(estimates, budget_s, audit, clock=clock)
-    return AuditRun(budget_s, tasks, reports=ran.done, skipped=ran.skipped)
+    return AuditRun(budget_s, done=ran.done, skipped=ran.skipped, tasks=tasks)

@@ -164,7 +164,7 @@ def test_a_leaderboard_runs_episodes_rescore_from_what_the_env_paid():
 
 def test_the_section_in_markdown_and_json(choice):
     reports = rescore_entries(known_entries())
-    audits = AuditRun(3.0, 2, reports={TOOLCALL: (report(TOOLCALL), 0.4)}, skipped={"X-v0": "too slow"})
+    audits = AuditRun(3.0, done={TOOLCALL: (report(TOOLCALL), 0.4)}, skipped={"X-v0": "too slow"}, tasks=2)
     text = section_markdown(reports, {TOOLCALL: choice}, audits)
     assert text.startswith(HEADING) and "`rewardlab rescore` run on the leaderboard's episodes" in text
     assert "- targeted: the agent ranking changes on 1 of 1 envs (RewardLab/ToolCall-v3); 1 episode pairs flip." in text

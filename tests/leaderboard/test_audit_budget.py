@@ -47,6 +47,6 @@ def test_audits_run_cheapest_first_within_the_budget():
     estimates = {"A": 2.0, "B": 0.5, "C": 9.0, "D": 1.0, "E": 0.1, "F": math.nan}
     run = audits_within(estimates, 3.5, audit, tasks=2, clock=clock)
     # E (0.1 s spent, then raised), B (0.5), D (1.0): 1.6 s spent, 1.9 s left: A's estimate 2.0 does not fit
-    assert list(run.reports) == ["B", "D"] and run.seconds == pytest.approx(1.5)
+    assert list(run.done) == ["B", "D"] and run.seconds == pytest.approx(1.5)
     assert list(run.skipped) == ["A", "C", "E", "F"] and "E needs playwright" in run.skipped["E"]
     assert run.skipped["A"] == "estimated 2.0 s, 1.9 s of the budget left"
