@@ -13,7 +13,7 @@ Probe families, each built from the 427 notes sentences (``Brief.notes_sentences
   :data:`~rewardlab.envs.slides.rewrites.SYNONYMS`, which the rubric does not read), that verb denied in the
   source's words ("did not rise") and the reworded verb denied in the paraphrase ("did not climb"), also
   contracted ("didn't climb"), and a verb of change replaced by "stayed flat";
-- honest (should not invert): the audit's paraphrase, the sentence itself, four honest frames, six honest tails,
+- honest (should not invert): the audit's paraphrase, the sentence itself, four honest frames, seven honest tails,
   a denial of a denial ("It is not true that it is false that …": two reversals), the opposite of a verb of change
   denied ("did not fall" for "rose": two reversals), a denied paraphrase against another sentence, and 20,000
   random pairs of different sentences (seed 0).
@@ -46,6 +46,7 @@ HONEST_TAILS = (
     ", not least for the team.",
     ", which is not surprising.",
     ", and not only once.",
+    ", not before.",
 )
 DENIAL_FRAMES = {
     "'It is not true that …'": "It is not true that {s}",

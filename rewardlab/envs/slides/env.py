@@ -219,7 +219,8 @@ class SlidesEnv(TextEnv):
       ("didn't climb"); a quantity that did not change is the opposite of one that rose or fell ("stayed flat",
       "unchanged" for "rose"), and "higher" is a word of rising as "lower" was of falling; and an opposite is two
       reversals when a denial covers it, not when the bullet is one clause ("did not shrink to 13 days, double
-      the level" for "grew to 13 days, …" inverted before).
+      the level" for "grew to 13 days, …" inverted before); a denial that covers none of the statement's words
+      no longer inverts it ("…, not before" after each notes sentence inverted all 427 before).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}

@@ -372,11 +372,14 @@ def inverts(bullet: str, source: str) -> bool:
     - one of the two denies and the other does not (:func:`~rewardlab.core.negation.denies`: "prices did not
       rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or they hold different
       numbers of denying negators (:func:`~rewardlab.core.negation.negations`: "cannot ... without" for "can ...
-      without"); in a frame, the denial must cover the statement (:func:`_denials_differ`: "It is not true that
-      prices rose", but not "prices rose, not by chance"), or be a verdict of error the source does not hold
-      (:func:`~rewardlab.core.negation.verdicts`: "prices rose, which is false", "It is false that costs did not
-      fall": its subject is the statement or one of its clauses, whatever negators the statement holds) adding an
-      odd number of denials ("It is false that costs did not rise" affirms "Costs rose"), or
+      without"); the denial must cover some of the statement's words, or hold a different number of denials over
+      them (:func:`_covered`, :func:`_denials_over`: "did not fail to meet the target" for "failed to meet the
+      target", but not "prices rose, not before"), and in a frame the statement itself (:func:`_denials_differ`:
+      "It is not true that prices rose", but not "prices rose, not by chance"), or be a verdict of error the
+      source does not hold (:func:`~rewardlab.core.negation.verdicts`: "prices rose, which is false", "It is false
+      that costs did not fall": its subject is the statement or one of its clauses, whatever negators the
+      statement holds) adding an odd number of denials ("It is false that costs did not rise" affirms "Costs
+      rose"), or
     - it passes such a verdict on a clause that says the source in other words (:func:`_clause_denied`: "It is
       not true that costs climbed" for "Costs rose"), or
     - it holds a word or phrase whose opposite the source holds in its place
@@ -421,7 +424,12 @@ def inverts(bullet: str, source: str) -> bool:
     if verdict_added:  # it judges the statement or a clause of it: denials count by parity
         denied = negated and (negations(bullet) - negations(source)) % 2 == 1
     else:
-        denied = negated and (not frame or _denials_differ(bullet, source, set(mine) & set(theirs)))
+        shared = set(mine) & set(theirs) | put_for_synonyms | stood_for
+        if frame:
+            denied = negated and _denials_differ(bullet, source, shared)
+        else:  # in the source's words: a denial must cover some of them ("…, not before" covers none)
+            covers_other_words = _covered(bullet, shared)[2] != _covered(source, shared)[2]
+            denied = negated and (covers_other_words or _denials_over(bullet, shared) != _denials_over(source, shared))
     replaced = {word for gram in lost if opposed(gram, my_grams - their_grams) for word in gram}
     reversed_twice = (
         bool(put_for_opposites)
@@ -465,6 +473,22 @@ def _clause_denied(bullet: str, source: str) -> bool:
     return same_polarity and not inverts(clause, source)
 
 
+def _covered(text: str, shared: set[str]) -> tuple[bool, bool, set[str]]:
+    """``(first denied, last denied, denied)``: whether the first and the last of the ``shared`` words ``text``
+    holds stand in its denied part (:func:`~rewardlab.core.negation.split_negated`), and which of them do."""
+    affirmed, denied = (set(_sequence(part)) for part in split_negated(text))
+    words = shared & denied - affirmed
+    order = [word for word in _sequence(text) if word in shared]
+    return bool(order) and order[0] in words, bool(order) and order[-1] in words, words
+
+
+def _denials_over(text: str, shared: set[str]) -> int:
+    """The denials (:func:`~rewardlab.core.negation.negations`) of ``text``'s denied parts that cover some of the
+    ``shared`` words: "did not fail to meet the target" holds two over "meet" and "target", "…, not before" none."""
+    parts = split_negated(text)[1].split(" ; ")
+    return sum(negations(part) for part in parts if shared & set(_sequence(part)))
+
+
 def _denials_differ(bullet: str, source: str, shared: set[str]) -> bool:
     """Whether ``bullet`` and ``source`` deny different parts of what they share (``shared``: content lemmas):
     the first or the last shared word stands in one's denied part and not in the other's (a denial's part ends at
@@ -472,14 +496,7 @@ def _denials_differ(bullet: str, source: str, shared: set[str]) -> bool:
     denies the first, "Boys and girls improved, which is false" the last), or the shared words their denials cover
     differ by at least half of ``shared`` ("Contrary to reports, churn did not fall from 7% to 4%"). A denial of
     something else ("…, not by chance") covers none of them."""
-
-    def covered(text: str) -> tuple[bool, bool, set[str]]:
-        affirmed, denied = (set(_sequence(part)) for part in split_negated(text))
-        words = shared & denied - affirmed
-        order = [word for word in _sequence(text) if word in shared]
-        return bool(order) and order[0] in words, bool(order) and order[-1] in words, words
-
-    (first_b, last_b, words_b), (first_s, last_s, words_s) = covered(bullet), covered(source)
+    (first_b, last_b, words_b), (first_s, last_s, words_s) = _covered(bullet, shared), _covered(source, shared)
     ends_differ = first_b != first_s or last_b != last_s
     return bool(shared) and (ends_differ or 2 * len(words_b ^ words_s) >= len(shared))
 

@@ -63,9 +63,12 @@ SAID_OTHERWISE = [
     ("Costs did not rise after the launch.", "Costs stayed flat after the launch."),
     ("Costs were higher after the launch.", "Costs rose after the launch."),
     ("Costs remained the same after the launch.", "Costs were unchanged after the launch."),
+    ("Costs rose after the launch, not before.", "Costs rose after the launch."),
+    ("Costs climbed after the launch, not before.", "Costs rose after the launch."),
+    ("Costs have not been adjusted for inflation, not before.", "Costs have not been adjusted for inflation."),
 ]
-"""(bullet, source): the same statement in other words, a denial said with or without a negator on either side, or
-an opposite denied."""
+"""(bullet, source): the same statement in other words, a denial said with or without a negator on either side, an
+opposite denied, or a denial that covers none of the statement's words ("…, not before")."""
 
 IMPLIED_DENIAL_DROPPED = [
     ("The pilot met its target.", "The pilot failed to meet its target."),
