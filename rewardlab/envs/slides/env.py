@@ -217,7 +217,8 @@ class SlidesEnv(TextEnv):
       short verbs' other inflections missed); a denial said without a negator counts as one ("did not meet" for
       "failed to meet" no longer inverts, "met" for it does; "unable to" reads as "not able to"), contracted too
       ("didn't climb"); a quantity that did not change is the opposite of one that rose or fell ("stayed flat",
-      "unchanged" for "rose"), and "higher" is a word of rising as "lower" was of falling; and an opposite is two
+      "unchanged" for "rose"), a change of any kind denied denies one of a direction ("did not change" for
+      "rose"), and "higher" is a word of rising as "lower" was of falling; and an opposite is two
       reversals when a denial covers it, not when the bullet is one clause ("did not shrink to 13 days, double
       the level" for "grew to 13 days, …" inverted before); a denial that covers none of the statement's words
       no longer inverts it ("…, not before" after each notes sentence inverted all 427 before).

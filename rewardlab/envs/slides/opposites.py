@@ -101,7 +101,7 @@ FALLING = (
 them: "cut response times" is "improved response times"."""
 STEADY = (
     "stay flat", "remain flat", "stay the same", "remain the same", "stay unchanged", "remain unchanged", "unchanged",
-    "hold steady", "stay steady", "remain steady", "level off", "flatline", "stagnate",
+    "hold steady", "stay steady", "remain steady", "level off", "flatline", "stagnate", "flat",
 )  # fmt: skip
 """Words of a quantity that did not change: the opposite of every verb of :data:`RISING` and :data:`FALLING`
 ("costs stayed flat" for "costs rose"; "costs did not rise" for "costs stayed flat" is two reversals)."""

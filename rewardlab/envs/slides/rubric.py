@@ -115,7 +115,7 @@ from rewardlab.envs.slides.layout import LAYOUT_METRICS, layout_metrics
 from rewardlab.envs.slides.opposites import grams, lemma, opposed, prefixed_opposites
 from rewardlab.envs.slides.schema import CONTENT_LAYOUTS, Deck, ParseResult
 from rewardlab.envs.slides.similarity import STOPWORDS, Similarity, content_bag, credit, tokens
-from rewardlab.envs.slides.synonyms import stand_ins
+from rewardlab.envs.slides.synonyms import broader_stand_ins, stand_ins
 from rewardlab.envs.slides.tasks import Brief, split_sentences
 
 COMPONENTS: tuple[str, ...] = ("structure", "content", "layout", "inverse_spec", "brief_adherence")
@@ -391,9 +391,11 @@ def inverts(bullet: str, source: str) -> bool:
 
     Its words are compared with the source's through :mod:`~rewardlab.envs.slides.synonyms`: a word that stands in
     for one of the source's (a synonym, or the word inflected otherwise) is in the source's words ("Costs did not
-    climb" for "Costs rose", "does not use" for "uses"). Denials include those said without a negator
-    (:mod:`rewardlab.core.negation` reads "failed to", "lacked": "did not meet" for "failed to meet" denies as its
-    source does), and an adjective denied by its prefix before "to" is spelled out (:func:`_spelled_out`).
+    climb" for "Costs rose", "does not use" for "uses"), and in a bullet that denies where its source does not, a
+    broader word stands in for the narrower ("Costs did not change" for "Costs rose"). Denials include those said
+    without a negator (:mod:`rewardlab.core.negation` reads "failed to", "lacked": "did not meet" for "failed to
+    meet" denies as its source does), and an adjective denied by its prefix before "to" is spelled out
+    (:func:`_spelled_out`).
 
     An opposite inside a denial (the bullet's, or the source's around the word it replaces) is two reversals, not
     one ("did not meet the target" for "fell short of the target", "Costs fell" for "Costs did not rise"); an
@@ -413,7 +415,11 @@ def inverts(bullet: str, source: str) -> bool:
         if opposed(gram, lost) or (len(gram) == 1 and prefixed_opposites(gram[0], lost_words))
         for word in gram
     }
-    said_otherwise = {gram: stand_ins(gram, lost) for gram in my_grams - their_grams}
+    adds_denial = denies(bullet) and not denies(source)  # a broader word denied denies the narrower one too
+    said_otherwise = {
+        gram: stand_ins(gram, lost) | (broader_stand_ins(gram, lost) if adds_denial else set())
+        for gram in my_grams - their_grams
+    }
     put_for_synonyms = {word for gram, stood in said_otherwise.items() if stood for word in gram} - put_for_opposites
     stood_for = {word for stood in said_otherwise.values() for gram in stood for word in gram}
     frame = set(mine) - put_for_opposites - put_for_synonyms - _NEGATOR_LEMMAS - set(theirs)

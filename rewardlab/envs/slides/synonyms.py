@@ -15,7 +15,9 @@ regular inflections (:func:`~rewardlab.envs.slides.opposites.forms`: "climbed", 
   ("increased" for "grew", which no synset joins; "stayed flat" for "was unchanged").
 
 A word also stands in for itself inflected otherwise ("does not use" for "uses", which the lemma's crude stemming
-reads as two words).
+reads as two words). A word of any change (:data:`CHANGING`) is broader than each verb of rising or falling: denied,
+it denies them too ("costs did not change" for "costs rose"; :func:`broader_stand_ins`), where affirmed it only says
+less ("costs changed"), which is not read here.
 
 A synonym here is a word one of whose senses is a sense of the other: the rubric reads it only where the two stand
 in each other's place in a bullet and its source, and only to decide whether the bullet still speaks of the
@@ -32,7 +34,7 @@ from rewardlab.core.negation import NEGATORS
 from rewardlab.envs.slides.opposites import FALLING, RISING, STEADY, forms, phrase_readings
 from rewardlab.envs.slides.similarity import STOPWORDS, tokens
 
-__all__ = ["HAND_SYNONYMS", "stand_ins", "synonym_groups", "wordnet_synonyms"]
+__all__ = ["CHANGING", "HAND_SYNONYMS", "broader_stand_ins", "stand_ins", "synonym_groups", "wordnet_synonyms"]
 
 
 HAND_SYNONYMS = (
@@ -44,6 +46,10 @@ HAND_SYNONYMS = (
 )  # fmt: skip
 """Groups of words or phrases a report uses for one another, beyond WordNet's sets and the verbs of change (the
 first word of a phrase inflected: "pointed to", "rolling out")."""
+
+
+CHANGING = ("change", "move", "shift", "vary", "budge")
+"""Words of a change of a quantity in either direction: broader than each of :data:`RISING` and :data:`FALLING`."""
 
 
 @cache
@@ -91,3 +97,18 @@ def stand_ins(gram: tuple[str, ...], others: Iterable[tuple[str, ...]]) -> set[t
 def _inflected(gram: tuple[str, ...], other: tuple[str, ...]) -> bool:
     """Whether two one-word runs are one word inflected two ways ("use"/"uses", "need"/"needed")."""
     return len(gram) == len(other) == 1 and (other[0] in forms(gram[0]) or gram[0] in forms(other[0]))
+
+
+@cache
+def _change_readings() -> dict[tuple[str, ...], frozenset[int]]:
+    """``{form: {0}}`` for the words of :data:`CHANGING`, ``{1}`` for those of :data:`RISING` and :data:`FALLING`."""
+    return phrase_readings((CHANGING, (*RISING, *FALLING)))
+
+
+def broader_stand_ins(gram: tuple[str, ...], others: Iterable[tuple[str, ...]]) -> set[tuple[str, ...]]:
+    """The runs of ``others`` that ``gram``, a word of :data:`CHANGING`, is broader than (the verbs of rising and
+    falling among them); none when ``gram`` is no such word."""
+    readings = _change_readings()
+    if 0 not in readings.get(gram, frozenset()):
+        return set()
+    return {other for other in others if 1 in readings.get(other, frozenset())}

@@ -66,9 +66,13 @@ SAID_OTHERWISE = [
     ("Costs rose after the launch, not before.", "Costs rose after the launch."),
     ("Costs climbed after the launch, not before.", "Costs rose after the launch."),
     ("Costs have not been adjusted for inflation, not before.", "Costs have not been adjusted for inflation."),
+    ("Costs changed after the launch.", "Costs rose after the launch."),
+    ("Costs did not rise after the launch.", "Costs did not change after the launch."),
+    ("Costs did not change after the launch.", "Costs stayed flat after the launch."),
 ]
 """(bullet, source): the same statement in other words, a denial said with or without a negator on either side, an
-opposite denied, or a denial that covers none of the statement's words ("…, not before")."""
+opposite denied, a denial that covers none of the statement's words ("…, not before"), or a broader word affirmed
+(it says less), or a narrower one denied for a broader one denied."""
 
 IMPLIED_DENIAL_DROPPED = [
     ("The pilot met its target.", "The pilot failed to meet its target."),
@@ -83,13 +87,17 @@ IMPLIED_DENIAL_DROPPED = [
 
 NO_CHANGE_FOR_A_CHANGE = [
     ("Costs stayed flat after the launch.", "Costs rose after the launch."),
+    ("Costs were flat after the launch.", "Costs fell after the launch."),
+    ("Costs did not change after the launch.", "Costs rose after the launch."),
+    ("Costs did not budge after the launch.", "Costs dropped after the launch."),
     ("Costs were unchanged after the launch.", "Costs fell after the launch."),
     ("Costs remained the same after the launch.", "Costs climbed after the launch."),
     ("Costs rose after the launch.", "Costs held steady after the launch."),
     ("Prices were higher in May.", "Prices fell in May."),
 ]
-"""(bullet, source): a quantity that did not change for one that did, or the other way round, and the comparative
-of a direction for a verb of the other ("higher" for "fell", as "lower" for "rose")."""
+"""(bullet, source): a quantity that did not change for one that did, or the other way round, a change of any kind
+denied for one of a direction (broader, so denied with it), and the comparative of a direction for a verb of the
+other ("higher" for "fell", as "lower" for "rose")."""
 
 
 @pytest.mark.parametrize(("bullet", "source"), NO_CHANGE_FOR_A_CHANGE)
