@@ -445,12 +445,15 @@ def inverts(bullet: str, source: str) -> bool:
     return (bool(put_for_opposites) or denied) and not reversed_twice or _roles_swapped(mine, theirs)
 
 
-_PREFIXED_BEFORE_TO = re.compile(r"\bun([a-z]{4,}) to\b", re.IGNORECASE)
+DENIED_BY_PREFIX = ("able", "willing", "likely", "prepared", "ready", "permitted", "allowed", "authorized", "fit")
+"""Adjectives of ability or readiness whose ``un-`` form before ``to`` denies the verb after it ("unable to ship")."""
+_PREFIXED_BEFORE_TO = re.compile(rf"\bun({'|'.join(DENIED_BY_PREFIX)}) to\b", re.IGNORECASE)
 
 
 def _spelled_out(text: str) -> str:
-    """``text`` with an adjective denied by its prefix before ``to`` spelled out ("unable to ship" -> "not able to
-    ship", "unwilling to sign"): the same denial as "could not ship", not an opposite of it."""
+    """``text`` with an adjective of :data:`DENIED_BY_PREFIX` denied by its prefix before ``to`` spelled out
+    ("unable to ship" -> "not able to ship", "unwilling to sign"): the same denial as "could not ship", not an
+    opposite of it ("understood to", "universal to" are left alone)."""
     return _PREFIXED_BEFORE_TO.sub(r"not \1 to", text)
 
 

@@ -69,6 +69,8 @@ SAID_OTHERWISE = [
     ("Costs changed after the launch.", "Costs rose after the launch."),
     ("Costs did not rise after the launch.", "Costs did not change after the launch."),
     ("Costs did not change after the launch.", "Costs stayed flat after the launch."),
+    ("The vendor was not willing to sign the contract.", "The vendor was unwilling to sign the contract."),
+    ("The upgrade is understood to add capacity.", "The upgrade adds capacity."),
 ]
 """(bullet, source): the same statement in other words, a denial said with or without a negator on either side, an
 opposite denied, a denial that covers none of the statement's words ("…, not before"), or a broader word affirmed
