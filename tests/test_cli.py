@@ -197,11 +197,29 @@ def test_an_unknown_env_id_is_a_usage_error_that_names_the_closest_before_any_en
 
 @given(st.text(max_size=40))
 def test_any_text_given_as_an_env_id_is_a_registered_id_or_a_usage_error(value):
-    import rewardlab
+    import gymnasium as gym
 
     try:
         resolved = env_id(value)
     except argparse.ArgumentTypeError as error:
-        assert "unknown env id" in str(error)
+        assert "unknown env id" in str(error) or "module:Env-v0" in str(error)
     else:
-        assert resolved in rewardlab.env_ids()
+        assert resolved in gym.registry or resolved.partition(":")[0]
+
+
+def test_an_env_registered_with_gymnasium_by_a_user_is_accepted_and_serve_takes_only_rewardlabs(capsys):
+    import gymnasium as gym
+
+    gym.register("UserTest/Mine-v0", entry_point="rewardlab.envs.echo:EchoEnv")
+    try:
+        assert build_parser().parse_args(["eval", "UserTest/Mine-v0"]).env == ["UserTest/Mine-v0"]
+        assert build_parser().parse_args(["play", "Mine-v0"]).env == "UserTest/Mine-v0"
+        assert build_parser().parse_args(["play", "rewardlab.envs.echo:Echo-v9"]).env == "rewardlab.envs.echo:Echo-v9"
+        for unimportable in ("no_such_module:Env-v0", ":Env-v0", "a b:c"):
+            with pytest.raises(argparse.ArgumentTypeError, match="module:Env-v0"):
+                env_id(unimportable)
+        with pytest.raises(SystemExit):
+            main(["serve", "UserTest/Mine-v0"])
+        assert "unknown env id 'UserTest/Mine-v0'" in capsys.readouterr().err
+    finally:
+        del gym.registry["UserTest/Mine-v0"]

@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from rewardlab.cli.env_arguments import env_id
+from rewardlab.cli.env_arguments import served_env_id
 
 HELP = "Serve envs over OpenEnv's WebSocket protocol (/ws, /health, /schema, /metadata), one env per session."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "env_ids", nargs="*", metavar="ENV_ID", type=env_id, help="env ids to serve (default: every env)"
+        "env_ids", nargs="*", metavar="ENV_ID", type=served_env_id, help="env ids to serve (default: every env)"
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback; others need --token)")
     parser.add_argument("--port", type=int, default=8000, help="port (0: any free port, printed at start)")
