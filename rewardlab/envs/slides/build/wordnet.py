@@ -2,7 +2,8 @@
 ``apt-get install wordnet-base``), for the tables Slides ships (:mod:`~rewardlab.envs.slides.build.antonyms`,
 :mod:`~rewardlab.envs.slides.build.synonyms`).
 
-A data file (``data.adj``, ``data.verb``, ``data.noun``, ``data.adv``) holds one synset a line:
+A data file (``data.adj``, ``data.verb``, ``data.noun``, ``data.adv``) holds one synset a line, and an index file
+(``index.adj``, …) one word a line with its senses in order of frequency (:func:`sense_ranks`). A data line is
 ``offset lex_filenum ss_type w_cnt word lex_id ... p_cnt pointer ... | gloss``, ``w_cnt`` in hexadecimal and
 each pointer ``symbol offset pos source/target``, where ``source/target`` is two hexadecimal bytes: the
 numbers of the word in this synset and in the target synset the relation joins (``0000`` for a relation
@@ -17,7 +18,7 @@ import re
 from collections.abc import Callable, Iterator, Sized
 from pathlib import Path
 
-__all__ = ["LICENCE", "PARTS_OF_SPEECH", "WORDNET_DIR", "Pointer", "build_table", "synsets", "word"]
+__all__ = ["LICENCE", "PARTS_OF_SPEECH", "WORDNET_DIR", "Pointer", "build_table", "sense_ranks", "synsets", "word"]
 
 WORDNET_DIR = Path("/usr/share/wordnet")
 PARTS_OF_SPEECH = ("adj", "verb", "noun", "adv")
@@ -65,6 +66,21 @@ def synsets(path: Path) -> Iterator[tuple[str, list[str], list[Pointer]]]:
             symbol, target, _pos, ends = fields[at + 1 + 4 * k : at + 5 + 4 * k]
             pointers.append((symbol, target, int(ends[:2], 16), int(ends[2:], 16)))
         yield fields[0], words, pointers
+
+
+def sense_ranks(path: Path) -> dict[tuple[str, str], int]:
+    """``{(word, synset offset): rank}`` from an index file (``index.verb``, …): the rank of each of a word's senses,
+    1 for its most frequent (an index line ends with the word's synset offsets in that order:
+    ``lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...``)."""
+    ranks: dict[tuple[str, str], int] = {}
+    for line in path.read_text(encoding="latin-1").splitlines():
+        if not line or line.startswith(" "):  # the licence
+            continue
+        fields = line.split()
+        count = int(fields[2])
+        for rank, offset in enumerate(fields[len(fields) - count :], 1):
+            ranks[(word(fields[0]), offset)] = rank
+    return ranks
 
 
 def build_table(
