@@ -25,7 +25,7 @@ cancelled"`` denies both):
     ``"shipped, not pending or cancelled"``           -> ``"shipped ,"``
 
 Idioms deny nothing either (:data:`NOT_DENIALS`, :data:`BOUNDS`): ``not only``, ``not just``, ``no doubt``, ``no more
-than``. :func:`denies` says whether a text denies anything at all.
+than``, ``nothing but``, ``none other than``. :func:`denies` says whether a text denies anything at all.
 
 A verdict on what comes before it denies that too, back to the clause's start: a copula denied before an identity
 (:data:`IDENTITIES`: ``"$79.98 is not the total"``, ``"$32.98 isn't it"``, ``"O1046 can't be right"``), or a copula
@@ -52,9 +52,11 @@ import unicodedata
 from rewardlab.core.numerals import NUMBER_WORDS, SCALES
 
 NEGATORS = frozenset(
-    {"not", "no", "never", "neither", "nor", "without", "cannot", "instead", "rather", "nt", "doubt", "doubtful"}
-)
-"""Words that deny what follows them in their clause (``instead of``, ``rather than``, ``I doubt it is``)."""
+    {"not", "no", "never", "neither", "nor", "without", "cannot", "instead", "rather", "nt", "doubt", "doubtful",
+     "none", "nothing", "nobody", "nowhere"}
+)  # fmt: skip
+"""Words that deny what follows them in their clause (``instead of``, ``rather than``, ``I doubt it is``, ``none of
+the orders shipped``, ``nothing is pending``)."""
 
 COPULAS = frozenset({"is", "was", "are", "were", "be", "been", "seems", "looks", "sounds"})
 """Verbs that link a subject to a verdict on it."""
@@ -109,11 +111,15 @@ NOT_DENIALS: dict[str, frozenset[str]] = {
     "not": frozenset({"only", "just", "merely", "least"}),
     "no": frozenset({"doubt"}),
     "without": frozenset({"doubt"}),
+    "nothing": frozenset({"but"}),
+    "nobody": frozenset({"but"}),
+    "none": frozenset({"other"}),
 }
-"""Negators that deny nothing before these words: ``not only ... but also`` adds, ``no doubt`` affirms."""
+"""Negators that deny nothing before these words: ``not only ... but also`` adds, ``no doubt`` affirms,
+``nothing but errors`` and ``none other than O1046`` state what follows."""
 
 BOUNDS = frozenset({"more", "less", "fewer", "later", "earlier", "greater", "higher", "lower"})
-"""``no <bound> than`` states a limit, it denies nothing: ``no more than 26 laptops``."""
+"""``no <bound> than`` and ``nothing <bound> than`` state a limit, they deny nothing: ``no more than 26 laptops``."""
 
 DENIAL_CONTINUES = frozenset({"or", "nor"})
 """Conjunctions that do not end a denial: ``not pending or cancelled`` denies both."""
@@ -197,7 +203,7 @@ def _idiom(tokens: list[str], index: int) -> bool:
     following = tokens[index + 1] if index + 1 < len(tokens) else ""
     if following in NOT_DENIALS.get(tokens[index], ()):
         return True
-    return tokens[index] == "no" and following in BOUNDS and tokens[index + 2 : index + 3] == ["than"]
+    return tokens[index] in ("no", "nothing") and following in BOUNDS and tokens[index + 2 : index + 3] == ["than"]
 
 
 def denies(text: str) -> bool:

@@ -36,3 +36,30 @@ def test_a_denial_still_denies(answer):
 )
 def test_an_idiom_denies_nothing(answer):
     assert "pending" in affirmed(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "None of the orders is $32.98",
+        "Nothing costs $32.98 here",
+        "Nobody paid $32.98",
+        "Nowhere on the page does $32.98 appear",
+        "It is $79.98; nothing is $32.98",
+    ],
+)
+def test_a_word_of_no_thing_or_no_one_denies_what_follows(answer):
+    assert "32.98" not in affirmed(answer)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It was none other than $32.98",
+        "The invoice shows nothing but $32.98",
+        "Nothing more than $32.98 is due",
+        "Nobody but the owner paid $32.98",
+    ],
+)
+def test_nothing_but_none_other_than_and_a_bound_deny_nothing(answer):
+    assert "32.98" in affirmed(answer)

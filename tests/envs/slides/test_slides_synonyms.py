@@ -38,6 +38,8 @@ DENIED_IN_OTHER_WORDS = [
     ("Cache invalidation does not use the update events.", "Cache invalidation uses the update events."),
     ("It is not true that costs climbed after the launch.", "Costs rose after the launch."),
     ("Costs didn't climb after the launch.", "Costs rose after the launch."),
+    ("None of the customers above 41 seats requested audit logs.", "Customers above 41 seats asked for audit logs."),
+    ("Nobody above 41 seats asked for audit logs.", "Customers above 41 seats asked for audit logs."),
     ("Costs haven't increased after the launch.", "Costs rose after the launch."),
     ("Costs were not higher after the launch.", "Costs rose after the launch."),
     ("Costs did not stay flat after the launch.", "Costs were unchanged after the launch."),
