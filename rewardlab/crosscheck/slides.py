@@ -53,6 +53,7 @@ from typing import Any
 from rewardlab.crosscheck.answers import Answer
 from rewardlab.crosscheck.grader import ExternalVerdict
 from rewardlab.errors import MissingDependencyError, RewardLabError
+from rewardlab.leases import owned_tempdir, remove_owned_tempdir
 
 SETUP_HINT = (
     "run scripts/setup-libreoffice.sh (as root it installs Debian's libreoffice-impress and poppler-utils; "
@@ -238,7 +239,7 @@ class SlidesLayoutGrader:
 
     def __init__(self) -> None:
         self._soffice, self._pdftotext = check_installed()
-        self._dir = Path(tempfile.mkdtemp(prefix="rewardlab-slides-grader-"))
+        self._dir = owned_tempdir("rewardlab-slides-grader-")  # the reaper removes it once this process is gone
         self._profile = (self._dir / "profile").as_uri()
         self._cache: dict[str, tuple[bool, float, str]] = {}
 
@@ -396,4 +397,4 @@ class SlidesLayoutGrader:
 
     def close(self) -> None:
         """Remove the private LibreOffice profile and the work files."""
-        shutil.rmtree(self._dir, ignore_errors=True)
+        remove_owned_tempdir(self._dir)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -138,3 +139,16 @@ def test_characters_outside_a_box_are_counted():
     drawn = characters("Inside below")
     assert outside_characters(shape, page, 1.0, drawn) == len("below")
     assert outside_characters(TextShape("Body", 0, 0, 100, 80, "Inside below"), page, 1.0, drawn) == 0
+
+
+@needs_soffice
+def test_the_graders_work_folder_names_this_process_its_owner_and_goes_with_close():
+    """The reaper removes a folder whose owner is gone only when a lease sidecar names the owner."""
+    from rewardlab.leases import current_lease
+
+    grader = SlidesLayoutGrader()
+    folder = grader._dir
+    sidecar = Path(f"{folder}.lease")
+    assert folder.is_dir() and json.loads(sidecar.read_text())["owner"] == current_lease().owner.token
+    grader.close()
+    assert not folder.exists() and not sidecar.exists()
