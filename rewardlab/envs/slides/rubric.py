@@ -372,14 +372,14 @@ def inverts(bullet: str, source: str) -> bool:
     - one of the two denies and the other does not (:func:`~rewardlab.core.negation.denies`: "prices did not
       rise" for "prices rose"; "not only ... but also" and "no more than" deny nothing), or they hold different
       numbers of denying negators (:func:`~rewardlab.core.negation.negations`: "cannot ... without" for "can ...
-      without"); the denial must cover some of the statement's words, or hold a different number of denials over
-      them (:func:`_covered`, :func:`_denials_over`: "did not fail to meet the target" for "failed to meet the
-      target", but not "prices rose, not before"), and in a frame the statement itself (:func:`_denials_differ`:
-      "It is not true that prices rose", but not "prices rose, not by chance"), or be a verdict of error the
-      source does not hold (:func:`~rewardlab.core.negation.verdicts`: "prices rose, which is false", "It is false
-      that costs did not fall": its subject is the statement or one of its clauses, whatever negators the
-      statement holds) adding an odd number of denials ("It is false that costs did not rise" affirms "Costs
-      rose"), or
+      without"), where the denial covers some of the statement's words or holds a different number of denials
+      over them (:func:`_covered`, :func:`_denials_over`: "did not fail to meet the target" for "failed to meet
+      the target", but not "prices rose, not before") and, in a frame, covers the statement itself
+      (:func:`_denials_differ`: "It is not true that prices rose", but not "prices rose, not by chance"); or the
+      denial is a verdict of error the source does not hold (:func:`~rewardlab.core.negation.verdicts`: "prices
+      rose, which is false", "It is false that costs did not fall": its subject is the statement or one of its
+      clauses, whatever negators the statement holds) adding an odd number of denials ("It is false that costs did
+      not rise" affirms "Costs rose"), or
     - it passes such a verdict on a clause that says the source in other words (:func:`_clause_denied`: "It is
       not true that costs climbed" for "Costs rose"), or
     - it holds a word or phrase whose opposite the source holds in its place
