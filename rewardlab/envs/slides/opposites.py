@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from rewardlab.envs.slides.similarity import STOPWORDS, stem, tokens
@@ -156,14 +156,16 @@ def lemma(token: str) -> str:
     return stem(IRREGULAR.get(token, token))
 
 
-def forms(word: str) -> set[str]:
+@lru_cache(maxsize=65_536)
+def forms(word: str) -> frozenset[str]:
     """The :func:`lemma` of ``word`` and of its regular inflections: ``-s``, ``-ed``, ``-ing``, ``-er``, ``-est``,
-    a final consonant doubled ("dropped", "stopping", "bigger") or a final ``y`` turned to ``i`` ("easier")."""
+    a final consonant doubled ("dropped", "stopping", "bigger") or a final ``y`` turned to ``i`` ("easier").
+    Cached: a bullet's words are looked up against its source's many times."""
     stem_ = word[:-1] if word.endswith("e") else word
     doubled = word + word[-1] if word[-1] not in "aeiouwxy" and word[-2:-1] in tuple("aeiou") else word
     suffixed = [stem_, doubled] + ([word[:-1] + "i"] if word.endswith("y") and len(word) > 2 else [])
     inflected = {f"{base}{suffix}" for base in suffixed for suffix in ("ed", "ing", "er", "est")}
-    return {lemma(form) for form in (word, f"{word}s", *inflected)}
+    return frozenset(lemma(form) for form in (word, f"{word}s", *inflected))
 
 
 def _phrase_forms(phrase: str) -> set[tuple[str, ...]]:

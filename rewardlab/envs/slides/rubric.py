@@ -415,20 +415,24 @@ def inverts(bullet: str, source: str) -> bool:
         if opposed(gram, lost) or (len(gram) == 1 and prefixed_opposites(gram[0], lost_words))
         for word in gram
     }
-    adds_denial = denies(bullet) and not denies(source)  # a broader word denied denies the narrower one too
-    said_otherwise = {
-        gram: stand_ins(gram, lost) | (broader_stand_ins(gram, lost) if adds_denial else set())
-        for gram in my_grams - their_grams
-    }
+    bullet_denies, source_denies = denies(bullet), denies(source)
+    bullet_denials, source_denials = negations(bullet), negations(source)
+    negated = bullet_denies != source_denies or bullet_denials != source_denials
+    if not (negated or put_for_opposites):  # nothing denied, nothing opposed: only roles exchanged can reverse it
+        return _roles_swapped(mine, theirs)
+    adds_denial = bullet_denies and not source_denies  # a broader word denied denies the narrower one too
+    said_otherwise = stand_ins(my_grams - their_grams, lost)
+    if adds_denial:
+        for gram, stood in said_otherwise.items():
+            stood |= broader_stand_ins(gram, lost)
     put_for_synonyms = {word for gram, stood in said_otherwise.items() if stood for word in gram} - put_for_opposites
     stood_for = {word for stood in said_otherwise.values() for gram in stood for word in gram}
     frame = set(mine) - put_for_opposites - put_for_synonyms - _NEGATOR_LEMMAS - set(theirs)
     missing = set(theirs) - _NEGATOR_LEMMAS - set(mine) - stood_for
     if len(frame) > FRAME_WORDS or (frame and len(missing) > len(put_for_opposites)):
         return False
-    negated = denies(bullet) != denies(source) or negations(bullet) != negations(source)
     if verdict_added:  # it judges the statement or a clause of it: denials count by parity
-        denied = negated and (negations(bullet) - negations(source)) % 2 == 1
+        denied = negated and (bullet_denials - source_denials) % 2 == 1
     else:
         shared = set(mine) & set(theirs) | put_for_synonyms | stood_for
         if frame:
@@ -457,10 +461,14 @@ def _spelled_out(text: str) -> str:
     return _PREFIXED_BEFORE_TO.sub(r"not \1 to", text)
 
 
+_split = lru_cache(maxsize=4096)(split_negated)
+""":func:`~rewardlab.core.negation.split_negated`, cached: :func:`inverts` reads a text's denied parts several ways."""
+
+
 def _denied_words(text: str) -> set[str]:
     """The :func:`~rewardlab.envs.slides.opposites.lemma`'d words of ``text``'s denied parts
     (:func:`~rewardlab.core.negation.split_negated`): where an opposite denied is two reversals."""
-    return {lemma(t) for t in tokens(split_negated(text)[1])}
+    return {lemma(t) for t in tokens(_split(text)[1])}
 
 
 CLAUSE_SHARE = 0.5
@@ -485,7 +493,7 @@ def _clause_denied(bullet: str, source: str) -> bool:
 def _covered(text: str, shared: set[str]) -> tuple[bool, bool, set[str]]:
     """``(first denied, last denied, denied)``: whether the first and the last of the ``shared`` words ``text``
     holds stand in its denied part (:func:`~rewardlab.core.negation.split_negated`), and which of them do."""
-    affirmed, denied = (set(_sequence(part)) for part in split_negated(text))
+    affirmed, denied = (set(_sequence(part)) for part in _split(text))
     words = shared & denied - affirmed
     order = [word for word in _sequence(text) if word in shared]
     return bool(order) and order[0] in words, bool(order) and order[-1] in words, words
@@ -494,7 +502,7 @@ def _covered(text: str, shared: set[str]) -> tuple[bool, bool, set[str]]:
 def _denials_over(text: str, shared: set[str]) -> int:
     """The denials (:func:`~rewardlab.core.negation.negations`) of ``text``'s denied parts that cover some of the
     ``shared`` words: "did not fail to meet the target" holds two over "meet" and "target", "…, not before" none."""
-    parts = split_negated(text)[1].split(" ; ")
+    parts = _split(text)[1].split(" ; ")
     return sum(negations(part) for part in parts if shared & set(_sequence(part)))
 
 

@@ -81,22 +81,34 @@ def _readings() -> dict[tuple[str, ...], frozenset[int]]:
     return phrase_readings(synonym_groups())
 
 
-def stand_ins(gram: tuple[str, ...], others: Iterable[tuple[str, ...]]) -> set[tuple[str, ...]]:
-    """The runs of ``others`` (:func:`~rewardlab.envs.slides.opposites.grams` of lemma'd words) that ``gram`` may
-    stand in for: those that share a group of :func:`synonym_groups` with it, and a word that is ``gram``'s one
-    word inflected otherwise (one is among the other's :func:`~rewardlab.envs.slides.opposites.forms`); never
-    ``gram`` itself."""
-    mine = _readings().get(gram, frozenset())
-    return {
-        other
-        for other in others
-        if other != gram and (_readings().get(other, frozenset()) & mine or _inflected(gram, other))
-    }
+Gram = tuple[str, ...]
 
 
-def _inflected(gram: tuple[str, ...], other: tuple[str, ...]) -> bool:
-    """Whether two one-word runs are one word inflected two ways ("use"/"uses", "need"/"needed")."""
-    return len(gram) == len(other) == 1 and (other[0] in forms(gram[0]) or gram[0] in forms(other[0]))
+def stand_ins(grams: Iterable[Gram], others: Iterable[Gram]) -> dict[Gram, set[Gram]]:
+    """``{gram: the runs of others it may stand in for}`` for each of ``grams``, runs of lemma'd words as
+    :func:`~rewardlab.envs.slides.opposites.grams` gives them: the runs of ``others`` that share a group of
+    :func:`synonym_groups` with it, and a word that is its one word inflected otherwise (one is among the other's
+    :func:`~rewardlab.envs.slides.opposites.forms`); never the gram itself. ``others`` are indexed once, by group
+    and by form, so each gram is a few lookups."""
+    readings = _readings()
+    by_group: dict[int, set[Gram]] = {}
+    by_form: dict[str, set[Gram]] = {}  # a form of a one-word run -> the runs
+    by_word: dict[str, set[Gram]] = {}  # a one-word run's word -> the runs
+    for other in others:
+        for group in readings.get(other, ()):
+            by_group.setdefault(group, set()).add(other)
+        if len(other) == 1:
+            by_word.setdefault(other[0], set()).add(other)
+            for form in forms(other[0]):
+                by_form.setdefault(form, set()).add(other)
+    found: dict[Gram, set[Gram]] = {}
+    for gram in grams:
+        runs = {run for group in readings.get(gram, ()) for run in by_group.get(group, ())}
+        if len(gram) == 1:
+            runs |= by_form.get(gram[0], set())
+            runs |= {run for form in forms(gram[0]) for run in by_word.get(form, ())}
+        found[gram] = runs - {gram}
+    return found
 
 
 @cache
