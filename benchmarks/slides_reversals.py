@@ -19,7 +19,8 @@ Probe families, each built from the 427 notes sentences (``Brief.notes_sentences
   random pairs of different sentences (seed 0).
 
 ``--before DIR`` scores the same probes with the ``rewardlab`` package of another checkout (a ``git worktree``)
-in a subprocess, for a before/after column.
+in a subprocess, for a before/after column. Each checkout's ``inverts`` is also timed over all the pairs in its
+own process, after a warming pass (the microseconds a pair, median of :data:`TIMING_PASSES` passes).
 """
 
 from __future__ import annotations
@@ -31,11 +32,10 @@ import random
 import re
 import subprocess
 import sys
-from collections.abc import Callable
+from pathlib import Path
 
 from rewardlab.envs.slides import opposites
 from rewardlab.envs.slides.rewrites import VERB_BASES, denied_otherwise, deny_verb, paraphrase, reworded_verb
-from rewardlab.envs.slides.rubric import inverts
 from rewardlab.envs.slides.tasks import Brief, load_tasks
 
 HONEST_FRAMES = ("In short, {s}", "As the notes say, {s}", "Notably, {s}", "It is true that {s}")
@@ -142,21 +142,36 @@ def probes(sentences: list[str]) -> dict[str, tuple[bool, list[Pair]]]:
     return families
 
 
-def _judged_elsewhere(checkout: str) -> Callable[[list[Pair]], list[bool]]:
-    """``inverts`` of another checkout's package, over JSON on a subprocess's stdin."""
-    code = (
-        "import json, sys; sys.path.insert(0, sys.argv[1]);"
-        "from rewardlab.envs.slides.rubric import inverts;"
-        "print(json.dumps([inverts(b, s) for b, s in json.load(sys.stdin)]))"
+TIMING_PASSES = 3
+_JUDGE = """
+import json, statistics, sys, time
+sys.path.insert(0, sys.argv[1])
+from rewardlab.envs.slides.rubric import inverts
+pairs = json.load(sys.stdin)
+verdicts = [inverts(b, s) for b, s in pairs]  # the first pass warms every cache
+passes = []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    for b, s in pairs:
+        inverts(b, s)
+    passes.append((time.perf_counter() - start) / max(len(pairs), 1) * 1e6)
+print(json.dumps({"verdicts": verdicts, "us": statistics.median(passes)}))
+"""
+"""Judges every pair with a checkout's ``inverts`` in a fresh process, then times it: the median over
+:data:`TIMING_PASSES` passes of the microseconds a pair, after a first pass that warms the caches."""
+
+
+def judged(checkout: str, pairs: list[Pair]) -> tuple[list[bool], float]:
+    """``(verdicts, microseconds a pair)`` of ``inverts`` from the package at ``checkout`` (:data:`_JUDGE`)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _JUDGE, checkout, str(TIMING_PASSES)],
+        input=json.dumps(pairs),
+        capture_output=True,
+        text=True,
+        check=True,
     )
-
-    def judge(pairs: list[Pair]) -> list[bool]:
-        done = subprocess.run(
-            [sys.executable, "-c", code, checkout], input=json.dumps(pairs), capture_output=True, text=True, check=True
-        )
-        return list(json.loads(done.stdout))
-
-    return judge
+    result = json.loads(done.stdout)
+    return list(result["verdicts"]), float(result["us"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,14 +179,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", default=None, help="another checkout's root, for a before column")
     args = parser.parse_args(argv)
     sentences = notes_sentences()
-    before = _judged_elsewhere(args.before) if args.before else None
+    families = probes(sentences)
+    everything = [pair for _, pairs in families.values() for pair in pairs]
+    now, now_us = judged(str(Path(__file__).resolve().parent.parent), everything)
+    then, then_us = judged(args.before, everything) if args.before else (None, None)
     print(f"{len(sentences)} notes sentences")
     print("| probe | should invert | probes | inverted now | inverted before |")
     print("|---|---|---:|---:|---:|")
-    for name, (should, pairs) in probes(sentences).items():
-        now = sum(inverts(bullet, source) for bullet, source in pairs)
-        then = str(sum(before(pairs))) if before else "—"
-        print(f"| {name} | {'yes' if should else 'no'} | {len(pairs)} | {now} | {then} |")
+    start = 0
+    for name, (should, pairs) in families.items():
+        end = start + len(pairs)
+        before = str(sum(then[start:end])) if then is not None else "—"
+        print(f"| {name} | {'yes' if should else 'no'} | {len(pairs)} | {sum(now[start:end])} | {before} |")
+        start = end
+    shown = f", before {then_us:.0f} µs" if then_us is not None else ""
+    timing = f"median of {TIMING_PASSES} warm passes: now {now_us:.0f} µs a pair{shown}"
+    print(f"\ninverts over all {len(everything):,} pairs, {timing}")
     return 0
 
 
