@@ -7,9 +7,10 @@ different to one check than to another:
 - :func:`mentions`: ``value`` occurs in ``text`` as a whole run of canonical tokens.
 - :func:`competing_candidates`: the candidates an answer mentions that are not the reference.
 - :func:`within_length`: ``len(canonical(answer)) <= factor · len(canonical(reference)) + slack``.
-- :func:`offered_as_alternatives`: candidates the answer offers in one breath with a reference, a word of
-  :data:`DISJUNCTIONS` between them (``savings or checking``): a hedge even across values the prompt itself names,
-  which restating the request may otherwise mention.
+- :func:`offered_as_alternatives`: candidates the answer offers in one breath with a reference, a word that weighs
+  them (``savings or checking``, ``could be savings, could be checking``) or one list of both (``savings/checking``,
+  ``Savings? Checking?``): a hedge even across values the prompt itself names, which restating the request may
+  otherwise mention.
 
 An answer passes :func:`hedge_free` when it mentions no competing candidate and stays within
 its length bound.
@@ -17,6 +18,8 @@ its length bound.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterable
 
 from rewardlab.core.text import canonical_text
@@ -66,54 +69,162 @@ def within_length(answer: str, references: Iterable[str], *, factor: float = 3.0
 
 
 DISJUNCTIONS = frozenset(
-    {"or", "either", "maybe", "perhaps", "possibly", "probably", "likely", "otherwise", "alternatively", "else"}
-)
+    {"or", "either", "maybe", "perhaps", "possibly", "probably", "likely", "otherwise", "alternatively", "else",
+     "unless", "whether", "versus", "vs"}
+)  # fmt: skip
 """Words that offer what follows as an alternative to what precedes, or weigh the two (``checking or savings``,
-``savings, perhaps checking``, ``savings probably; checking otherwise``)."""
+``savings, perhaps checking``, ``savings probably; checking otherwise``, ``savings, unless it is checking``)."""
 
-MAX_GAP = 4
-"""Most tokens between a reference and a candidate offered as its alternative (a disjunction among them)."""
+MODALS = frozenset({"could", "might", "may", "can", "would", "should"})
+"""Verbs of possibility: one before ``be``/``been`` (``could be``, ``might also be``, ``may have been``) offers
+what follows as a possible identity, an alternative to what the answer states."""
+
+LINKS = frozenset({"and", "or", "nor", "plus", "also", "too", "both", "either", "as", "well", "vs", "versus"})
+"""Words that join the items of one list (``savings and checking``, ``both savings and checking``, ``savings as
+well as checking``, ``savings. Also checking.``)."""
+
+MAX_GAP = 5
+"""Most words between a reference and a candidate offered as its alternative (a word that offers it among them:
+``savings, though it could also be checking``)."""
+
+LIST_MARKS = frozenset({",", "/", "&", ";", ".", "!", "?", "\n"})
+"""Marks that may part the items of a list (not ``:``, which parts a label from its value: ``Order 1041: $79.98``)."""
+
+SENTENCE_ENDS = frozenset({".", "!", "?", ";", "\n"})
+"""Marks that end a sentence: a list of values may run across them (``Savings? Checking?``), a clause about a
+value may not (``I paid from savings. Checking was short.``)."""
+
+_MARKED_TOKEN = re.compile(r"[^\W_]+|[;!?/&\n]|(?<!\d)[.,:]|[.,:](?!\d)|(?<=\d)[-–](?=\d)")
+
+RANGE_WORDS = frozenset({"-", "–", "to", "until", "through"})
+"""What joins the two ends of a range (``12:30-13:00``, ``12:30 to 13:00``): a value with its range is one item."""
+
+_RANGE_END = frozenset({"am", "pm"})
+
+
+def _marked_tokens(text: str) -> list[str]:
+    """The words of :func:`~rewardlab.core.text.canonical_text` in order, with the marks that join or part
+    them (``, ; : . ! ? / &`` and line breaks; a mark between two digits belongs to a number, except the dash of
+    a range) as tokens of their own."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return _MARKED_TOKEN.findall(text.casefold())
+
+
+def _with_range(tokens: list[str], end: int) -> int:
+    """The end of a value ending at ``end`` together with the range it opens, if any (``12:30`` in
+    ``12:30-13:00`` ends after ``00``)."""
+    if not tokens[end - 1].isdigit() or end + 1 >= len(tokens) or tokens[end] not in RANGE_WORDS:
+        return end
+    if not tokens[end + 1].isdigit():
+        return end
+    end += 1
+    while end < len(tokens) and (tokens[end].isdigit() or tokens[end] in _RANGE_END):
+        end += 1
+    return end
 
 
 def _runs(tokens: list[str], value: str) -> list[tuple[int, int]]:
-    """``[start, end)`` of every occurrence of ``value``'s canonical tokens in ``tokens``."""
+    """``[start, end)`` of every occurrence of ``value``'s canonical words in ``tokens`` (marks skipped), as
+    indexes into ``tokens``, with the range it opens (:func:`_with_range`)."""
     needle = canonical_text(value).split()
-    width = len(needle)
-    if not width:
+    if not needle:
         return []
-    return [(i, i + width) for i in range(len(tokens) - width + 1) if tokens[i : i + width] == needle]
+    words = [i for i, t in enumerate(tokens) if t[0].isalnum()]
+    width = len(needle)
+    return [
+        (words[i], _with_range(tokens, words[i + width - 1] + 1))
+        for i in range(len(words) - width + 1)
+        if [tokens[j] for j in words[i : i + width]] == needle
+    ]
 
 
-def offered_as_alternatives(answer: str, references: Iterable[str], candidates: Iterable[str]) -> list[str]:
-    """Candidates that ``answer`` offers as alternatives to a reference: an occurrence of each within
-    :data:`MAX_GAP` tokens of one another with a word of :data:`DISJUNCTIONS` between them or right after the
-    second (``savings; checking otherwise``), in either order. A candidate that is part of a reference (or the
-    reverse) is never one.
+def _offers(tokens: list[str], first: tuple[int, int], second: tuple[int, int], *, lists: bool) -> bool:
+    """Whether the value at ``second`` (after ``first``) is offered as an alternative to the one at ``first``.
+
+    Either a word offers it: at most :data:`MAX_GAP` words between them, among which a word of
+    :data:`DISJUNCTIONS`, ``if not``, or a modal before ``be``/``been`` (:data:`MODALS`), or a word of
+    :data:`DISJUNCTIONS` right after the second; or, with ``lists``, the two are items of one list: between
+    them at least one of :data:`LIST_MARKS` and :data:`LINKS` and nothing else but the word that heads the first
+    (``from savings and from checking``), and from the second to its sentence's end (:data:`SENTENCE_ENDS`)
+    only marks and :data:`LINKS`, so ``savings and checking`` is a list and ``savings and checking now holds
+    $3`` two clauses.
+    """
+    between = tokens[first[1] : second[0]]
+    words = [t for t in between if t[0].isalnum()]
+    after = tokens[second[1] : second[1] + 1]
+    if len(words) <= MAX_GAP and _weighs([*words, *(a for a in after if a in DISJUNCTIONS)]):
+        return True
+    head = next((t for t in reversed(tokens[: first[0]]) if t[0].isalnum()), None)
+    joins = [t for t in between if t in LINKS or t in LIST_MARKS]
+    if not lists or not joins or any(t not in LINKS and t not in LIST_MARKS and t != head for t in between):
+        return False
+    rest = []
+    for token in tokens[second[1] :]:
+        if token in SENTENCE_ENDS:
+            break
+        rest.append(token)
+    return all(not t[0].isalnum() or t in LINKS or t in DISJUNCTIONS for t in rest)
+
+
+def _weighs(words: list[str]) -> bool:
+    """A word of :data:`DISJUNCTIONS`, ``if not``, or a modal within two words before ``be``/``been``."""
+    for index, word in enumerate(words):
+        if word in DISJUNCTIONS or (word == "if" and words[index + 1 : index + 2] == ["not"]):
+            return True
+        if word in MODALS and {"be", "been"}.intersection(words[index + 1 : index + 4]):
+            return True
+    return False
+
+
+def offered_as_alternatives(
+    answer: str, references: Iterable[str], candidates: Iterable[str], *, whole: str | None = None, lists: bool = True
+) -> list[str]:
+    """Candidates that ``answer`` offers as alternatives to a reference (:func:`_offers`, in either order): a
+    word that weighs them (``savings or checking``, ``savings; checking otherwise``, ``could be savings, could
+    be checking``, ``savings; if not, checking``) or one list of both (``savings/checking``, ``savings and
+    checking.``, ``Savings? Checking?``). A candidate that is part of a reference (or the reverse) is never one.
+
+    ``answer`` is what an answer affirms (:func:`~rewardlab.core.negation.affirmed`); with ``whole``, the answer
+    itself, a candidate is one only when ``whole`` offers it too, so that a denial taken out of the affirmed
+    text does not join what stood on either side of it (``savings; checking didn't have enough`` affirms
+    ``savings; checking``, no list).
 
     Example:
         >>> offered_as_alternatives("I paid it from checking, or from savings.", ["savings"], ["checking"])
         ['checking']
         >>> offered_as_alternatives("Savings; checking otherwise.", ["savings"], ["checking"])
         ['checking']
+        >>> offered_as_alternatives("Paid from savings, though it could also be checking.", ["savings"], ["checking"])
+        ['checking']
+        >>> offered_as_alternatives("Paid from savings/checking.", ["savings"], ["checking"])
+        ['checking']
         >>> offered_as_alternatives("Checking was short, so I paid from savings.", ["savings"], ["checking"])
         []
+        >>> offered_as_alternatives("I paid from savings and checking now holds $3.", ["savings"], ["checking"])
+        []
     """
-    tokens = canonical_text(answer).split()
-    spans = [span for reference in references for span in _runs(tokens, str(reference))]
-    refs = [f" {canonical_text(str(r))} " for r in references]
+    references = [str(r) for r in references]
+    refs = [f" {canonical_text(r)} " for r in references]
+    texts = [_marked_tokens(t) for t in (answer, *([] if whole is None else [whole]))]
+    spans = [[span for reference in references for span in _runs(tokens, reference)] for tokens in texts]
     found = []
     for candidate in dict.fromkeys(canonical_text(str(c)) for c in candidates):
         if not candidate or any(f" {candidate} " in r or r in f" {candidate} " for r in refs):
             continue
-        for start, end in _runs(tokens, candidate):
-            if any(
-                0 <= gap_end - gap_start <= MAX_GAP and DISJUNCTIONS.intersection(tokens[gap_start : after + 1])
-                for ref_start, ref_end in spans
-                for gap_start, gap_end, after in ((ref_end, start, end), (end, ref_start, ref_end))
-            ):
-                found.append(candidate)
-                break
+        if all(_offered(tokens, found_at, candidate, lists) for tokens, found_at in zip(texts, spans, strict=True)):
+            found.append(candidate)
     return found
+
+
+def _offered(tokens: list[str], spans: list[tuple[int, int]], candidate: str, lists: bool) -> bool:
+    """Whether ``candidate`` stands anywhere in ``tokens`` offered as an alternative to a reference at ``spans``."""
+    return any(
+        _offers(tokens, *sorted((run, span)), lists=lists)
+        for run in _runs(tokens, candidate)
+        for span in spans
+        if run[1] <= span[0] or span[1] <= run[0]
+    )
 
 
 def hedge_free(

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardlab.core.answers import (
     DISJUNCTIONS,
+    LINKS,
+    MODALS,
+    RANGE_WORDS,
     competing_candidates,
     hedge_free,
     mentions,
     offered_as_alternatives,
     within_length,
 )
+from rewardlab.core.negation import NEGATORS, affirmed
 from rewardlab.core.text import canonical_text, canonical_tokens
 
 FORMAT_CHARS = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]
@@ -61,7 +66,10 @@ def test_length_bound_and_hedge_free():
     assert not hedge_free("shipped or pending", ["shipped"], ["pending", "shipped"])
 
 
-WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8).filter(lambda w: w not in DISJUNCTIONS)
+GRAMMAR = DISJUNCTIONS | LINKS | MODALS | NEGATORS | RANGE_WORDS
+GRAMMAR |= {"be", "been", "if", "it", "is", "was", "have", "though", "from", "since", "now", "holds", "short"}
+GRAMMAR |= {"untouched", "paid", "taken", "gym", "lunch"}
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8).filter(lambda w: w not in GRAMMAR)
 
 
 @given(WORD, WORD, st.sampled_from(["or", "or maybe", ", perhaps", "or else", "and/or"]), st.booleans())
@@ -97,3 +105,71 @@ def test_a_value_in_another_clause_is_context(reference, other, between):
 def test_a_disjunction_far_from_the_reference_offers_nothing():
     answer = "Savings paid the bill in full today for you; checking or the card would not have been enough."
     assert offered_as_alternatives(answer, ["savings"], ["checking"]) == []
+
+
+WEIGHINGS = [
+    "{} or {}",
+    "{}; if not, {}",
+    "{}, though it could also be {}",
+    "{}, unless it is {}",
+    "could be {}, could be {}",
+    "{}, or it might have been {}",
+    "{} versus {}",
+]
+LISTS = ["{}/{}", "{} and {}.", "{}, {}", "{}? {}?", "both {} and {}", "{}.\n{}", "{} & {}", "from {}, and from {}"]
+
+
+@given(WORD, WORD, st.sampled_from(WEIGHINGS + LISTS), st.booleans())
+def test_a_value_weighed_against_or_listed_with_the_reference_is_an_alternative(reference, other, form, swapped):
+    if reference == other:
+        return
+    first, second = (other, reference) if swapped else (reference, other)
+    assert offered_as_alternatives(f"It was {form.format(first, second)}", [reference], [other]) == [other]
+
+
+@given(WORD, WORD, st.sampled_from(LISTS))
+def test_a_list_is_read_only_for_candidates_of_the_references_kind(reference, other, form):
+    """``lists=False``: a list of facts may hold other kinds beside the answer (``Order 1041, $79.98``)."""
+    if reference == other:
+        return
+    assert offered_as_alternatives(form.format(other, reference), [reference], [other], lists=False) == []
+
+
+@given(
+    WORD,
+    WORD,
+    st.sampled_from(
+        [
+            "{ref} and {other} now holds $3.",
+            "{ref}. {other} was short.",
+            "{ref}; {other}: untouched.",
+            "{other}: short. {ref}: paid.",
+            "from {ref} to {other}",
+            "{ref} (since {other} was short)",
+        ]
+    ),
+)
+def test_a_clause_about_the_other_value_is_no_list(reference, other, form):
+    if reference == other:
+        return
+    text = form.format(ref=reference, other=other)
+    assert offered_as_alternatives(text, [reference], [other]) == []
+
+
+def test_a_denial_taken_out_of_the_affirmed_text_joins_nothing():
+    answer = "Paid from savings; checking didn't have enough."
+    assert offered_as_alternatives(affirmed(answer), ["savings"], ["checking"]) == ["checking"]  # alone: a list
+    assert offered_as_alternatives(affirmed(answer), ["savings"], ["checking"], whole=answer) == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "offered"),
+    [
+        ("'Gym' is at 12:30-13:00/16:00-16:30.", True),
+        ("'Gym' is at 12:30 to 13:00, 16:00 to 16:30.", True),
+        ("'Gym' is at 12:30-13:00; 16:00-16:30 was taken.", False),
+        ("16:00 was taken by 'Lunch', so 'Gym' is at 12:30-13:00.", False),
+    ],
+)
+def test_a_value_with_its_range_is_one_item_of_a_list(answer, offered):
+    assert bool(offered_as_alternatives(answer, ["12:30"], ["16:00"])) == offered

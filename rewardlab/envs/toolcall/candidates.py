@@ -10,7 +10,8 @@ computes) competes with every other number: the answer must state the computed v
 list of guesses; and any number, for a numeric output, that neither the world nor the tools hold is a
 guess at it (``$84.81 or $86.31``). Values the user wrote in the prompt do not compete by being mentioned
 (restating the request is not hedging), only when offered as an alternative to the required value
-(``checking or savings``); the other required outputs never compete.
+(``checking or savings``, ``savings; if not, checking``) or listed with it (``savings/checking``); the other
+required outputs never compete.
 
 Example:
     >>> from rewardlab.envs.toolcall.worlds import make_world

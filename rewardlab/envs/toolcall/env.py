@@ -165,7 +165,11 @@ class ToolCallEnv(TextEnv):
       (``"$79.98 is not the total"``, ``"… is wrong"``, ``"I doubt it is …"``); a lone ``one`` is the pronoun only
       after a determiner (``two, or maybe one`` hedges). Then (stop 39): ``probably``, ``likely``,
       ``otherwise``, ``alternatively`` and ``else`` weigh a value against the required one, also right after it
-      (``savings; checking otherwise`` hedges).
+      (``savings; checking otherwise`` hedges). Then (stop 44): a value the prompt names is offered as an
+      alternative in other words than ``or`` too (``savings; if not, checking``, ``savings, though it could also be
+      checking``, ``unless``, ``versus``) and when listed with the required one (``savings/checking``, ``savings and
+      checking.``, ``Savings? Checking?``, a time with its range: ``12:30-13:00/16:00-16:30``), but not when a
+      clause about it follows (``savings; checking didn't have enough``).
     """
 
     cheap_calls: ClassVar[bool] = True

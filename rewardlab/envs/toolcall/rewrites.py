@@ -24,7 +24,11 @@ Defects (each must lose ``is_success``):
   task neither requires nor names in its prompt), which asserts X and denies Y;
 - ``answer_hedged``: ``Y`` replaced by ``Y or X``;
 - ``answer_hedged_across_the_prompt``: ``Y`` replaced by ``Y or P``, ``P`` another value of ``Y``'s field that the
-  prompt names (``savings or checking`` when the user asked to pay from checking, or from savings if short).
+  prompt names (``savings or checking`` when the user asked to pay from checking, or from savings if short);
+- ``answer_listed_across_the_prompt``: ``Y`` replaced by a list of ``Y`` and ``P`` with no word of doubt, in one
+  of :data:`LISTS` (``savings/checking``, ``savings and checking``; a range such as ``12:30-13:00`` listed whole);
+- ``answer_weighed_across_the_prompt``: ``Y`` weighed against ``P`` in other words than ``or``, in one of
+  :data:`WEIGHINGS` (``savings; if not, checking``, ``savings, though it could also be checking``).
 """
 
 from __future__ import annotations
@@ -319,6 +323,34 @@ def answer_hedged_across_the_prompt(context: RewriteContext) -> list[str] | None
     return _rewrite_answer(context, "{required} or {other}", named=True)
 
 
+LISTS = ("{required}/{other}", "{required} and {other}", "{required}, {other}", "both {required} and {other}")
+"""How :func:`answer_listed_across_the_prompt` lists the two values (one drawn per task)."""
+
+WEIGHINGS = (
+    "{required}; if not, {other}",
+    "{required}, though it could also be {other}",
+    "{required}, unless it is {other}",
+    "could be {required}, could be {other}",
+)
+"""How :func:`answer_weighed_across_the_prompt` weighs the two values (one drawn per task)."""
+
+
+@defective(
+    "answer_listed_across_the_prompt",
+    "the first required value Y listed with P ('Y/P', 'Y and P'), P a value the prompt names",
+)
+def answer_listed_across_the_prompt(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, LISTS[int(context.rng.integers(len(LISTS)))], named=True)
+
+
+@defective(
+    "answer_weighed_across_the_prompt",
+    "the first required value Y weighed against P ('Y; if not, P'), P a value the prompt names",
+)
+def answer_weighed_across_the_prompt(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, WEIGHINGS[int(context.rng.integers(len(WEIGHINGS)))], named=True)
+
+
 EQUIVALENTS = (
     parallel_calls_reordered,
     arguments_reordered,
@@ -333,4 +365,6 @@ DEFECTS = (
     answer_x_not_y,
     answer_hedged,
     answer_hedged_across_the_prompt,
+    answer_listed_across_the_prompt,
+    answer_weighed_across_the_prompt,
 )

@@ -198,7 +198,7 @@ def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence
     for item in competitors:
         if item.strings and competing_candidates(words, references, item.strings):
             return True
-        if item.named and offered_as_alternatives(words, references, item.named):
+        if item.named and offered_as_alternatives(stated, references, item.named, whole=answer):
             return True
         if item.numbers or item.any_number or item.numeric:
             numbers = numbers_in(stated) if numbers is None else numbers

@@ -32,10 +32,12 @@ it states besides an accepted answer and the prompt:
   phrase (``the rollout or testing``), else it is just a word.
 
 Whatever its kind, a candidate that the answer *offers as an alternative* to the accepted answer it
-states (:func:`~rewardlab.core.answers.offered_as_alternatives`: within four tokens, ``or``, ``maybe``,
-``perhaps`` … between them) is a hedge: a value of context (``3 or 4 posts`` when replies were asked), and a
-person, name or value the prompt itself names (``Alice or Bob`` for "did Alice or Bob post it?"), which are
-otherwise not candidates, as restating the request mentions them.
+states (:func:`~rewardlab.core.answers.offered_as_alternatives`: a word that weighs them, such as ``or``,
+``maybe``, ``if not``, ``could be``, within five words) is a hedge: a value of context (``3 or 4 posts`` when
+replies were asked), and a person, name or value the prompt itself names (``Alice or Bob`` for "did Alice or Bob
+post it?"), which are otherwise not candidates, as restating the request mentions them. What the prompt names of
+the asked kind is a hedge too when listed with the answer (``Alice/Bob``, ``Alice and Bob.``); a list of facts of
+other kinds is not (``Order 1041: $79.98``).
 
 The grade, with ``s`` = 1 when the answer states an accepted answer (its rendered text, as whole
 canonical tokens, affirmed and not denied), ``c`` the competing candidates it affirms, ``x`` the
@@ -118,6 +120,7 @@ class Question:
         named: What the prompt names: its values, the sites' people and the pages' names it mentions (candidates
             only when offered as alternatives to an answer).
         shown: The rendered values the pages showed.
+        named_kinds: The kind of each of ``named`` (a value's kind, ``person`` or ``name``).
     """
 
     references: tuple[ValueText, ...]
@@ -128,6 +131,7 @@ class Question:
     words: frozenset[str]
     named: tuple[str, ...] = ()
     shown: frozenset[str] = frozenset()
+    named_kinds: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, accepted: Iterable[str], prompt: str = "", pages: Iterable[str] = ()) -> Question:
@@ -137,10 +141,10 @@ class Question:
         persons = tuple(p for p in DIRECTORY if not mentions(prompt, p))
         shown = page_names([*pages, prompt])
         names = tuple(n for n in shown if not mentions(prompt, n) and n not in DIRECTORY)
-        named = (
-            *(v.rendered for v in read_prompt.values),
-            *(read_values(n).rendered for n in (*DIRECTORY, *shown) if mentions(prompt, n)),
-        )
+        named: dict[str, str] = {v.rendered: v.kind for v in read_prompt.values}
+        for name in (*DIRECTORY, *shown):
+            if mentions(prompt, name):
+                named.setdefault(read_values(name).rendered, "person" if name in DIRECTORY else "name")
         kinds: set[str] = {v.kind for r in references for v in r.values}
         for reference in references:
             if any(mentions(reference.rendered, p) for p in DIRECTORY):
@@ -157,7 +161,15 @@ class Question:
         )
         page_values = frozenset(v.rendered for page in pages for v in read_values(page).values)
         return cls(
-            references, frozenset(kinds), read_prompt, persons, names, words, tuple(dict.fromkeys(named)), page_values
+            references,
+            frozenset(kinds),
+            read_prompt,
+            persons,
+            names,
+            words,
+            tuple(named),
+            page_values,
+            tuple(named.values()),
         )
 
     @property
@@ -319,16 +331,23 @@ def grade(answer: ReadAnswer, question: Question) -> Grade:
 
 def _offers_alternatives(answer: ReadAnswer, stated: list[str], question: Question) -> bool:
     """Whether the answer offers a value it affirms, a person, a name or something the prompt names as an
-    alternative to an accepted answer it states."""
+    alternative to an accepted answer it states: in words that weigh them (``Bob or maybe Alice``), or, for what
+    the prompt names of an asked kind, as one list (``Bob/Alice``; ``Order 1041: $79.98`` lists no two totals)."""
     if not stated:
         return False
+    affirmed, whole = answer.affirmed.rendered, answer.whole.rendered
     candidates = (
         *(v.rendered for v in answer.affirmed.values),
         *question.named,
         *question.persons,
         *question.names,
     )
-    return bool(offered_as_alternatives(answer.affirmed.rendered, stated, candidates))
+    asked = question.kinds | ({"name"} if "phrase" in question.kinds else set())
+    listed = [n for n, kind in zip(question.named, question.named_kinds, strict=True) if kind in asked]
+    return bool(
+        offered_as_alternatives(affirmed, stated, candidates, whole=whole, lists=False)
+        or offered_as_alternatives(affirmed, stated, listed, whole=whole)
+    )
 
 
 def answer_matches(answer: str, accepted: Iterable[str], *, prompt: str = "", pages: Iterable[str] = ()) -> bool:

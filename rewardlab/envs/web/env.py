@@ -159,7 +159,10 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       Tuesday``); a lone ``one`` is the pronoun only after a determiner; a value no page shows, offered as a
       possibility (``perhaps there were 4 messages``), competes however far from the answer it stands. Then
       (stop 39): ``probably``, ``likely``, ``otherwise``, ``alternatively`` and ``else`` weigh a candidate against
-      the answer, also right after it (``3 probably; four otherwise``, ``3; four alternatively``: hedges).
+      the answer, also right after it (``3 probably; four otherwise``, ``3; four alternatively``: hedges). Then
+      (stop 44): a candidate is offered as an alternative in other words than ``or`` too (``Alice; if not, Bob``,
+      ``could be``, ``unless``), and what the prompt names of the asked kind when listed with the answer
+      (``Alice/Bob``, ``Alice and Bob.``), not a list of facts of other kinds (``Order 1041: $79.98``).
     """
 
     system_prompt: str = SYSTEM_PROMPT

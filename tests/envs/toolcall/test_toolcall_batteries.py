@@ -201,6 +201,17 @@ ACCOUNTS = Competitors(named=("checking",))
         ("Paid from savings, or perhaps checking.", 0.0),
         ("Checking was short, so I paid $967.41 from savings.", 1.0),
         ("Not from checking: I paid it from savings.", 1.0),
+        # offered in other words than "or", or listed with it
+        ("Paid $967.41 from savings/checking.", 0.0),
+        ("Paid from savings; if not, from checking.", 0.0),
+        ("Paid from savings, though it could also be checking.", 0.0),
+        ("Could be savings, could be checking.", 0.0),
+        ("I paid from savings, and from checking.", 0.0),
+        ("Savings? Checking?", 0.0),
+        # a clause about checking, after a list mark or a denial taken out, stays context
+        ("Paid from savings; checking didn't have enough.", 1.0),
+        ("I paid it from savings and checking stays at $12.", 1.0),
+        ("Savings: paid. Checking: short.", 1.0),
     ],
 )
 def test_a_value_the_prompt_names_hedges_only_when_offered_as_an_alternative(answer, score):

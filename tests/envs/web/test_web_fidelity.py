@@ -135,6 +135,18 @@ def test_answer_grades_on_names_and_numbers():
         ("3 replies, posted 2 days ago", ["3"], "How many replies does the rollout thread have?", "correct"),
         ("$79.98, or 79.98 dollars", ["$79.98"], "What is the total of order 1041?", "correct"),
         ("at 15:00 (3 pm)", ["15:00"], "Is the meeting at 3 pm or 4 pm?", "correct"),
+        # offered in other words than "or", or as one list with what the prompt names of the asked kind
+        ("alice/bob", ["alice"], "Did alice or bob start the rollout thread?", "hedged"),
+        ("Alice and Bob.", ["alice"], "Did alice or bob start the rollout thread?", "hedged"),
+        ("Alice? Bob?", ["alice"], "Did alice or bob start the rollout thread?", "hedged"),
+        ("Alice; if not, Bob.", ["alice"], "Did alice or bob start the rollout thread?", "hedged"),
+        ("Alice, though it could also be Bob.", ["alice"], "Did alice or bob start the rollout thread?", "hedged"),
+        ("15:00, unless it is 16:00", ["15:00"], "Is the meeting at 3 pm or 4 pm?", "hedged"),
+        # a list of facts of other kinds, or a clause about the named one, is no hedge
+        ("Order 1041: $79.98.", ["$79.98"], "What is the total of order 1041?", "correct"),
+        ("Order 1041 - $79.98", ["$79.98"], "What is the total of order 1041?", "correct"),
+        ("Alice. Bob only replied.", ["alice"], "Did alice or bob start the rollout thread?", "correct"),
+        ("Alice and Bob replied later.", ["alice"], "Did alice or bob start the rollout thread?", "correct"),
         # no accepted answer stated: no alternative to it, so wrong, as before
         ("bob or carol", ["alice"], "Did alice or bob start the rollout thread?", "wrong"),
         ("bob", ["alice"], "Did alice or bob start the rollout thread?", "wrong"),
