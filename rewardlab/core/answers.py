@@ -227,6 +227,28 @@ def _offered(tokens: list[str], spans: list[tuple[int, int]], candidate: str, li
     )
 
 
+def listed_together(answer: str, items: Iterable[str]) -> list[str]:
+    """The ``items`` that ``answer`` lists: each that stands next to another of them with only
+    :data:`LIST_MARKS` and :data:`LINKS` between (``Black, Cropped, Hoodie``), not one inside a sentence (``sent
+    by the shop on Monday``).
+
+    Example:
+        >>> listed_together("Black, Cropped, Hoodie, $57.99", ["Black", "Cropped", "Hoodie"])
+        ['black', 'cropped', 'hoodie']
+        >>> listed_together("ZX-4471-PQ, sent by the shop on Monday", ["Sent", "Monday"])
+        []
+    """
+    tokens = _marked_tokens(answer)
+    runs = {item: _runs(tokens, item) for item in dict.fromkeys(canonical_text(str(i)) for i in items) if item}
+    spans = sorted((span, item) for item, found in runs.items() for span in found)
+    listed: set[str] = set()
+    for (first, first_item), (second, second_item) in zip(spans, spans[1:], strict=False):
+        between = tokens[first[1] : second[0]]
+        if first[1] <= second[0] and all(t in LIST_MARKS or t in LINKS for t in between):
+            listed.update((first_item, second_item))
+    return [item for item in runs if item in listed]
+
+
 def hedge_free(
     answer: str, references: Iterable[str], candidates: Iterable[str], *, factor: float = 3.0, slack: int = 60
 ) -> bool:

@@ -43,10 +43,15 @@ The grade, with ``s`` = 1 when the answer states an accepted answer (its rendere
 canonical tokens, affirmed and not denied), ``c`` the competing candidates it affirms, ``x`` the
 candidates of context it affirms and ``a`` the candidates it offers as alternatives to a stated answer::
 
-    hedged   when len(answer) > 3 · len(longest accepted answer stated) + 60 (canonical characters),
+    hedged   when len(answer − prompt) > 3 · len(longest accepted answer stated) + 60 (canonical characters of
+             the answer's words that the prompt does not hold: restating the request is no list),
              or s + c >= 2, or a >= 1, or x >= 2 (a list of what the pages showed, not one sentence of context)
     correct  when s = 1 (and not hedged)
     wrong    otherwise
+
+where ``x`` counts people and names, when the question asks for a value, only when the answer lists them (``Black,
+Cropped, Hoodie, $57.99``: the page's labels copied): inside a sentence they cannot be the value asked for
+(``ZX-4471-PQ, sent by the shop on Monday``).
 
 So an answer with one sentence of context, holding one unrelated number or name, is correct, and
 one listing a second candidate of the asked kind, in digits, in words or in lower case, is hedged.
@@ -61,7 +66,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from rewardlab.core.answers import competing_candidates, mentions, offered_as_alternatives, within_length
+from rewardlab.core.answers import (
+    competing_candidates,
+    listed_together,
+    mentions,
+    offered_as_alternatives,
+    within_length,
+)
 from rewardlab.core.negation import negates, split_negated
 from rewardlab.core.text import canonical_text, canonical_tokens
 from rewardlab.envs.web.sites import forum, mail
@@ -239,6 +250,8 @@ def _word_candidates(answer: ValueText, question: Question) -> tuple[int, int]:
     persons = competing_candidates(answer.rendered, references, question.persons)
     names = competing_candidates(answer.rendered, references, question.names)
     competing = context = 0
+    if not question.kinds & {"person", "name", "phrase"}:  # people and names cannot be the value asked for
+        return 0, len(listed_together(answer.rendered, [*persons, *names]))
     if "person" in question.kinds:
         competing += len(persons)
     else:
@@ -318,7 +331,9 @@ def grade(answer: ReadAnswer, question: Question) -> Grade:
     """:func:`grade_answer` for an answer and a question already read."""
     stated = [r.rendered for r in question.references if _affirms(answer, r)]
     longest = max(stated or [r.rendered for r in question.references] or [""], key=lambda r: len(canonical_text(r)))
-    if not within_length(answer.whole.rendered, [longest]):  # first: a long text is a hedge, whatever it holds
+    prompt_words = set(canonical_tokens(question.prompt.rendered))
+    beyond_prompt = " ".join(t for t in canonical_tokens(answer.whole.rendered) if t not in prompt_words)
+    if not within_length(beyond_prompt, [longest]):  # first: a long text is a hedge, whatever it holds
         return "hedged"
     competing, context = _value_candidates(answer.affirmed, question)
     words_competing, words_context = _word_candidates(answer.affirmed, question)

@@ -162,7 +162,10 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       the answer, also right after it (``3 probably; four otherwise``, ``3; four alternatively``: hedges). Then
       (stop 44): a candidate is offered as an alternative in other words than ``or`` too (``Alice; if not, Bob``,
       ``could be``, ``unless``), and what the prompt names of the asked kind when listed with the answer
-      (``Alice/Bob``, ``Alice and Bob.``), not a list of facts of other kinds (``Order 1041: $79.98``).
+      (``Alice/Bob``, ``Alice and Bob.``), not a list of facts of other kinds (``Order 1041: $79.98``); the length
+      bound reads the words the prompt does not hold (restating the request is no list), and for a value question
+      people and names are context only when listed (``ZX-4471-PQ, sent by the shop on Monday`` is correct; the
+      page's labels copied are not).
     """
 
     system_prompt: str = SYSTEM_PROMPT

@@ -156,6 +156,23 @@ def test_an_alternative_to_the_answer_is_a_hedge_even_when_the_prompt_names_it(a
     assert grade_answer(answer, accepted, prompt=prompt) == grade
 
 
+def test_restating_the_request_is_no_list_and_names_in_a_sentence_are_no_dump():
+    """The length bound reads the words the prompt does not hold; for a value, people and names count as context
+    only when listed (the page's labels copied), not inside one sentence of context."""
+    prompt = 'How many replies does the forum thread "Favourite lunch spots" have?'
+    restated = 'The thread "Favourite lunch spots" has 3 replies, the last one 2 days ago.'
+    assert grade_answer(restated, ["3"], prompt=prompt) == "correct"
+    assert (
+        grade_answer("3 replies; " + "the lunch was very good and everybody liked it a lot" * 2, ["3"], prompt=prompt)
+        == "hedged"
+    )
+    pages = ["Inbox Sent Archive", "Your parcel ZX-4471-PQ was sent on Monday by Ada Shop."]
+    prompt = "What is the tracking number of your parcel?"
+    sentence = "Your parcel's tracking number is ZX-4471-PQ (sent by the shop on Monday)."
+    assert grade_answer(sentence, ["ZX-4471-PQ"], prompt=prompt, pages=pages) == "correct"
+    assert grade_answer("Inbox, Sent, Archive, ZX-4471-PQ", ["ZX-4471-PQ"], prompt=prompt, pages=pages) == "hedged"
+
+
 # ---------------------------------------------------------------------- typed URLs
 def test_url_milestones_need_a_click_not_a_typed_url(env):
     env.reset(seed=0, options={"task_id": "mail-020"})
