@@ -6,7 +6,7 @@ different to one check than to another:
 
 - :func:`mentions`: ``value`` occurs in ``text`` as a whole run of canonical tokens.
 - :func:`competing_candidates`: the candidates an answer mentions that are not the reference.
-- :func:`within_length`: ``len(canonical(answer)) <= factor · len(canonical(reference)) + slack``.
+- :func:`within_length`: ``len(canonical(answer − request)) <= factor · len(canonical(reference)) + slack``.
 - :func:`offered_as_alternatives`: candidates the answer offers in one breath with a reference, a word that weighs
   them (``savings or checking``, ``could be savings, could be checking``) or one list of both (``savings/checking``,
   ``Savings? Checking?``): a hedge even across values the prompt itself names, which restating the request may
@@ -62,10 +62,21 @@ def competing_candidates(answer: str, references: Iterable[str], candidates: Ite
     return found
 
 
-def within_length(answer: str, references: Iterable[str], *, factor: float = 3.0, slack: int = 60) -> bool:
-    """``len(canonical(answer)) <= factor · Σ len(canonical(reference)) + slack``."""
+def within_length(
+    answer: str, references: Iterable[str], *, factor: float = 3.0, slack: int = 60, request: str = ""
+) -> bool:
+    """``len(canonical(answer − request)) <= factor · Σ len(canonical(reference)) + slack``, where ``answer −
+    request`` keeps the answer's words that the request does not hold: restating the request lists nothing.
+
+    Example:
+        >>> prompt = 'How many replies does the forum thread "Favourite lunch spots" have?'
+        >>> answer = 'The forum thread "Favourite lunch spots" has 3 replies, the last one 2 days ago.'
+        >>> within_length(answer, ["3"]), within_length(answer, ["3"], request=prompt)
+        (False, True)
+    """
     budget = factor * sum(len(canonical_text(str(r))) for r in references) + slack
-    return len(canonical_text(answer)) <= budget
+    asked = set(canonical_text(request).split())
+    return len(" ".join(t for t in canonical_text(answer).split() if t not in asked)) <= budget
 
 
 DISJUNCTIONS = frozenset(

@@ -169,7 +169,8 @@ class ToolCallEnv(TextEnv):
       alternative in other words than ``or`` too (``savings; if not, checking``, ``savings, though it could also be
       checking``, ``unless``, ``versus``) and when listed with the required one (``savings/checking``, ``savings and
       checking.``, ``Savings? Checking?``, a time with its range: ``12:30-13:00/16:00-16:30``), but not when a
-      clause about it follows (``savings; checking didn't have enough``).
+      clause about it follows (``savings; checking didn't have enough``); the length bound reads the words
+      the prompt does not hold (restating the request lists nothing).
     """
 
     cheap_calls: ClassVar[bool] = True
@@ -244,6 +245,7 @@ class ToolCallEnv(TextEnv):
             min_turns=min_turns(task),
             tolerated_errors=int(task.data["tolerated_errors"]),
             reference_answer=task.data["final_answer"],
+            prompt=task.prompt,
         )
         self._pending_effects = list(task.data["effects"])
         self._ledger = ReferenceLedger(world, task.data["solution"])

@@ -76,8 +76,8 @@ class ToolCallOutcome:
     """What an episode leaves for scoring (counts, the final answer, and the reference's needs).
 
     ``competitors`` holds, per required output, what competes with it; ``reference_answer`` bounds
-    the answer's length (no bound when None); ``related*`` count related calls (see the module
-    docstring) and ``covered`` the reference calls matched.
+    the answer's length (no bound when None), over the words ``prompt`` does not hold; ``related*`` count related
+    calls (see the module docstring) and ``covered`` the reference calls matched.
     """
 
     actions: int = 0
@@ -97,6 +97,7 @@ class ToolCallOutcome:
     answer_required: Sequence[Sequence[Any]] = field(default_factory=list)
     competitors: Sequence[Competitors] = field(default_factory=list)
     reference_answer: str | None = None
+    prompt: str = ""
     min_calls: int = 0
     min_turns: int = 1
     tolerated_errors: int = 0
@@ -220,7 +221,9 @@ def answer_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     answer = outcome.answer
     if answer is None or not canonical_text(answer):
         return 0.0, {"given": 0.0, "hedged": 0.0, "too_long": 0.0}
-    too_long = outcome.reference_answer is not None and not within_length(answer, [outcome.reference_answer])
+    too_long = outcome.reference_answer is not None and not within_length(
+        answer, [outcome.reference_answer], request=outcome.prompt
+    )
     # "7 pm", "March 11, 2025": the tools' 19:00 and 2025-03-11, no numbers; "79,98 €": 79.98, before negation
     # reading drops the currency sign that says the comma is a decimal one
     answer = european_numbers(normalize_datetimes(answer))

@@ -331,9 +331,8 @@ def grade(answer: ReadAnswer, question: Question) -> Grade:
     """:func:`grade_answer` for an answer and a question already read."""
     stated = [r.rendered for r in question.references if _affirms(answer, r)]
     longest = max(stated or [r.rendered for r in question.references] or [""], key=lambda r: len(canonical_text(r)))
-    prompt_words = set(canonical_tokens(question.prompt.rendered))
-    beyond_prompt = " ".join(t for t in canonical_tokens(answer.whole.rendered) if t not in prompt_words)
-    if not within_length(beyond_prompt, [longest]):  # first: a long text is a hedge, whatever it holds
+    # first: a long text is a hedge, whatever it holds
+    if not within_length(answer.whole.rendered, [longest], request=question.prompt.rendered):
         return "hedged"
     competing, context = _value_candidates(answer.affirmed, question)
     words_competing, words_context = _word_candidates(answer.affirmed, question)

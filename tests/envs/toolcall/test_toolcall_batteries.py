@@ -264,3 +264,20 @@ def test_european_amounts_are_the_amounts_they_mean(answer, amount):
 def test_a_bare_comma_between_digits_is_a_list_not_one_number():
     assert numbers_in("items 3,4 and 5") == [3.0, 4.0, 5.0]
     assert answer_score(outcome("3,4", [[3]], [COUNT]))[0] == 0.0  # a hedge across 3 and 4
+
+
+def test_restating_the_request_does_not_count_toward_the_length_bound():
+    prompt = (
+        "This is Alan McCarthy (alan.mccarthy15@example.com). I ordered something by mistake: please cancel my order "
+        "that hasn't shipped yet and tell me how much will be refunded."
+    )
+    reference = "Order O1034 is cancelled; $225.36 will be refunded."
+    restated = f"You asked: {prompt} {reference}"
+    padded = f"{reference} " + "I am always happy to help with anything you may need later on. " * 6
+
+    def score(answer: str) -> float:
+        outcome = ToolCallOutcome(answer=answer, answer_required=[[225.36]], reference_answer=reference, prompt=prompt)
+        return answer_score(outcome)[0]
+
+    assert score(restated) == 1.0
+    assert score(padded) == 0.0
