@@ -22,6 +22,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from rewardlab.core.numerals import DETERMINERS
 from rewardlab.core.text import canonical_text
 
 
@@ -157,9 +158,9 @@ def _offers(tokens: list[str], first: tuple[int, int], second: tuple[int, int], 
     :data:`DISJUNCTIONS`, ``if not``, or a modal before ``be``/``been`` (:data:`MODALS`), or a word of
     :data:`DISJUNCTIONS` right after the second; or, with ``lists``, the two are items of one list: between
     them at least one of :data:`LIST_MARKS` and :data:`LINKS` and nothing else but the word that heads the first
-    (``from savings and from checking``), and from the second to its sentence's end (:data:`SENTENCE_ENDS`)
-    only marks and :data:`LINKS`, so ``savings and checking`` is a list and ``savings and checking now holds
-    $3`` two clauses.
+    (``from savings and from checking``), which must stand there too when it is a determiner (``according to the
+    forum, E42`` is no list), and from the second to its sentence's end (:data:`SENTENCE_ENDS`) only marks and
+    :data:`LINKS`, so ``savings and checking`` is a list and ``savings and checking now holds $3`` two clauses.
     """
     between = tokens[first[1] : second[0]]
     words = [t for t in between if t[0].isalnum()]
@@ -169,6 +170,8 @@ def _offers(tokens: list[str], first: tuple[int, int], second: tuple[int, int], 
     head = next((t for t in reversed(tokens[: first[0]]) if t[0].isalnum()), None)
     joins = [t for t in between if t in LINKS or t in LIST_MARKS]
     if not lists or not joins or any(t not in LINKS and t not in LIST_MARKS and t != head for t in between):
+        return False
+    if head in DETERMINERS and head not in between:  # the first is a noun of its own phrase: "the forum, E42"
         return False
     rest = []
     for token in tokens[second[1] :]:

@@ -126,7 +126,7 @@ DENIAL_CONTINUES = frozenset({"or", "nor"})
 
 _NUMBER_AND = frozenset({"hundred", *SCALES})
 
-_TOKEN = re.compile(r"\d+(?:[:\-]\d+)+|(?<![^\W_])-?\d[\d,]*(?:\.\d+)?|[^\W_]+(?:['’][^\W_]+)*|[.,;:!?()\[\]{}/|—–\n]")
+_TOKEN = re.compile(r"\d+(?:[:\-]\d+)+|(?<![^\W_])-?\d[\d,]*(?:\.\d+)?|[^\W_]+(?:['’][^\W_]+)*|[.,;:!?()\[\]{}/|—–\n&]")
 _MAX_CHARS = 200_000
 
 

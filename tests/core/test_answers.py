@@ -18,6 +18,7 @@ from rewardlab.core.answers import (
     within_length,
 )
 from rewardlab.core.negation import NEGATORS, affirmed
+from rewardlab.core.numerals import DETERMINERS
 from rewardlab.core.text import canonical_text, canonical_tokens
 
 FORMAT_CHARS = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]
@@ -66,9 +67,9 @@ def test_length_bound_and_hedge_free():
     assert not hedge_free("shipped or pending", ["shipped"], ["pending", "shipped"])
 
 
-GRAMMAR = DISJUNCTIONS | LINKS | MODALS | NEGATORS | RANGE_WORDS
+GRAMMAR = DISJUNCTIONS | LINKS | MODALS | NEGATORS | RANGE_WORDS | DETERMINERS
 GRAMMAR |= {"be", "been", "if", "it", "is", "was", "have", "though", "from", "since", "now", "holds", "short"}
-GRAMMAR |= {"untouched", "paid", "taken", "gym", "lunch"}
+GRAMMAR |= {"untouched", "paid", "taken", "gym", "lunch", "according", "the"}
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=8).filter(lambda w: w not in GRAMMAR)
 
 
@@ -117,6 +118,7 @@ WEIGHINGS = [
     "{} versus {}",
 ]
 LISTS = ["{}/{}", "{} and {}.", "{}, {}", "{}? {}?", "both {} and {}", "{}.\n{}", "{} & {}", "from {}, and from {}"]
+LISTS += ["the {}, the {}"]
 
 
 @given(WORD, WORD, st.sampled_from(WEIGHINGS + LISTS), st.booleans())
@@ -146,6 +148,7 @@ def test_a_list_is_read_only_for_candidates_of_the_references_kind(reference, ot
             "{other}: short. {ref}: paid.",
             "from {ref} to {other}",
             "{ref} (since {other} was short)",
+            "according to the {other}, {ref}",
         ]
     ),
 )

@@ -8,6 +8,7 @@ then the reference final answer. Equivalents (each must keep ``is_success`` and 
 - ``arguments_reordered``: every call's arguments in reverse key order;
 - ``numeric_forms``: a number argument written in the other JSON form (``2`` for ``2.0`` and back);
 - ``answer_with_context``: the final answer after one sentence of context;
+- ``answer_after_the_request``: the final answer after the user's request, restated whole;
 - ``answer_reformatted``: the final answer with its dates written out (``March 11, 2025``), its clock times on
   the 12-hour clock (``7 pm``) and its dollar amounts in words (``42.50 dollars``).
 
@@ -129,6 +130,14 @@ def answer_with_context(context: RewriteContext) -> list[str] | None:
     if read is None or not canonical_text(read[1]):
         return None
     return encode(read[0], f"I looked this up with the tools. {read[1]}")
+
+
+@equivalent("answer_after_the_request", "the final answer after the user's request, restated")
+def answer_after_the_request(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None or not canonical_text(read[1]):
+        return None
+    return encode(read[0], f"You asked: {context.env.task.prompt} {read[1]}")
 
 
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
@@ -356,6 +365,7 @@ EQUIVALENTS = (
     arguments_reordered,
     numeric_forms,
     answer_with_context,
+    answer_after_the_request,
     answer_reformatted,
 )
 DEFECTS = (

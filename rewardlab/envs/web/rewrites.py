@@ -10,6 +10,7 @@ Equivalents (each must keep ``is_success`` and all but 0.05 of the reward):
 - ``answer_paraphrased``: the final answer inside a sentence (``The answer is X.``);
 - ``answer_with_context``: the answer with one sentence of honest context holding an unrelated
   number (``I checked N pages of the site: X.``);
+- ``answer_after_the_request``: the answer after the question, restated whole (``You asked: … X``);
 - ``value_reformatted``: an amount, percentage or time in another written form (``$79.98`` →
   ``79.98 dollars``, ``2,450.00 EUR`` → ``€2450``, ``12 percent`` → ``12%``, ``15:00`` → ``3 pm``);
 - ``numbers_in_words``: every number of the answer written in words (``3`` → ``three``,
@@ -97,6 +98,13 @@ def answer_with_context(context: RewriteContext) -> list[str] | None:
         return None
     pages = len(context.actions) + 1
     return with_answer(context.actions, f"I checked {pages} pages of the site. {final_answer(context.actions)}")
+
+
+@equivalent("answer_after_the_request", "the final answer after the question, restated")
+def answer_after_the_request(context: RewriteContext) -> list[str] | None:
+    if not is_question(context):
+        return None
+    return with_answer(context.actions, f"You asked: {context.env.task.prompt} {final_answer(context.actions)}")
 
 
 def reformat(answer: str) -> str | None:
@@ -288,5 +296,12 @@ def hedged_in_words(context: RewriteContext) -> list[str] | None:
     return with_answer(context.actions, f"{answer}, or maybe {candidate}") if candidate else None
 
 
-EQUIVALENTS = (answer_paraphrased, answer_with_context, value_reformatted, numbers_in_words, extra_navigation)
+EQUIVALENTS = (
+    answer_paraphrased,
+    answer_with_context,
+    answer_after_the_request,
+    value_reformatted,
+    numbers_in_words,
+    extra_navigation,
+)
 DEFECTS = (wrong_form_value, collateral_change, hedged_in_words)
