@@ -4,7 +4,8 @@
 looks for the required value must read only what the answer asserts. :func:`affirmed` splits the
 answer into clauses, at punctuation and at conjunctions (:data:`CLAUSE_BREAKS`), and drops every
 word of a clause from its first negator (:data:`NEGATORS`, any word ending in ``n't``, or a word that denies
-without one: :data:`DENYING_VERBS` before ``to``, :data:`LACKS`) to the clause's end, unless the negator
+without one: :data:`DENYING_VERBS` before ``to``, :data:`LACKS`, a phrase of :data:`CONTRASTS` such as ``as opposed
+to``) to the clause's end, unless the negator
 is ``not`` right after a word of doubt (:data:`UNCERTAIN`: ``"if not"``
 offers a second candidate instead of denying it; ``"if cannot"`` still denies):
 
@@ -33,6 +34,9 @@ before a word of error (:data:`ERRORS`: ``"$79.98 is wrong"``):
 
     ``"$32.98 is not it; the total is $79.98"``       -> ``"; the total is 79.98"``
     ``"I doubt it is pending"``                       -> ``"i"``
+
+So does a lone ``no`` (:data:`ANSWERS_NO`) right after a question, which answers it: the question's clause is
+denied (``"Is it pending? No, shipped."`` -> ``", shipped ."``).
 
 A required value whose own words hold a negator (a refusal such as ``cannot``, ``not enough``)
 asserts the negation itself and is looked for in the whole answer (:func:`negates`).
@@ -144,11 +148,25 @@ def _is_negator(word: str) -> bool:
     return word in NEGATORS or word.endswith(("n't", "n’t"))
 
 
+CONTRASTS: tuple[tuple[str, ...], ...] = (
+    ("as", "opposed", "to"),
+    ("other", "than"),
+    ("in", "place", "of"),
+    ("in", "lieu", "of"),
+    ("except",),
+    ("excluding",),
+)
+"""Phrases that set what follows against what precedes and deny it, as ``instead of`` and ``rather than`` do
+(``shipped as opposed to pending``, ``every order except O1046``)."""
+
+
 def _denies_at(tokens: list[str], index: int) -> bool:
     """Whether ``tokens[index]`` is a negator, or a word that denies without one: a word of :data:`DENYING_VERBS`
-    before ``to``, or of :data:`LACKS`."""
+    before ``to``, of :data:`LACKS`, or the first of a phrase of :data:`CONTRASTS`."""
     token = tokens[index]
-    return _is_negator(token) or token in LACKS or (token in DENYING_VERBS and tokens[index + 1 : index + 2] == ["to"])
+    if _is_negator(token) or token in LACKS or (token in DENYING_VERBS and tokens[index + 1 : index + 2] == ["to"]):
+        return True
+    return any(tuple(tokens[index : index + len(phrase)]) == phrase for phrase in CONTRASTS)
 
 
 def negates(text: str) -> bool:
@@ -382,6 +400,17 @@ def _subject_start(tokens: list[str], clause_start: int, previous_start: int) ->
     return clause_start
 
 
+ANSWERS_NO = frozenset({"no", "nope"})
+"""Words that answer a question in the negative: alone after a ``?`` (``"Pending? No, shipped."``) they deny the
+question's clause."""
+
+
+def _answers_no(tokens: list[str], index: int, clause_start: int) -> bool:
+    """Whether ``tokens[index]`` is a lone :data:`ANSWERS_NO` opening the clause right after a ``?``."""
+    alone = index + 1 == len(tokens) or not tokens[index + 1][0].isalnum()
+    return tokens[index] in ANSWERS_NO and index == clause_start and index > 0 and tokens[index - 1] == "?" and alone
+
+
 def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
     """``text`` normalised (``NFKC``, case folded) and its tokens, each with whether it is kept
     (``False`` for a negator and every word after it up to its clause's end, unless the negation is doubt;
@@ -398,6 +427,9 @@ def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
             if index > clause_start:
                 previous_start = clause_start
             clause_start = index + 1
+        elif not (negated or doubted) and _answers_no(tokens, index, clause_start):
+            kept[previous_start:index] = [False] * (index - previous_start)  # "pending? No, shipped": the question
+            negated = True
         elif index >= skip and not (negated or doubted) and _denies_at(tokens, index):
             if token == "not" and index and tokens[index - 1] in UNCERTAIN:
                 pass  # "if not X" offers X as a second candidate

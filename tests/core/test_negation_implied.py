@@ -71,3 +71,47 @@ def test_every_form_of_lack_denies_its_object(verb):
 )
 def test_an_answer_check_reads_an_implied_denial_as_a_denial(answer, grade):
     assert str(grade_answer(answer, ["approved"], prompt="What is the status?")) == grade
+
+
+@pytest.mark.parametrize(
+    ("text", "denied", "stated"),
+    [
+        ("Order O1049 is shipped as opposed to pending.", "pending", "shipped"),
+        ("Paid from savings in place of checking.", "checking", "savings"),
+        ("Paid from savings in lieu of checking.", "checking", "savings"),
+        ("Every order other than O1046 shipped.", "o1046", "every"),
+        ("Every order shipped except O1046.", "o1046", "shipped"),
+        ("All accounts, excluding savings, were charged.", "savings", "charged"),
+    ],
+)
+def test_a_phrase_of_contrast_denies_what_follows_it(text, denied, stated):
+    kept = affirmed(text).split()
+    assert denied not in kept and stated in kept
+
+
+@pytest.mark.parametrize(
+    ("text", "denied", "stated"),
+    [
+        ("Order O1046 is pending? No, shipped.", "pending", "shipped"),
+        ("Is it pending? No. It shipped.", "pending", "shipped"),
+        ("Pending? Nope: shipped.", "pending", "shipped"),
+    ],
+)
+def test_a_lone_no_after_a_question_denies_the_question(text, denied, stated):
+    kept = affirmed(text).split()
+    assert denied not in kept and stated in kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["No, it was shipped.", "Shipped? Yes, and no returns.", "None other than bob shipped it.", "It is pending? Yes."],
+)
+def test_a_no_that_answers_no_question_and_none_other_than_deny_no_question(text):
+    kept = affirmed(text).split()
+    assert {"shipped", "pending"} & set(kept)
+
+
+def test_an_answer_that_rejects_the_reading_it_offers_is_correct():
+    assert grade_answer("Order O1046 is pending? No, shipped.", ["shipped"], prompt="Is O1046 pending?") == "correct"
+    assert grade_answer("Shipped as opposed to pending.", ["shipped"], prompt="Is O1046 pending?") == "correct"
+    assert grade_answer("Pending as opposed to shipped.", ["shipped"], prompt="Is O1046 pending?") == "wrong"

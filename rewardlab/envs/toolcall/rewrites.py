@@ -9,6 +9,8 @@ then the reference final answer. Equivalents (each must keep ``is_success`` and 
 - ``numeric_forms``: a number argument written in the other JSON form (``2`` for ``2.0`` and back);
 - ``answer_with_context``: the final answer after one sentence of context;
 - ``answer_after_the_request``: the final answer after the user's request, restated whole;
+- ``answer_rejecting_a_competitor``: the first required value ``Y`` stated with another value ``X`` of its field
+  denied, in one of :data:`REJECTIONS` (``Y (rather than X)``, ``Y (as opposed to X)``, ``X? No, Y``);
 - ``answer_reformatted``: the final answer with its dates written out (``March 11, 2025``), its clock times on
   the 12-hour clock (``7 pm``) and its dollar amounts in words (``42.50 dollars``).
 
@@ -23,6 +25,8 @@ Defects (each must lose ``is_success``):
   replaced by ``not Y`` (not applicable to refusals, whose required words are negations);
 - ``answer_x_not_y``: ``Y`` replaced by ``X, not Y`` (``X`` another value of ``Y``'s field that the
   task neither requires nor names in its prompt), which asserts X and denies Y;
+- ``answer_x_denying_y_otherwise``: ``Y`` replaced by ``X`` asserted and ``Y`` denied in other words, in one of
+  :data:`DENIALS` (``X rather than Y``, ``X as opposed to Y``, ``Y? No, X``);
 - ``answer_hedged``: ``Y`` replaced by ``Y or X``;
 - ``answer_hedged_across_the_prompt``: ``Y`` replaced by ``Y or P``, ``P`` another value of ``Y``'s field that the
   prompt names (``savings or checking`` when the user asked to pay from checking, or from savings if short);
@@ -320,6 +324,30 @@ def answer_x_not_y(context: RewriteContext) -> list[str] | None:
     return _rewrite_answer(context, "{other}, not {required}")
 
 
+DENIALS = ("{other} rather than {required}", "{other} as opposed to {required}", "{required}? No, {other}")
+"""How :func:`answer_x_denying_y_otherwise` asserts ``X`` and denies ``Y`` (one drawn per task)."""
+
+
+REJECTIONS = ("{required} (rather than {other})", "{required} (as opposed to {other})", "{other}? No, {required}")
+"""How :func:`answer_rejecting_a_competitor` states ``Y`` and denies ``X`` (one drawn per task)."""
+
+
+@equivalent(
+    "answer_rejecting_a_competitor",
+    "the first required value Y stated with another value X denied ('Y (rather than X)', 'X? No, Y')",
+)
+def answer_rejecting_a_competitor(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, REJECTIONS[int(context.rng.integers(len(REJECTIONS)))])
+
+
+@defective(
+    "answer_x_denying_y_otherwise",
+    "the first required value Y replaced by X asserted and Y denied in other words ('X rather than Y', 'Y? No, X')",
+)
+def answer_x_denying_y_otherwise(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, DENIALS[int(context.rng.integers(len(DENIALS)))])
+
+
 @defective("answer_hedged", "the first required value Y of the answer replaced by 'Y or X'")
 def answer_hedged(context: RewriteContext) -> list[str] | None:
     return _rewrite_answer(context, "{required} or {other}")
@@ -366,6 +394,7 @@ EQUIVALENTS = (
     numeric_forms,
     answer_with_context,
     answer_after_the_request,
+    answer_rejecting_a_competitor,
     answer_reformatted,
 )
 DEFECTS = (
@@ -373,6 +402,7 @@ DEFECTS = (
     extra_write,
     answer_negated,
     answer_x_not_y,
+    answer_x_denying_y_otherwise,
     answer_hedged,
     answer_hedged_across_the_prompt,
     answer_listed_across_the_prompt,
