@@ -263,6 +263,110 @@ def listed_together(answer: str, items: Iterable[str]) -> list[str]:
     return [item for item in runs if item in listed]
 
 
+BOUNDS_BEFORE: tuple[tuple[str, ...], ...] = (
+    ("at", "least"),
+    ("at", "most"),
+    ("more", "than"),
+    ("less", "than"),
+    ("fewer", "than"),
+    ("over",),
+    ("under",),
+    ("up", "to"),
+    ("about",),
+    ("around",),
+    ("roughly",),
+    ("approximately",),
+    ("nearly",),
+    ("almost",),
+    ("circa",),
+)
+"""Phrases that, right before a number, make it a bound or an estimate (``at least 3``, ``about $80``)."""
+
+BOUNDS_AFTER: tuple[tuple[str, ...], ...] = (
+    ("or", "more"),
+    ("or", "less"),
+    ("or", "fewer"),
+    ("or", "so"),
+    ("or", "above"),
+    ("or", "below"),
+    ("or", "higher"),
+    ("or", "lower"),
+    ("at", "least"),
+    ("at", "most"),
+    ("and", "up"),
+    ("and", "above"),
+    ("ish",),
+    ("plus",),
+    ("give", "or", "take"),
+    *((doubt, bound) for doubt in ("maybe", "perhaps", "possibly") for bound in ("more", "less", "fewer")),
+)
+"""Phrases that, right after a number, make it a bound or an estimate (``3 or more``, ``three-ish``)."""
+
+_BOUND_SIGNS = (
+    (re.compile(r"[~≈]\s*(?=[\d$€£])"), " about "),
+    (re.compile(r"≥\s*"), " at least "),
+    (re.compile(r"≤\s*"), " at most "),
+    (re.compile(r"(?<![\w>])>\s*(?=[\d$€£])"), " more than "),
+    (re.compile(r"(?<![\w<])<\s*(?=[\d$€£])"), " less than "),
+    (re.compile(r"(?<=\d)\s*\+(?![\d\s]*\d)"), " or more"),
+)
+
+
+def spelled_bounds(text: str) -> str:
+    """``text`` with the signs of a bound or an estimate written as words, as :data:`BOUNDS_BEFORE` and
+    :data:`BOUNDS_AFTER` read them (``~3`` -> ``about 3``, ``3+`` -> ``3 or more``, ``≥ 3`` -> ``at least 3``);
+    ``3+4`` is a sum and stays.
+
+    Example:
+        >>> spelled_bounds("~3 replies, 5+ views, >$80, 3+4")
+        ' about 3 replies, 5 or more views,  more than $80, 3+4'
+    """
+    for sign, words in _BOUND_SIGNS:
+        text = sign.sub(words, text)
+    return text
+
+
+def bounded(before: list[str], after: list[str]) -> bool:
+    """Whether a number with the canonical words ``before`` and ``after`` it (nearest last, nearest first) is a
+    bound or an estimate rather than the number itself: a phrase of :data:`BOUNDS_BEFORE` ends ``before`` or
+    one of :data:`BOUNDS_AFTER` starts ``after``.
+
+    Example:
+        >>> bounded(["has", "at", "least"], ["replies"]), bounded(["has"], ["or", "more"])
+        (True, True)
+        >>> bounded(["has"], ["replies"])
+        False
+    """
+    return any(tuple(before[-len(p) :]) == p for p in BOUNDS_BEFORE) or any(
+        tuple(after[: len(p)]) == p for p in BOUNDS_AFTER
+    )
+
+
+def bounded_mentions(answer: str, value: str) -> bool:
+    """Whether ``answer`` mentions ``value`` (as :func:`mentions` reads it) and only as a bound or an estimate
+    (:func:`bounded`, with no mark between the number and the phrase): ``at least 3 replies``, ``3 or more``.
+
+    Example:
+        >>> bounded_mentions("It has 3 or more replies.", "3"), bounded_mentions("3 replies, at least 2 days ago", "3")
+        (True, False)
+    """
+    tokens = _marked_tokens(answer)
+    runs = _runs(tokens, value)
+    return bool(runs) and all(
+        bounded(_clause_words(tokens[:start][::-1])[::-1], _clause_words(tokens[end:])) for start, end in runs
+    )
+
+
+def _clause_words(tokens: list[str]) -> list[str]:
+    """The words of ``tokens`` up to the first mark."""
+    words = []
+    for token in tokens:
+        if not token[0].isalnum():
+            break
+        words.append(token)
+    return words
+
+
 def hedge_free(
     answer: str, references: Iterable[str], candidates: Iterable[str], *, factor: float = 3.0, slack: int = 60
 ) -> bool:

@@ -11,10 +11,12 @@ from rewardlab.core.answers import (
     LINKS,
     MODALS,
     RANGE_WORDS,
+    bounded_mentions,
     competing_candidates,
     hedge_free,
     mentions,
     offered_as_alternatives,
+    spelled_bounds,
     within_length,
 )
 from rewardlab.core.negation import NEGATORS, affirmed
@@ -176,3 +178,24 @@ def test_a_denial_taken_out_of_the_affirmed_text_joins_nothing():
 )
 def test_a_value_with_its_range_is_one_item_of_a_list(answer, offered):
     assert bool(offered_as_alternatives(answer, ["12:30"], ["16:00"])) == offered
+
+
+@pytest.mark.parametrize(
+    ("answer", "bound"),
+    [
+        ("It has at least 3 replies.", True),
+        ("about 3", True),
+        ("3 or more", True),
+        ("3-ish", True),
+        ("~3 replies", True),
+        ("3+ replies", True),
+        ("≥ 3", True),
+        ("3 (maybe more)", True),
+        ("3 replies", False),
+        ("3 replies, at least 2 days ago", False),
+        ("3 replies, posted over 2 days", False),
+        ("3 replies; 3+4 is 7", False),
+    ],
+)
+def test_a_value_written_only_as_a_bound_or_an_estimate_is_bounded(answer, bound):
+    assert bounded_mentions(spelled_bounds(answer), "3") == bound

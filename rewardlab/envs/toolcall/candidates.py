@@ -30,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from rewardlab.core.answers import bounded
 from rewardlab.core.numerals import NUMBER_WORDS, european_numbers, is_pronoun_one, read_number
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.worlds import make_world
@@ -76,6 +77,37 @@ def numbers_in(text: str) -> list[float]:
             if not ((value, end - index) == (1, 1) and is_pronoun_one(words[:index])):
                 found.append(float(value))
             index = end
+    return found
+
+
+UNITS = frozenset({"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "gbp", "percent", "minutes"})
+"""Words of a unit that may stand between a number and a phrase that bounds it (``$80 dollars or more``)."""
+
+
+_CLAUSE_MARK = re.compile(r"[,;:!?()\[\]]|\.(?!\d)")
+
+
+def written_amounts(text: str) -> list[tuple[float, bool]]:
+    """Every number written in digits in ``text`` (as :data:`NUMBER` reads it), each with whether it is written as
+    a bound or an estimate (:func:`~rewardlab.core.answers.bounded`, with no mark between: ``at least $80``,
+    ``80 dollars or more``).
+
+    Example:
+        >>> written_amounts("$84.81, at least 12 dollars, 3 or more")
+        [(84.81, False), (12.0, True), (3.0, True)]
+    """
+    text = european_numbers(text[:100_000])
+    found = []
+    for match in NUMBER.finditer(text):
+        try:
+            value = float(match.group().replace(",", ""))
+        except ValueError:
+            continue
+        before = canonical_text(_CLAUSE_MARK.split(text[max(0, match.start() - 40) : match.start()])[-1]).split()
+        after = canonical_text(_CLAUSE_MARK.split(text[match.end() : match.end() + 40])[0]).split()
+        while after and after[0] in UNITS:
+            after = after[1:]
+        found.append((value, bounded(before, after)))
     return found
 
 

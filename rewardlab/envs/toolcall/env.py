@@ -169,10 +169,11 @@ class ToolCallEnv(TextEnv):
       alternative in other words than ``or`` too (``savings; if not, checking``, ``savings, though it could also be
       checking``, ``unless``, ``versus``) and when listed with the required one (``savings/checking``, ``savings and
       checking.``, ``Savings? Checking?``, a time with its range: ``12:30-13:00/16:00-16:30``), but not when a
-      clause about it follows (``savings; checking didn't have enough``); the length bound reads the words
-      the prompt does not hold (restating the request lists nothing);
-      ``as opposed to``, ``in place of``, ``in lieu of``, ``other than``, ``except`` and ``excluding`` deny what follows
-      them, and a lone ``no`` after a question denies the question (``Pending? No, shipped.``).
+      clause about it follows (``savings; checking didn't have enough``); the length bound reads the words the
+      prompt does not hold (restating the request lists nothing); ``as opposed to``, ``in place of``, ``in lieu
+      of``, ``other than``, ``except`` and ``excluding`` deny what follows them, and a lone ``no`` after a question
+      denies the question (``Pending? No, shipped.``); a value stated only as a bound or an estimate (``at least
+      3``, ``about $84.81``, ``~3``, ``3+``) is a hedge.
     """
 
     cheap_calls: ClassVar[bool] = True

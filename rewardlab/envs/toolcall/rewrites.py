@@ -27,6 +27,8 @@ Defects (each must lose ``is_success``):
   task neither requires nor names in its prompt), which asserts X and denies Y;
 - ``answer_x_denying_y_otherwise``: ``Y`` replaced by ``X`` asserted and ``Y`` denied in other words, in one of
   :data:`DENIALS` (``X rather than Y``, ``X as opposed to Y``, ``Y? No, X``);
+- ``amount_bounded``: the first required amount, every time it is written, as a bound or an estimate, in one of
+  :data:`BOUNDS` (``at least $84.81``, ``about 42``, ``$84.81 or more``);
 - ``answer_hedged``: ``Y`` replaced by ``Y or X``;
 - ``answer_hedged_across_the_prompt``: ``Y`` replaced by ``Y or P``, ``P`` another value of ``Y``'s field that the
   prompt names (``savings or checking`` when the user asked to pay from checking, or from savings if short);
@@ -39,6 +41,7 @@ Defects (each must lose ``is_success``):
 from __future__ import annotations
 
 import calendar
+import functools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -348,6 +351,29 @@ def answer_x_denying_y_otherwise(context: RewriteContext) -> list[str] | None:
     return _rewrite_answer(context, DENIALS[int(context.rng.integers(len(DENIALS)))])
 
 
+BOUNDS = ("at least {amount}", "about {amount}", "{amount} or more", "~{amount}")
+"""How :func:`amount_bounded` writes the required amount as a bound or an estimate (one drawn per task)."""
+
+
+@defective("amount_bounded", "the first required amount Y written as a bound or an estimate ('at least Y', 'about Y')")
+def amount_bounded(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None:
+        return None
+    for alternatives in context.env.task.data["answer_required"]:
+        for amount in (a for a in alternatives if is_number(a)):
+            written = f"{amount:.2f}" if isinstance(amount, float) else str(amount)
+            pattern = re.compile(rf"(?<![\d.])[$€£]?{re.escape(written)}(?![\d])")
+            if pattern.search(read[1]):
+                template = BOUNDS[int(context.rng.integers(len(BOUNDS)))]
+                return encode(read[0], pattern.sub(functools.partial(_bound, template), read[1]))
+    return None
+
+
+def _bound(template: str, match: re.Match[str]) -> str:
+    return template.format(amount=match.group(0))
+
+
 @defective("answer_hedged", "the first required value Y of the answer replaced by 'Y or X'")
 def answer_hedged(context: RewriteContext) -> list[str] | None:
     return _rewrite_answer(context, "{required} or {other}")
@@ -403,6 +429,7 @@ DEFECTS = (
     answer_negated,
     answer_x_not_y,
     answer_x_denying_y_otherwise,
+    amount_bounded,
     answer_hedged,
     answer_hedged_across_the_prompt,
     answer_listed_across_the_prompt,

@@ -59,14 +59,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rewardlab.core.answers import competing_candidates, mentions, offered_as_alternatives, within_length
+from rewardlab.core.answers import (
+    competing_candidates,
+    mentions,
+    offered_as_alternatives,
+    spelled_bounds,
+    within_length,
+)
 from rewardlab.core.datetimes import normalize_datetimes
 from rewardlab.core.negation import affirmed, negates
 from rewardlab.core.numerals import european_numbers
 from rewardlab.core.refusal import declines, is_refusal
 from rewardlab.core.rubric import Criterion, Rubric
 from rewardlab.core.text import canonical_text
-from rewardlab.envs.toolcall.candidates import TOLERANCE, Competitors, is_number, numbers_in
+from rewardlab.envs.toolcall.candidates import TOLERANCE, Competitors, is_number, numbers_in, written_amounts
 
 COMPONENTS: tuple[str, ...] = ("format", "schema", "execution", "state", "answer", "efficiency")
 
@@ -186,13 +192,19 @@ def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
 
 
 def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence[Competitors]) -> bool:
-    """Whether what ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`) mentions a value
+    """Whether what ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`) writes a required amount only as a
+    bound or an estimate (``at least $80``, ``about $84.81``, ``84.81 or more``), mentions a value
     competing with a required output, offers a value the prompt names as an alternative to it, or, with a
     numeric output, more than :data:`MAX_CONTEXT_NUMBERS`
     numbers of context (numbers the world holds in another field, not in the prompt)."""
     references = [str(a) for alternatives in required for a in alternatives if not is_number(a)]
     amounts = [float(a) for alternatives in required for a in alternatives if is_number(a)]
     stated = affirmed(answer)
+    written = written_amounts(stated)
+    for amount in amounts:  # "at least $80", "84.81 or more": a bound or an estimate, not the amount
+        mentions = [bound for n, bound in written if abs(n - amount) <= TOLERANCE]
+        if mentions and all(mentions):
+            return True
     words = canonical_text(stated)  # canonical once: the checks below re-read it in linear time
     numbers = None
     context: set[float] = set()
@@ -226,7 +238,7 @@ def answer_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     )
     # "7 pm", "March 11, 2025": the tools' 19:00 and 2025-03-11, no numbers; "79,98 €": 79.98, before negation
     # reading drops the currency sign that says the comma is a decimal one
-    answer = european_numbers(normalize_datetimes(answer))
+    answer = spelled_bounds(european_numbers(normalize_datetimes(answer)))
     hedged = not too_long and hedges(answer, outcome.answer_required, outcome.competitors)
     metrics = {"given": 1.0, "hedged": float(hedged), "too_long": float(too_long)}
     if too_long or hedged:

@@ -43,7 +43,9 @@ The grade, with ``s`` = 1 when the answer states an accepted answer (its rendere
 canonical tokens, affirmed and not denied), ``c`` the competing candidates it affirms, ``x`` the
 candidates of context it affirms and ``a`` the candidates it offers as alternatives to a stated answer::
 
-    hedged   when len(answer − prompt) > 3 · len(longest accepted answer stated) + 60 (canonical characters of
+    hedged   when an accepted answer is stated only as a bound or an estimate (``at least 3``, ``3 or more``,
+             ``about $80``, ``~3``: :func:`~rewardlab.core.answers.bounded_mentions`),
+             or len(answer − prompt) > 3 · len(longest accepted answer stated) + 60 (canonical characters of
              the answer's words that the prompt does not hold: restating the request is no list),
              or s + c >= 2, or a >= 1, or x >= 2 (a list of what the pages showed, not one sentence of context)
     correct  when s = 1 (and not hedged)
@@ -67,10 +69,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rewardlab.core.answers import (
+    bounded_mentions,
     competing_candidates,
     listed_together,
     mentions,
     offered_as_alternatives,
+    spelled_bounds,
     within_length,
 )
 from rewardlab.core.negation import negates, split_negated
@@ -293,7 +297,8 @@ class ReadAnswer:
 
     @classmethod
     def read(cls, answer: str) -> ReadAnswer:
-        affirmed, denied = split_negated(join_codes(answer[:_MAX_ANSWER]))
+        answer = spelled_bounds(answer[:_MAX_ANSWER])
+        affirmed, denied = split_negated(join_codes(answer))
         return cls(read_values(answer), read_values(affirmed), read_values(denied))
 
 
@@ -333,6 +338,8 @@ def grade(answer: ReadAnswer, question: Question) -> Grade:
     longest = max(stated or [r.rendered for r in question.references] or [""], key=lambda r: len(canonical_text(r)))
     # first: a long text is a hedge, whatever it holds
     if not within_length(answer.whole.rendered, [longest], request=question.prompt.rendered):
+        return "hedged"
+    if any(bounded_mentions(answer.affirmed.rendered, r) for r in stated):  # "at least 3", "about $80": a range
         return "hedged"
     competing, context = _value_candidates(answer.affirmed, question)
     words_competing, words_context = _word_candidates(answer.affirmed, question)

@@ -165,9 +165,10 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       (``Alice/Bob``, ``Alice and Bob.``), not a list of facts of other kinds (``Order 1041: $79.98``); the length
       bound reads the words the prompt does not hold (restating the request is no list), and for a value question
       people and names are context only when listed (``ZX-4471-PQ, sent by the shop on Monday`` is correct; the
-      page's labels copied are not);
-      ``as opposed to``, ``in place of``, ``in lieu of``, ``other than``, ``except`` and ``excluding`` deny what follows
-      them, and a lone ``no`` after a question denies the question (``Pending? No, shipped.``).
+      page's labels copied are not); ``as opposed to``, ``in place of``, ``in lieu of``, ``other than``, ``except``
+      and ``excluding`` deny what follows them, and a lone ``no`` after a question denies the question (``Pending?
+      No, shipped.``); a value stated only as a bound or an estimate (``at least 3``, ``about $84.81``, ``~3``,
+      ``3+``) is a hedge.
     """
 
     system_prompt: str = SYSTEM_PROMPT

@@ -23,6 +23,8 @@ Defects (each must lose ``is_success``):
   with one word changed;
 - ``collateral_change``: an extra state-changing action before answering: starring a mail the
   task does not touch;
+- ``answer_bounded``: a numeric answer (a count, an amount, a percentage) written as a bound or an estimate, in one
+  of :data:`BOUNDS` (``at least 3``, ``about $79.98``, ``12 percent or more``);
 - ``hedged_in_words``: the answer followed by a second candidate of the asked kind in words or in
   lower case (``3, or maybe four``; ``Lakeside, or maybe friday``; ``bob, or maybe carol``).
 """
@@ -296,6 +298,21 @@ def hedged_in_words(context: RewriteContext) -> list[str] | None:
     return with_answer(context.actions, f"{answer}, or maybe {candidate}") if candidate else None
 
 
+BOUNDS = ("at least {answer}", "about {answer}", "{answer} or more", "~{answer}")
+"""How :func:`answer_bounded` writes a numeric answer as a bound or an estimate (one drawn per task)."""
+
+
+@defective("answer_bounded", "a numeric answer written as a bound or an estimate ('at least 3', 'about $79.98')")
+def answer_bounded(context: RewriteContext) -> list[str] | None:
+    answer = final_answer(context.actions)
+    if answer is None or not is_question(context):
+        return None
+    values = read_values(answer).values
+    if len(values) != 1 or values[0].kind not in ("count", "money", "percent"):
+        return None
+    return with_answer(context.actions, BOUNDS[int(context.rng.integers(len(BOUNDS)))].format(answer=answer))
+
+
 EQUIVALENTS = (
     answer_paraphrased,
     answer_with_context,
@@ -304,4 +321,4 @@ EQUIVALENTS = (
     numbers_in_words,
     extra_navigation,
 )
-DEFECTS = (wrong_form_value, collateral_change, hedged_in_words)
+DEFECTS = (wrong_form_value, collateral_change, hedged_in_words, answer_bounded)

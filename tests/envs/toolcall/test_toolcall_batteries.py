@@ -281,3 +281,20 @@ def test_restating_the_request_does_not_count_toward_the_length_bound():
 
     assert score(restated) == 1.0
     assert score(padded) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "score"),
+    [
+        ("Your pending orders total $84.81.", 1.0),
+        ("Your pending orders total at least $84.81.", 0.0),
+        ("About $84.81.", 0.0),
+        ("~$84.81", 0.0),
+        ("84.81 dollars or more", 0.0),
+        ("It comes to $84.81 at least.", 0.0),
+        ("$84.81 in total, at least 12 dollars of it on books.", 1.0),
+    ],
+)
+def test_an_amount_written_only_as_a_bound_or_an_estimate_is_a_hedge(answer, score):
+    item = Competitors(numeric=True, known=frozenset({84.81, 12.0}))
+    assert answer_score(outcome(answer, [[84.81]], [item]))[0] == score

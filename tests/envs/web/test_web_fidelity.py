@@ -142,6 +142,16 @@ def test_answer_grades_on_names_and_numbers():
         ("Alice; if not, Bob.", ["alice"], "Did alice or bob start the rollout thread?", "hedged"),
         ("Alice, though it could also be Bob.", ["alice"], "Did alice or bob start the rollout thread?", "hedged"),
         ("15:00, unless it is 16:00", ["15:00"], "Is the meeting at 3 pm or 4 pm?", "hedged"),
+        # a value stated only as a bound or an estimate offers a range
+        ("at least 3 replies", ["3"], "How many replies does the rollout thread have?", "hedged"),
+        ("about $79.98", ["$79.98"], "What is the total of order 1041?", "hedged"),
+        ("three or more", ["3"], "How many replies does the rollout thread have?", "hedged"),
+        (
+            "3 replies, the last one more than 2 days ago",
+            ["3"],
+            "How many replies does the rollout thread have?",
+            "correct",
+        ),
         # a list of facts of other kinds, or a clause about the named one, is no hedge
         ("Order 1041: $79.98.", ["$79.98"], "What is the total of order 1041?", "correct"),
         ("Order 1041 - $79.98", ["$79.98"], "What is the total of order 1041?", "correct"),
