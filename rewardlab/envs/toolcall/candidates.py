@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from rewardlab.core.answers import bounded
+from rewardlab.core.answers import DISJUNCTIONS, MODALS, bounded
 from rewardlab.core.numerals import NUMBER_WORDS, european_numbers, is_pronoun_one, read_number
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.worlds import make_world
@@ -58,13 +58,28 @@ def numbers_in(text: str) -> list[float]:
         >>> numbers_in("$1,234.50 on 2025-03-11 at 18:00, or three or twenty-one; the cheapest one")
         [1234.5, 3.0, 21.0]
     """
+    return [value for value, _ in numbers_with_units(text)]
+
+
+def numbers_with_units(text: str) -> list[tuple[float, str]]:
+    """:func:`numbers_in`, each number with the word right after it (no mark between; ``""`` when none): what it
+    counts (``3 days``), its currency (``42 euros``) or the sentence going on (``85 is``). An amount of money, written
+    with decimals or after a currency sign, counts nothing: its word is ``""`` (``$225 refunded``).
+
+    Example:
+        >>> numbers_with_units("$42.50 for 3 tool calls, two days; 7 and $8 back.")
+        [(42.5, ''), (3.0, 'tool'), (7.0, 'and'), (8.0, ''), (2.0, 'days')]
+    """
     text = european_numbers(text[:100_000])
     found = []
-    for match in NUMBER.findall(text):
+    for match in NUMBER.finditer(text):
         try:
-            found.append(float(match.replace(",", "")))
+            value = float(match.group().replace(",", ""))
         except ValueError:
             continue
+        following = _FOLLOWING_WORD.match(text, match.end())
+        money = "." in match.group() or text[max(0, match.start() - 1) : match.start()] in _CURRENCY_SIGNS
+        found.append((value, following.group(1).casefold() if following and not money else ""))
     for run in _WORD_RUN.findall(text.casefold()):
         words = run.replace("-", " ").split()
         index = 0
@@ -75,9 +90,47 @@ def numbers_in(text: str) -> list[float]:
                 continue
             value, end = number
             if not ((value, end - index) == (1, 1) and is_pronoun_one(words[:index])):
-                found.append(float(value))
+                found.append((float(value), words[end] if end < len(words) else ""))
             index = end
     return found
+
+
+_FOLLOWING_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
+_CURRENCY_SIGNS = frozenset("$€£")
+
+FUNCTION_WORDS = frozenset(
+    {"and", "or", "nor", "but", "the", "for", "from", "to", "into", "in", "on", "at", "of", "is", "was", "are",
+     "were", "will", "be", "been", "with", "than", "per", "each", "plus", "minus", "times", "divided", "by",
+     "more", "less", "fewer", "so", "not", "then", "as", "if", "which", "that", "this", "its", "it", "you", "your",
+     "has", "have", "had", "now", "left", "total", "overall", "instead", "rather", "today", "ish", "too"}
+)  # fmt: skip
+"""Words that may follow a number without saying what it counts (``85 is``, ``$40 for``, ``42676 in total``)."""
+
+CURRENCIES = frozenset(
+    {"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "gbp", "cent", "cents", "bucks"}
+)
+"""Words of money: an amount written with one is an amount, whatever the task asks."""
+
+
+NOT_UNITS = DISJUNCTIONS | MODALS | frozenset({"approx", "exactly", "about", "around", "precisely", "total"})
+"""Words that weigh or qualify a number rather than say what it counts (``86.31 maybe``, ``86.31 approx``)."""
+
+
+def counts_something_else(unit: str, own: frozenset[str]) -> bool:
+    """Whether a number followed by the word ``unit`` counts something other than the required outputs, whose own
+    units (the words after them in the reference answer: ``minutes`` in ``210 minutes``) are ``own``: a word of three
+    letters or more, not :data:`FUNCTION_WORDS`, :data:`CURRENCIES`, :data:`NOT_UNITS` nor an adverb in ``-ly``, and
+    not one of ``own`` (``3 tool calls``, ``2 items``, ``10 percent`` beside an amount of money).
+
+    Example:
+        >>> counts_something_else("days", frozenset()), counts_something_else("dollars", frozenset())
+        (True, False)
+        >>> counts_something_else("minutes", frozenset({"minutes"})), counts_something_else("is", frozenset())
+        (False, False)
+    """
+    if len(unit) < 3 or unit.endswith("ly") or unit in own:
+        return False
+    return unit not in FUNCTION_WORDS and unit not in CURRENCIES and unit not in NOT_UNITS
 
 
 UNITS = frozenset({"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "gbp", "percent", "minutes"})

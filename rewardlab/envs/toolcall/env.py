@@ -173,7 +173,9 @@ class ToolCallEnv(TextEnv):
       prompt does not hold (restating the request lists nothing); ``as opposed to``, ``in place of``, ``in lieu
       of``, ``other than``, ``except`` and ``excluding`` deny what follows them, and a lone ``no`` after a question
       denies the question (``Pending? No, shipped.``); a value stated only as a bound or an estimate (``at least
-      3``, ``about $84.81``, ``~3``, ``3+``) is a hedge.
+      3``, ``about $84.81``, ``~3``, ``3+``) is a hedge; a whole number followed by what it counts
+      (``3 tool calls``, ``2 items``: not a currency, not the required output's own unit) is one number of context,
+      not a guess at the amount, unless offered in its place (``$84.81, or maybe 86 items``).
     """
 
     cheap_calls: ClassVar[bool] = True

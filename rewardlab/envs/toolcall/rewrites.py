@@ -9,6 +9,8 @@ then the reference final answer. Equivalents (each must keep ``is_success`` and 
 - ``numeric_forms``: a number argument written in the other JSON form (``2`` for ``2.0`` and back);
 - ``answer_with_context``: the final answer after one sentence of context;
 - ``answer_after_the_request``: the final answer after the user's request, restated whole;
+- ``answer_with_a_count``: the final answer and a sentence counting the tool calls made (a number that counts
+  something else than the required outputs);
 - ``answer_rejecting_a_competitor``: the first required value ``Y`` stated with another value ``X`` of its field
   denied, in one of :data:`REJECTIONS` (``Y (rather than X)``, ``Y (as opposed to X)``, ``X? No, Y``);
 - ``answer_reformatted``: the final answer with its dates written out (``March 11, 2025``), its clock times on
@@ -137,6 +139,17 @@ def answer_with_context(context: RewriteContext) -> list[str] | None:
     if read is None or not canonical_text(read[1]):
         return None
     return encode(read[0], f"I looked this up with the tools. {read[1]}")
+
+
+@equivalent(
+    "answer_with_a_count", "the final answer and a sentence counting the tool calls made ('I made 3 tool calls.')"
+)
+def answer_with_a_count(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None or not canonical_text(read[1]):
+        return None
+    calls = sum(len(turn) for turn in read[0])
+    return encode(read[0], f"{read[1]} I made {calls} tool calls.")
 
 
 @equivalent("answer_after_the_request", "the final answer after the user's request, restated")
@@ -420,6 +433,7 @@ EQUIVALENTS = (
     numeric_forms,
     answer_with_context,
     answer_after_the_request,
+    answer_with_a_count,
     answer_rejecting_a_competitor,
     answer_reformatted,
 )

@@ -72,7 +72,15 @@ from rewardlab.core.numerals import european_numbers
 from rewardlab.core.refusal import declines, is_refusal
 from rewardlab.core.rubric import Criterion, Rubric
 from rewardlab.core.text import canonical_text
-from rewardlab.envs.toolcall.candidates import TOLERANCE, Competitors, is_number, numbers_in, written_amounts
+from rewardlab.envs.toolcall.candidates import (
+    TOLERANCE,
+    Competitors,
+    counts_something_else,
+    is_number,
+    numbers_in,
+    numbers_with_units,
+    written_amounts,
+)
 
 COMPONENTS: tuple[str, ...] = ("format", "schema", "execution", "state", "answer", "efficiency")
 
@@ -159,10 +167,12 @@ MAX_CONTEXT_NUMBERS = 1
 """Numbers of context (held by the world in another field) an answer with a numeric output may add."""
 
 
-def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
+def answer_contains(answer: str, alternatives: Sequence[Any], own_units: frozenset[str] = frozenset()) -> bool:
     """Whether ``answer`` *affirms* one of ``alternatives``: a string as whole canonical tokens
     (:func:`~rewardlab.core.answers.mentions`), a number as any number written in the answer
-    (thousands separators allowed) within a cent, both read in :func:`~rewardlab.core.negation.affirmed`
+    (thousands separators allowed) within a cent that does not count something else
+    (:func:`~rewardlab.envs.toolcall.candidates.counts_something_else`: ``84.81 units`` is no amount of money), both
+    read in :func:`~rewardlab.core.negation.affirmed`
     (``"shipped, not pending"`` does not affirm ``pending``); an alternative that is itself a negation
     (``cannot``, ``not enough``) is read in the whole answer. A group of refusal phrasings (every one a negation or
     a word of refusal: :func:`~rewardlab.core.refusal.is_refusal`) is affirmed only by an answer that declines
@@ -185,18 +195,40 @@ def answer_contains(answer: str, alternatives: Sequence[Any]) -> bool:
                 return True
             continue
         if numbers is None:
-            numbers = numbers_in(affirmed(answer))
+            numbers = [
+                n for n, unit in numbers_with_units(affirmed(answer)) if not counts_something_else(unit, own_units)
+            ]
         if any(abs(n - alternative) <= TOLERANCE for n in numbers):
             return True
     return False
 
 
-def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence[Competitors]) -> bool:
+def affirmed_numbers(answer: str, own_units: frozenset[str]) -> list[tuple[float, bool]]:
+    """The numbers ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`), each with whether it counts
+    something else than the required outputs (:func:`~rewardlab.envs.toolcall.candidates.counts_something_else`),
+    read in the whole answer too: the affirmed text has lost the currency signs that make ``$500 transfer`` money."""
+    in_whole = {round(n, 2) for n, unit in numbers_with_units(answer) if counts_something_else(unit, own_units)}
+    return [
+        (n, round(n, 2) in in_whole and counts_something_else(unit, own_units))
+        for n, unit in numbers_with_units(affirmed(answer))
+    ]
+
+
+def hedges(
+    answer: str,
+    required: Sequence[Sequence[Any]],
+    competitors: Sequence[Competitors],
+    own_units: frozenset[str] = frozenset(),
+    reference_numbers: Sequence[float] = (),
+) -> bool:
     """Whether what ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`) writes a required amount only as a
     bound or an estimate (``at least $80``, ``about $84.81``, ``84.81 or more``), mentions a value
     competing with a required output, offers a value the prompt names as an alternative to it, or, with a
     numeric output, more than :data:`MAX_CONTEXT_NUMBERS`
-    numbers of context (numbers the world holds in another field, not in the prompt)."""
+    numbers of context (numbers the world holds in another field, not in the prompt, and numbers that count something
+    else than the required outputs: ``3 tool calls``, ``2 items``, whose units are not ``own_units``); numbers the
+    reference answer itself holds (``reference_numbers``) are neither guesses nor context, but still compete when
+    they are of the required output's field."""
     references = [str(a) for alternatives in required for a in alternatives if not is_number(a)]
     amounts = [float(a) for alternatives in required for a in alternatives if is_number(a)]
     stated = affirmed(answer)
@@ -214,19 +246,41 @@ def hedges(answer: str, required: Sequence[Sequence[Any]], competitors: Sequence
         if item.named and offered_as_alternatives(stated, references, item.named, whole=answer):
             return True
         if item.numbers or item.any_number or item.numeric:
-            numbers = numbers_in(stated) if numbers is None else numbers
-            for n in numbers:
+            if numbers is None:  # a count read in the whole answer too: affirmed text drops the currency signs
+                in_whole = {
+                    round(n, 2) for n, unit in numbers_with_units(answer) if counts_something_else(unit, own_units)
+                }
+                numbers = [
+                    (n, round(n, 2) in in_whole and counts_something_else(unit, own_units))
+                    for n, unit in numbers_with_units(stated)
+                ]
+            counted = [n for n, counts in numbers if counts]
+            if counted and offered_as_alternatives(
+                stated, _written(amounts), _written(counted), whole=answer, lists=False
+            ):
+                return True  # "$84.81, or maybe 86 units": a count offered in the amount's place
+            for n, counts in numbers:
                 if any(abs(n - r) <= TOLERANCE for r in amounts):
                     continue
                 if any(abs(n - p) <= TOLERANCE for p in item.allowed):
                     continue
+                if counts:
+                    context.add(round(n, 2))
+                    continue
                 if item.any_number or any(abs(n - c) <= TOLERANCE / 2 for c in item.numbers):
                     return True
                 if item.numeric:
-                    if round(n, 2) not in item.known:
+                    echoed = any(abs(n - e) <= TOLERANCE for e in reference_numbers)
+                    if round(n, 2) not in item.known and not echoed:
                         return True  # a number nothing holds: a guess at the required one
-                    context.add(round(n, 2))
+                    if not echoed:
+                        context.add(round(n, 2))
     return len(context) > MAX_CONTEXT_NUMBERS
+
+
+def _written(numbers: Sequence[float]) -> list[str]:
+    """Ways ``numbers`` are written in digits (``86.30``, ``86.3``), as :func:`offered_as_alternatives` reads them."""
+    return [form for n in numbers for form in dict.fromkeys((f"{n:.2f}", f"{n:g}"))]
 
 
 def answer_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
@@ -239,15 +293,27 @@ def answer_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:
     # "7 pm", "March 11, 2025": the tools' 19:00 and 2025-03-11, no numbers; "79,98 €": 79.98, before negation
     # reading drops the currency sign that says the comma is a decimal one
     answer = spelled_bounds(european_numbers(normalize_datetimes(answer)))
-    hedged = not too_long and hedges(answer, outcome.answer_required, outcome.competitors)
+    units = own_units(outcome)
+    echoed = numbers_in(outcome.reference_answer or "")
+    hedged = not too_long and hedges(answer, outcome.answer_required, outcome.competitors, units, echoed)
     metrics = {"given": 1.0, "hedged": float(hedged), "too_long": float(too_long)}
     if too_long or hedged:
         return 0.0, metrics
     required = outcome.answer_required
     if not required:
         return (clean_effects(outcome) if outcome.effects_total else 1.0), metrics
-    found = sum(answer_contains(answer, alternatives) for alternatives in required)
+    found = sum(answer_contains(answer, alternatives, units) for alternatives in required)
     return found / len(required), metrics
+
+
+def own_units(outcome: ToolCallOutcome) -> frozenset[str]:
+    """The words that follow the required amounts in the reference answer (``minutes`` in ``210 minutes``): what a
+    number of the answer may be followed by and still be one of them."""
+    if outcome.reference_answer is None:
+        return frozenset()
+    amounts = [float(a) for alternatives in outcome.answer_required for a in alternatives if is_number(a)]
+    written = numbers_with_units(european_numbers(normalize_datetimes(outcome.reference_answer)))
+    return frozenset(unit for n, unit in written if any(abs(n - a) <= TOLERANCE for a in amounts))
 
 
 def efficiency_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:

@@ -298,3 +298,37 @@ def test_restating_the_request_does_not_count_toward_the_length_bound():
 def test_an_amount_written_only_as_a_bound_or_an_estimate_is_a_hedge(answer, score):
     item = Competitors(numeric=True, known=frozenset({84.81, 12.0}))
     assert answer_score(outcome(answer, [[84.81]], [item]))[0] == score
+
+
+@pytest.mark.parametrize(
+    ("answer", "score"),
+    [
+        # a count of something else is one number of context, not a guess at the amount
+        ("Your pending orders total $84.81. It took 2 tool calls.", 1.0),
+        ("I checked 3 orders: $84.81 in total.", 1.0),
+        ("$84.81 refunded, $500 transfer declined.", 1.0),
+        # two of them are a list; one offered in the amount's place, or written as money, is a hedge
+        ("I made 3 tool calls over 2 days: $84.81.", 0.0),
+        ("$84.81, or maybe 86 items", 0.0),
+        ("$84.81 or 86.31 units", 0.0),
+        ("$84.81 or 86.31 probably", 0.0),
+    ],
+)
+def test_a_number_that_counts_something_else_is_context(answer, score):
+    item = Competitors(numeric=True, known=frozenset({84.81}), allowed=(500.0,))
+    result = ToolCallOutcome(
+        answer=answer, answer_required=[[84.81]], competitors=[item], reference_answer="Your orders total $84.81."
+    )
+    assert answer_score(result)[0] == score
+
+
+def test_a_count_in_the_required_unit_is_the_required_number():
+    item = Competitors(any_number=True)
+    reference = "Three and a half hours are 210 minutes."
+    for answer, score in [
+        ("210 minutes.", 1.0),
+        ("210 minutes, not 209 minutes", 1.0),
+        ("210 minutes or 211 minutes", 0.0),
+    ]:
+        result = ToolCallOutcome(answer=answer, answer_required=[[210]], competitors=[item], reference_answer=reference)
+        assert answer_score(result)[0] == score, answer
