@@ -72,11 +72,7 @@ def numbers_with_units(text: str) -> list[tuple[float, str]]:
     """
     text = european_numbers(text[:100_000])
     found = []
-    for match in NUMBER.finditer(text):
-        try:
-            value = float(match.group().replace(",", ""))
-        except ValueError:
-            continue
+    for value, match in _digit_numbers(text):
         following = _FOLLOWING_WORD.match(text, match.end())
         money = "." in match.group() or text[max(0, match.start() - 1) : match.start()] in _CURRENCY_SIGNS
         found.append((value, following.group(1).casefold() if following and not money else ""))
@@ -93,6 +89,15 @@ def numbers_with_units(text: str) -> list[tuple[float, str]]:
                 found.append((float(value), words[end] if end < len(words) else ""))
             index = end
     return found
+
+
+def _digit_numbers(text: str) -> Iterator[tuple[float, re.Match[str]]]:
+    """Every number of ``text`` written in digits (:data:`NUMBER`), with its match."""
+    for match in NUMBER.finditer(text):
+        try:
+            yield float(match.group().replace(",", "")), match
+        except ValueError:
+            continue
 
 
 _FOLLOWING_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
@@ -151,11 +156,7 @@ def written_amounts(text: str) -> list[tuple[float, bool]]:
     """
     text = european_numbers(text[:100_000])
     found = []
-    for match in NUMBER.finditer(text):
-        try:
-            value = float(match.group().replace(",", ""))
-        except ValueError:
-            continue
+    for value, match in _digit_numbers(text):
         before = canonical_text(_CLAUSE_MARK.split(text[max(0, match.start() - 40) : match.start()])[-1]).split()
         after = canonical_text(_CLAUSE_MARK.split(text[match.end() : match.end() + 40])[0]).split()
         while after and after[0] in UNITS:
