@@ -182,7 +182,7 @@ def _offers(tokens: list[str], first: tuple[int, int], second: tuple[int, int], 
 
 
 def _weighs(words: list[str]) -> bool:
-    """A word of :data:`DISJUNCTIONS`, ``if not``, or a modal within two words before ``be``/``been``."""
+    """A word of :data:`DISJUNCTIONS`, ``if not``, or a modal at most three words before ``be``/``been``."""
     for index, word in enumerate(words):
         if word in DISJUNCTIONS or (word == "if" and words[index + 1 : index + 2] == ["not"]):
             return True
