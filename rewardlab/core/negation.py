@@ -160,12 +160,17 @@ CONTRASTS: tuple[tuple[str, ...], ...] = (
 (``shipped as opposed to pending``, ``every order except O1046``)."""
 
 
+_CONTRAST_STARTS = frozenset(phrase[0] for phrase in CONTRASTS)
+
+
 def _denies_at(tokens: list[str], index: int) -> bool:
     """Whether ``tokens[index]`` is a negator, or a word that denies without one: a word of :data:`DENYING_VERBS`
     before ``to``, of :data:`LACKS`, or the first of a phrase of :data:`CONTRASTS`."""
     token = tokens[index]
     if _is_negator(token) or token in LACKS or (token in DENYING_VERBS and tokens[index + 1 : index + 2] == ["to"]):
         return True
+    if token not in _CONTRAST_STARTS:
+        return False
     return any(tuple(tokens[index : index + len(phrase)]) == phrase for phrase in CONTRASTS)
 
 
@@ -407,8 +412,9 @@ question's clause."""
 
 def _answers_no(tokens: list[str], index: int, clause_start: int) -> bool:
     """Whether ``tokens[index]`` is a lone :data:`ANSWERS_NO` opening the clause right after a ``?``."""
-    alone = index + 1 == len(tokens) or not tokens[index + 1][0].isalnum()
-    return tokens[index] in ANSWERS_NO and index == clause_start and index > 0 and tokens[index - 1] == "?" and alone
+    if tokens[index] not in ANSWERS_NO or index != clause_start or index == 0 or tokens[index - 1] != "?":
+        return False
+    return index + 1 == len(tokens) or not tokens[index + 1][0].isalnum()
 
 
 def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
