@@ -25,6 +25,8 @@ it states besides an accepted answer and the prompt:
   (``three replies; perhaps there were 4 messages``: a guess, however far from the answer);
   a count of something else (``2 days``) and a value of another kind are *context*;
 - a person: competes when the question asks for a person, else context;
+- a day of the week (:data:`WEEKDAYS`): competes when an accepted answer names one (``Tuesday at 15:00``), else
+  context, as a person;
 - a name the pages showed (a capitalised word inside a sentence, a one-word label, an e-mail
   address): competes when
   the question asks for a name or a phrase, else context;
@@ -90,6 +92,9 @@ DIRECTORY: tuple[str, ...] = (
 )
 """The people of the sites (forum accounts, mail contacts and senders): always candidates."""
 
+WEEKDAYS: tuple[str, ...] = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+"""Days of the week: candidates of their own kind, ``day`` (a weekday is no room, no person and no name)."""
+
 MIN_WORD = 4
 """Letters a word needs to be a candidate (a page word, a count's unit): shorter ones are grammar."""
 
@@ -130,6 +135,7 @@ class Question:
         kinds: The kinds asked (value kinds, ``person``, ``name``, ``phrase``).
         prompt: The prompt, read.
         persons: The sites' people the prompt does not name.
+        days: The days of the week the prompt does not name.
         names: Names the pages showed that the prompt does not use (people excluded).
         words: Words of :data:`MIN_WORD` letters or more the pages showed, outside the prompt and the references.
         named: What the prompt names: its values, the sites' people and the pages' names it mentions (candidates
@@ -147,6 +153,7 @@ class Question:
     named: tuple[str, ...] = ()
     shown: frozenset[str] = frozenset()
     named_kinds: tuple[str, ...] = ()
+    days: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, accepted: Iterable[str], prompt: str = "", pages: Iterable[str] = ()) -> Question:
@@ -154,14 +161,18 @@ class Question:
         read_prompt = read_values(prompt)
         pages = list(pages)
         persons = tuple(p for p in DIRECTORY if not mentions(prompt, p))
-        shown = page_names([*pages, prompt])
+        days = tuple(d for d in WEEKDAYS if not mentions(prompt, d))
+        shown = {n for n in page_names([*pages, prompt]) if n not in WEEKDAYS}
         names = tuple(n for n in shown if not mentions(prompt, n) and n not in DIRECTORY)
         named: dict[str, str] = {v.rendered: v.kind for v in read_prompt.values}
-        for name in (*DIRECTORY, *shown):
+        for name in (*DIRECTORY, *WEEKDAYS, *shown):
             if mentions(prompt, name):
-                named.setdefault(read_values(name).rendered, "person" if name in DIRECTORY else "name")
+                kind = "person" if name in DIRECTORY else "day" if name in WEEKDAYS else "name"
+                named.setdefault(read_values(name).rendered, kind)
         kinds: set[str] = {v.kind for r in references for v in r.values}
         for reference in references:
+            if any(mentions(reference.rendered, d) for d in WEEKDAYS):
+                kinds.add("day")
             if any(mentions(reference.rendered, p) for p in DIRECTORY):
                 kinds.add("person")
             elif any(mentions(reference.rendered, n) for n in names):
@@ -185,11 +196,12 @@ class Question:
             tuple(named),
             page_values,
             tuple(named.values()),
+            days,
         )
 
     @property
     def value_kinds(self) -> frozenset[str]:
-        return self.kinds - {"person", "name", "phrase"}
+        return self.kinds - {"person", "name", "phrase", "day"}
 
 
 def _bare_words(text: ValueText) -> list[str]:
@@ -249,13 +261,17 @@ def _competes(value: Value, question: Question, asked_units: set[str]) -> bool:
 
 
 def _word_candidates(answer: ValueText, question: Question) -> tuple[int, int]:
-    """``(competing, context)`` among the people, names and page words the answer mentions."""
+    """``(competing, context)`` among the people, days, names and page words the answer mentions."""
     references = [r.rendered for r in question.references]
     persons = competing_candidates(answer.rendered, references, question.persons)
     names = competing_candidates(answer.rendered, references, question.names)
-    competing = context = 0
-    if not question.kinds & {"person", "name", "phrase"}:  # people and names cannot be the value asked for
-        return 0, len(listed_together(answer.rendered, [*persons, *names]))
+    days = competing_candidates(answer.rendered, references, question.days)
+    day_asked = "day" in question.kinds
+    competing, context = (len(days), 0) if day_asked else (0, 0)
+    if not question.kinds & {"person", "name", "phrase"}:  # people, names (and days) cannot be the value asked for
+        return competing, len(listed_together(answer.rendered, [*persons, *names, *([] if day_asked else days)]))
+    if not day_asked:
+        context += len(days)
     if "person" in question.kinds:
         competing += len(persons)
     else:
@@ -361,6 +377,7 @@ def _offers_alternatives(answer: ReadAnswer, stated: list[str], question: Questi
         *(v.rendered for v in answer.affirmed.values),
         *question.named,
         *question.persons,
+        *question.days,
         *question.names,
     )
     asked = question.kinds | ({"name"} if "phrase" in question.kinds else set())

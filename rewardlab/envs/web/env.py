@@ -168,7 +168,8 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       page's labels copied are not); ``as opposed to``, ``in place of``, ``in lieu of``, ``other than``, ``except``
       and ``excluding`` deny what follows them, and a lone ``no`` after a question denies the question (``Pending?
       No, shipped.``); a value stated only as a bound or an estimate (``at least 3``, ``about $84.81``, ``~3``,
-      ``3+``) is a hedge.
+      ``3+``) is a hedge; a day of the week is a candidate
+      of its own kind (``day``), no longer a name: context for a room (``Lakeside, on Friday``), a competitor for a day.
     """
 
     system_prompt: str = SYSTEM_PROMPT

@@ -183,6 +183,24 @@ def test_restating_the_request_is_no_list_and_names_in_a_sentence_are_no_dump():
     assert grade_answer("Inbox, Sent, Archive, ZX-4471-PQ", ["ZX-4471-PQ"], prompt=prompt, pages=pages) == "hedged"
 
 
+def test_a_weekday_is_a_candidate_of_its_own_kind():
+    """A day of the week is no room and no person: context for a name question, a competitor for a day question."""
+    pages = ["I booked the Lakeside room for Friday 14:00.", "The Aurora room is free on Monday."]
+    prompt = 'In the forum thread "Team offsite planning", which room did bob book?'
+    assert (
+        grade_answer(
+            "Bob booked the Lakeside room for the offsite on Friday.", ["Lakeside"], prompt=prompt, pages=pages
+        )
+        == "correct"
+    )
+    assert grade_answer("Lakeside or Aurora", ["Lakeside"], prompt=prompt, pages=pages) == "hedged"
+    assert grade_answer("Lakeside, or maybe Friday", ["Lakeside"], prompt=prompt, pages=pages) == "hedged"
+    meeting = "When is the contract renewal meeting with Carol?"
+    assert grade_answer("Tuesday at 15:00", ["Tuesday at 15:00"], prompt=meeting, pages=pages) == "correct"
+    assert grade_answer("Tuesday at 15:00, Wednesday", ["Tuesday at 15:00"], prompt=meeting, pages=pages) == "hedged"
+    assert grade_answer("Tuesday at 15:00, or maybe Wednesday", ["Tuesday at 15:00"], prompt=meeting) == "hedged"
+
+
 # ---------------------------------------------------------------------- typed URLs
 def test_url_milestones_need_a_click_not_a_typed_url(env):
     env.reset(seed=0, options={"task_id": "mail-020"})
