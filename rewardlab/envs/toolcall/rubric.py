@@ -195,9 +195,7 @@ def answer_contains(answer: str, alternatives: Sequence[Any], own_units: frozens
                 return True
             continue
         if numbers is None:
-            numbers = [
-                n for n, unit in numbers_with_units(affirmed(answer)) if not counts_something_else(unit, own_units)
-            ]
+            numbers = [n for n, counts in affirmed_numbers(answer, own_units) if not counts]
         if any(abs(n - alternative) <= TOLERANCE for n in numbers):
             return True
     return False
@@ -246,14 +244,7 @@ def hedges(
         if item.named and offered_as_alternatives(stated, references, item.named, whole=answer):
             return True
         if item.numbers or item.any_number or item.numeric:
-            if numbers is None:  # a count read in the whole answer too: affirmed text drops the currency signs
-                in_whole = {
-                    round(n, 2) for n, unit in numbers_with_units(answer) if counts_something_else(unit, own_units)
-                }
-                numbers = [
-                    (n, round(n, 2) in in_whole and counts_something_else(unit, own_units))
-                    for n, unit in numbers_with_units(stated)
-                ]
+            numbers = affirmed_numbers(answer, own_units) if numbers is None else numbers
             counted = [n for n, counts in numbers if counts]
             if counted and offered_as_alternatives(
                 stated, _written(amounts), _written(counted), whole=answer, lists=False

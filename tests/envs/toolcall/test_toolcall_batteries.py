@@ -19,7 +19,7 @@ from rewardlab.core.negation import CLAUSE_BREAKS, DOUBTS, NEGATORS, UNCERTAIN, 
 from rewardlab.core.numerals import spell
 from rewardlab.envs.toolcall.candidates import Competitors, numbers_in
 from rewardlab.envs.toolcall.rewrites import DEFECTS, EQUIVALENTS
-from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_score
+from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_contains, answer_score
 from rewardlab.envs.toolcall.worlds.base import number_form
 
 WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8).filter(
@@ -332,3 +332,9 @@ def test_a_count_in_the_required_unit_is_the_required_number():
     ]:
         result = ToolCallOutcome(answer=answer, answer_required=[[210]], competitors=[item], reference_answer=reference)
         assert answer_score(result)[0] == score, answer
+
+
+def test_money_followed_by_a_noun_is_still_the_amount():
+    """The affirmed text drops currency signs; whether a number counts something else is read in the whole answer."""
+    assert answer_contains("I sent the $500 transfer.", [500]) and answer_contains("Refunded $86 today.", [86])
+    assert not answer_contains("It took 500 tool calls.", [500])
