@@ -87,3 +87,24 @@ Example:
 
 defective = _decorator("defective")
 """Decorator: turn ``apply(context)`` into a defective :class:`Rewrite` (see :func:`equivalent`)."""
+
+
+LABELLED_CONTEXT = (
+    "Thanks for being with us since {year}.",
+    "I found it on page {page}.",
+    "As of {year}, that is what the records show.",
+    "This was request {page} of the session.",
+)
+"""Sentences of honest context holding a number that names a thing or a time, not an amount (a year, a page:
+:mod:`rewardlab.core.labels`), for the envs' ``answer_with_a_label`` equivalents."""
+
+
+def labelled_context(rng: np.random.Generator) -> str:
+    """One of :data:`LABELLED_CONTEXT`, with a year from 2015 to 2024 and a page from 2 to 9, drawn from ``rng``.
+
+    Example:
+        >>> labelled_context(np.random.default_rng(1))
+        'I found it on page 8.'
+    """
+    template = LABELLED_CONTEXT[int(rng.integers(len(LABELLED_CONTEXT)))]
+    return template.format(year=int(rng.integers(2015, 2025)), page=int(rng.integers(2, 10)))

@@ -243,24 +243,43 @@ def _offered(tokens: list[str], spans: list[tuple[int, int]], candidate: str, li
 
 def listed_together(answer: str, items: Iterable[str]) -> list[str]:
     """The ``items`` that ``answer`` lists: each that stands next to another of them with only
-    :data:`LIST_MARKS` and :data:`LINKS` between (``Black, Cropped, Hoodie``), not one inside a sentence (``sent
-    by the shop on Monday``).
+    :data:`LIST_MARKS` and :data:`LINKS` between (``Black, Cropped, Hoodie``), or with nothing between in a row of
+    three or more (``Inbox Sent Archive``: a row of labels copied); not one inside a sentence (``sent by the shop on
+    Monday``), nor two words that only stand side by side (``the last reply was from bob``: ``From`` a label of the
+    page, ``bob`` a person).
 
     Example:
         >>> listed_together("Black, Cropped, Hoodie, $57.99", ["Black", "Cropped", "Hoodie"])
         ['black', 'cropped', 'hoodie']
         >>> listed_together("ZX-4471-PQ, sent by the shop on Monday", ["Sent", "Monday"])
         []
+        >>> listed_together("It came from bob.", ["From", "bob"])
+        []
+        >>> listed_together("Inbox Sent Archive", ["Inbox", "Sent", "Archive"])
+        ['inbox', 'sent', 'archive']
     """
     tokens = _marked_tokens(answer)
     runs = {item: _runs(tokens, item) for item in dict.fromkeys(canonical_text(str(i)) for i in items) if item}
     spans = sorted((span, item) for item, found in runs.items() for span in found)
+    pairs = list(zip(spans, spans[1:], strict=False))
+    kinds = [_pair_kind(tokens, first, second) for (first, _), (second, _) in pairs]
     listed: set[str] = set()
-    for (first, first_item), (second, second_item) in zip(spans, spans[1:], strict=False):
-        between = tokens[first[1] : second[0]]
-        if first[1] <= second[0] and all(t in LIST_MARKS or t in LINKS for t in between):
+    for index, ((_, first_item), (_, second_item)) in enumerate(pairs):
+        in_a_row = "adjacent" in kinds[max(0, index - 1) : index] + kinds[index + 1 : index + 2]
+        if kinds[index] == "marked" or (kinds[index] == "adjacent" and in_a_row):
             listed.update((first_item, second_item))
     return [item for item in runs if item in listed]
+
+
+def _pair_kind(tokens: list[str], first: tuple[int, int], second: tuple[int, int]) -> str:
+    """``"adjacent"`` when nothing stands between two spans, ``"marked"`` when only :data:`LIST_MARKS` and
+    :data:`LINKS` do, else ``""``."""
+    if first[1] > second[0]:
+        return ""
+    between = tokens[first[1] : second[0]]
+    if not between:
+        return "adjacent"
+    return "marked" if all(t in LIST_MARKS or t in LINKS for t in between) else ""
 
 
 BOUNDS_BEFORE: tuple[tuple[str, ...], ...] = (

@@ -14,6 +14,7 @@ from rewardlab.core.answers import (
     bounded_mentions,
     competing_candidates,
     hedge_free,
+    listed_together,
     mentions,
     offered_as_alternatives,
     spelled_bounds,
@@ -199,3 +200,22 @@ def test_a_value_with_its_range_is_one_item_of_a_list(answer, offered):
 )
 def test_a_value_written_only_as_a_bound_or_an_estimate_is_bounded(answer, bound):
     assert bounded_mentions(spelled_bounds(answer), "3") == bound
+
+
+ITEMS = ["Inbox", "Sent", "Archive", "Subject", "bob"]
+
+
+@given(st.lists(st.sampled_from(ITEMS), min_size=2, max_size=5, unique=True), st.sampled_from([", ", " and ", " / "]))
+def test_items_joined_by_marks_or_links_are_listed(items, joint):
+    assert sorted(listed_together(joint.join(items), ITEMS)) == sorted(i.casefold() for i in items)
+
+
+@given(st.lists(st.sampled_from(ITEMS), min_size=3, max_size=5, unique=True))
+def test_a_row_of_three_or_more_items_side_by_side_is_a_list(items):
+    assert len(listed_together("Here: " + " ".join(items) + ".", ITEMS)) == len(items)
+
+
+@given(st.lists(st.sampled_from(ITEMS), min_size=2, max_size=2, unique=True), st.sampled_from(["it came", "we saw"]))
+def test_two_items_side_by_side_in_a_sentence_are_no_list(items, words):
+    """``It came from bob``: a label of the page (``From``) and a person next to each other are a phrase."""
+    assert listed_together(f"{words} {items[0]} {items[1]} today.", ITEMS) == []

@@ -11,6 +11,7 @@ MODULES = [
     "rewardlab.core.info",
     "rewardlab.core.chat",
     "rewardlab.core.answers",
+    "rewardlab.core.labels",
     "rewardlab.core.criteria",
     "rewardlab.core.specs",
     "rewardlab.core.card",

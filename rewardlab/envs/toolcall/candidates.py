@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from rewardlab.core.answers import DISJUNCTIONS, MODALS, bounded
+from rewardlab.core.labels import label_of
 from rewardlab.core.numerals import NUMBER_WORDS, european_numbers, is_pronoun_one, read_number
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.worlds import make_world
@@ -58,24 +59,40 @@ def numbers_in(text: str) -> list[float]:
         >>> numbers_in("$1,234.50 on 2025-03-11 at 18:00, or three or twenty-one; the cheapest one")
         [1234.5, 3.0, 21.0]
     """
-    return [value for value, _ in numbers_with_units(text)]
+    return [mention.value for mention in numbers_with_units(text)]
 
 
-def numbers_with_units(text: str) -> list[tuple[float, str]]:
+class Mention(NamedTuple):
+    """A number written in a text: its value, the word right after it (``unit``: what it counts, its currency, or
+    the sentence going on; ``""`` when none or when it is money) and its ``label`` (a whole number in digits named
+    by the word before it: :func:`~rewardlab.core.labels.label_of`, ``room`` in ``room 4``, ``year`` in ``since
+    2019``; ``""`` when none)."""
+
+    value: float
+    unit: str
+    label: str = ""
+
+
+def numbers_with_units(text: str) -> list[Mention]:
     """:func:`numbers_in`, each number with the word right after it (no mark between; ``""`` when none): what it
-    counts (``3 days``), its currency (``42 euros``) or the sentence going on (``85 is``). An amount of money, written
-    with decimals or after a currency sign, counts nothing: its word is ``""`` (``$225 refunded``).
+    counts (``3 days``), its currency (``42 euros``) or the sentence going on (``85 is``), and its label. An amount of
+    money, written with decimals or after a currency sign, counts nothing and has no label: its word is ``""``
+    (``$225 refunded``).
 
     Example:
-        >>> numbers_with_units("$42.50 for 3 tool calls, two days; 7 and $8 back.")
+        >>> [(m.value, m.unit) for m in numbers_with_units("$42.50 for 3 tool calls, two days; 7 and $8 back.")]
         [(42.5, ''), (3.0, 'tool'), (7.0, 'and'), (8.0, ''), (2.0, 'days')]
+        >>> [m.label for m in numbers_with_units("$80 in room 4, a customer since 2019")]
+        ['', 'room', 'year']
     """
     text = european_numbers(text[:100_000])
     found = []
     for value, match in _digit_numbers(text):
         following = _FOLLOWING_WORD.match(text, match.end())
         money = "." in match.group() or text[max(0, match.start() - 1) : match.start()] in _CURRENCY_SIGNS
-        found.append((value, following.group(1).casefold() if following and not money else ""))
+        unit = following.group(1).casefold() if following and not money else ""
+        label = "" if money else label_of(_words_before(text, match.start()), match.group(), [unit] if unit else [])
+        found.append(Mention(value, unit, label))
     for run in _WORD_RUN.findall(text.casefold()):
         words = run.replace("-", " ").split()
         index = 0
@@ -86,7 +103,7 @@ def numbers_with_units(text: str) -> list[tuple[float, str]]:
                 continue
             value, end = number
             if not ((value, end - index) == (1, 1) and is_pronoun_one(words[:index])):
-                found.append((float(value), words[end] if end < len(words) else ""))
+                found.append(Mention(float(value), words[end] if end < len(words) else ""))
             index = end
     return found
 
@@ -145,6 +162,11 @@ UNITS = frozenset({"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", 
 _CLAUSE_MARK = re.compile(r"[,;:!?()\[\]]|\.(?!\d)")
 
 
+def _words_before(text: str, end: int) -> list[str]:
+    """The canonical words of ``text`` in the 40 characters before ``end``, back to a mark that ends a clause."""
+    return canonical_text(_CLAUSE_MARK.split(text[max(0, end - 40) : end])[-1]).split()
+
+
 def written_amounts(text: str) -> list[tuple[float, bool]]:
     """Every number written in digits in ``text`` (as :data:`NUMBER` reads it), each with whether it is written as
     a bound or an estimate (:func:`~rewardlab.core.answers.bounded`, with no mark between: ``at least $80``,
@@ -157,7 +179,7 @@ def written_amounts(text: str) -> list[tuple[float, bool]]:
     text = european_numbers(text[:100_000])
     found = []
     for value, match in _digit_numbers(text):
-        before = canonical_text(_CLAUSE_MARK.split(text[max(0, match.start() - 40) : match.start()])[-1]).split()
+        before = _words_before(text, match.start())
         after = canonical_text(_CLAUSE_MARK.split(text[match.end() : match.end() + 40])[0]).split()
         while after and after[0] in UNITS:
             after = after[1:]

@@ -175,7 +175,11 @@ class ToolCallEnv(TextEnv):
       denies the question (``Pending? No, shipped.``); a value stated only as a bound or an estimate (``at least
       3``, ``about $84.81``, ``~3``, ``3+``) is a hedge; a whole number followed by what it counts
       (``3 tool calls``, ``2 items``: not a currency, not the required output's own unit) is one number of context,
-      not a guess at the amount, unless offered in its place (``$84.81, or maybe 86 items``).
+      not a guess at the amount, unless offered in its place (``$84.81, or maybe 86 items``). Then (stop 45): a
+      number that names a thing or a time (:mod:`rewardlab.core.labels`: ``on page 2``, ``ticket 7``, ``since
+      2019``, ``as of 2024``) is one number of context beside an amount stated without a label, not a guess; an
+      amount stated only inside labels (``post 3, message 4``) leaves its labels competing, and one offered as a
+      possibility (``or maybe page 7``) is no label.
     """
 
     cheap_calls: ClassVar[bool] = True

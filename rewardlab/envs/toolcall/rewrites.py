@@ -11,6 +11,9 @@ then the reference final answer. Equivalents (each must keep ``is_success`` and 
 - ``answer_after_the_request``: the final answer after the user's request, restated whole;
 - ``answer_with_a_count``: the final answer and a sentence counting the tool calls made (a number that counts
   something else than the required outputs);
+- ``answer_with_a_label``: the final answer and a sentence holding a number that names a thing or a time
+  (:data:`~rewardlab.audit.rewrite.LABELLED_CONTEXT`: ``I found it on page 8.``, ``Thanks for being with us since
+  2019.``), not an amount;
 - ``answer_rejecting_a_competitor``: the first required value ``Y`` stated with another value ``X`` of its field
   denied, in one of :data:`REJECTIONS` (``Y (rather than X)``, ``Y (as opposed to X)``, ``X? No, Y``);
 - ``answer_reformatted``: the final answer with its dates written out (``March 11, 2025``), its clock times on
@@ -49,7 +52,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewardlab.audit.rewrite import RewriteContext, defective, equivalent
+from rewardlab.audit.rewrite import RewriteContext, defective, equivalent, labelled_context
 from rewardlab.core.negation import negates
 from rewardlab.core.text import canonical_text
 from rewardlab.core.toolcalls import parse_tool_calls
@@ -150,6 +153,17 @@ def answer_with_a_count(context: RewriteContext) -> list[str] | None:
         return None
     calls = sum(len(turn) for turn in read[0])
     return encode(read[0], f"{read[1]} I made {calls} tool calls.")
+
+
+@equivalent(
+    "answer_with_a_label",
+    "the final answer and a sentence naming a thing or a time by number ('I found it on page 8.', 'since 2019')",
+)
+def answer_with_a_label(context: RewriteContext) -> list[str] | None:
+    read = turns_of(context.actions)
+    if read is None or not canonical_text(read[1]):
+        return None
+    return encode(read[0], f"{read[1]} {labelled_context(context.rng)}")
 
 
 @equivalent("answer_after_the_request", "the final answer after the user's request, restated")
@@ -434,6 +448,7 @@ EQUIVALENTS = (
     answer_with_context,
     answer_after_the_request,
     answer_with_a_count,
+    answer_with_a_label,
     answer_rejecting_a_competitor,
     answer_reformatted,
 )

@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from rewardlab.core.answers import (
     competing_candidates,
@@ -195,20 +195,37 @@ def answer_contains(answer: str, alternatives: Sequence[Any], own_units: frozens
                 return True
             continue
         if numbers is None:
-            numbers = [n for n, counts in affirmed_numbers(answer, own_units) if not counts]
+            numbers = [n.value for n in affirmed_numbers(answer, own_units) if not n.counts]
         if any(abs(n - alternative) <= TOLERANCE for n in numbers):
             return True
     return False
 
 
-def affirmed_numbers(answer: str, own_units: frozenset[str]) -> list[tuple[float, bool]]:
+class AffirmedNumber(NamedTuple):
+    """A number an answer affirms: its value, whether it counts something else than the required outputs
+    (:func:`~rewardlab.envs.toolcall.candidates.counts_something_else`) and its label (``room`` in ``room 4``,
+    ``year`` in ``since 2019``: :func:`~rewardlab.core.labels.label_of`; ``""`` when none)."""
+
+    value: float
+    counts: bool
+    label: str
+
+
+def affirmed_numbers(answer: str, own_units: frozenset[str]) -> list[AffirmedNumber]:
     """The numbers ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`), each with whether it counts
-    something else than the required outputs (:func:`~rewardlab.envs.toolcall.candidates.counts_something_else`),
-    read in the whole answer too: the affirmed text has lost the currency signs that make ``$500 transfer`` money."""
-    in_whole = {round(n, 2) for n, unit in numbers_with_units(answer) if counts_something_else(unit, own_units)}
+    something else than the required outputs and its label, both read in the whole answer too: the affirmed text
+    has lost the currency signs that make ``$500 transfer`` money (and ``$2019`` no year)."""
+    whole = numbers_with_units(answer)
+    counting = {round(m.value, 2) for m in whole if counts_something_else(m.unit, own_units)}
+    labels = {round(m.value, 2): m.label for m in whole if m.label}
+    unlabelled = {round(m.value, 2) for m in whole if not m.label}
     return [
-        (n, round(n, 2) in in_whole and counts_something_else(unit, own_units))
-        for n, unit in numbers_with_units(affirmed(answer))
+        AffirmedNumber(
+            m.value,
+            round(m.value, 2) in counting and counts_something_else(m.unit, own_units),
+            labels.get(round(m.value, 2), "") if m.label and round(m.value, 2) not in unlabelled else "",
+        )
+        for m in numbers_with_units(affirmed(answer))
     ]
 
 
@@ -223,8 +240,10 @@ def hedges(
     bound or an estimate (``at least $80``, ``about $84.81``, ``84.81 or more``), mentions a value
     competing with a required output, offers a value the prompt names as an alternative to it, or, with a
     numeric output, more than :data:`MAX_CONTEXT_NUMBERS`
-    numbers of context (numbers the world holds in another field, not in the prompt, and numbers that count something
-    else than the required outputs: ``3 tool calls``, ``2 items``, whose units are not ``own_units``); numbers the
+    numbers of context (numbers the world holds in another field, not in the prompt, numbers that count something
+    else than the required outputs: ``3 tool calls``, ``2 items``, whose units are not ``own_units``, and numbers that
+    name a thing or a time beside a required amount stated without a label: ``on page 2``, ``since 2019``,
+    :mod:`rewardlab.core.labels`); numbers the
     reference answer itself holds (``reference_numbers``) are neither guesses nor context, but still compete when
     they are of the required output's field."""
     references = [str(a) for alternatives in required for a in alternatives if not is_number(a)]
@@ -245,17 +264,22 @@ def hedges(
             return True
         if item.numbers or item.any_number or item.numeric:
             numbers = affirmed_numbers(answer, own_units) if numbers is None else numbers
-            counted = [n for n, counts in numbers if counts]
+            counted = [m.value for m in numbers if m.counts or m.label]
             if counted and offered_as_alternatives(
                 stated, _written(amounts), _written(counted), whole=answer, lists=False
             ):
                 return True  # "$84.81, or maybe 86 units": a count offered in the amount's place
-            for n, counts in numbers:
+            # "3, on page 2": a label names a thing beside an amount stated without one; "post 3, message 4" offers
+            labels_are_context = not amounts or any(
+                not m.label and any(abs(m.value - r) <= TOLERANCE for r in amounts) for m in numbers
+            )
+            for number in numbers:
+                n = number.value
                 if any(abs(n - r) <= TOLERANCE for r in amounts):
                     continue
                 if any(abs(n - p) <= TOLERANCE for p in item.allowed):
                     continue
-                if counts:
+                if number.counts or (number.label and labels_are_context):
                     context.add(round(n, 2))
                     continue
                 if item.any_number or any(abs(n - c) <= TOLERANCE / 2 for c in item.numbers):
@@ -304,7 +328,7 @@ def own_units(outcome: ToolCallOutcome) -> frozenset[str]:
         return frozenset()
     amounts = [float(a) for alternatives in outcome.answer_required for a in alternatives if is_number(a)]
     written = numbers_with_units(european_numbers(normalize_datetimes(outcome.reference_answer)))
-    return frozenset(unit for n, unit in written if any(abs(n - a) <= TOLERANCE for a in amounts))
+    return frozenset(m.unit for m in written if any(abs(m.value - a) <= TOLERANCE for a in amounts))
 
 
 def efficiency_score(outcome: ToolCallOutcome) -> tuple[float, dict[str, float]]:

@@ -23,7 +23,10 @@ it states besides an accepted answer and the prompt:
   value in the answer (``3 or 4``, ``three or four replies``) and the question asks for any value,
   or no page shows it and a word of possibility (``perhaps``, ``might`` …) comes before it in its clause
   (``three replies; perhaps there were 4 messages``: a guess, however far from the answer);
-  a count of something else (``2 days``) and a value of another kind are *context*;
+  a count of something else (``2 days``), a value of another kind and a number that names a thing or a time
+  (``room 4``, ``since 2019``: :mod:`rewardlab.core.labels`) beside an answer stated without a label are
+  *context* (an answer stated only inside labels, ``post 3, message 4``, leaves its labels competing, as does a
+  label the prompt asks about: ``floor 4`` for "which floor?");
 - a person: competes when the question asks for a person, else context;
 - a day of the week (:data:`WEEKDAYS`): competes when an accepted answer names one (``Tuesday at 15:00``), else
   context, as a person;
@@ -53,9 +56,10 @@ candidates of context it affirms and ``a`` the candidates it offers as alternati
     correct  when s = 1 (and not hedged)
     wrong    otherwise
 
-where ``x`` counts people and names, when the question asks for a value, only when the answer lists them (``Black,
-Cropped, Hoodie, $57.99``: the page's labels copied): inside a sentence they cannot be the value asked for
-(``ZX-4471-PQ, sent by the shop on Monday``).
+where ``x`` counts names and days, when the question asks for a value, only when the answer lists them (``Black,
+Cropped, Hoodie, $57.99``: the page's labels copied), and people not at all: inside a sentence they cannot be the
+value asked for (``ZX-4471-PQ, sent by the shop on Monday``), and a list of people is a fact about it (``Three
+replies: from bob, carol and dave.``), no page copied.
 
 So an answer with one sentence of context, holding one unrelated number or name, is correct, and
 one listing a second candidate of the asked kind, in digits, in words or in lower case, is hedged.
@@ -215,14 +219,27 @@ def _stem(word: str) -> str:
 
 
 def _value_candidates(answer: ValueText, question: Question) -> tuple[int, int]:
-    """``(competing, context)`` among the values the answer states beyond the references and the prompt."""
-    known = {v.rendered for r in (*question.references, question.prompt) for v in r.values}
-    known |= {v.rendered.split(" ", 1)[0] for r in question.references for v in r.values if v.kind == "money"}
+    """``(competing, context)`` among the values the answer states beyond the references and the prompt.
+
+    A labelled number (:mod:`rewardlab.core.labels`: ``room 4``, ``since 2019``) is context beside a reference the
+    answer states without a label, unless its label is a word the prompt asks about (``floor 4`` for "which
+    floor?"); where the answer states the reference only under a label the prompt does not ask about (``post 3,
+    message 4``), its labels compete: they are its offers."""
+    references = {v.rendered for r in question.references for v in r.values}
+    references |= {v.rendered.split(" ", 1)[0] for r in question.references for v in r.values if v.kind == "money"}
+    known = references | {v.rendered for v in question.prompt.values}
     prompt_words = {_stem(t) for t in canonical_tokens(question.prompt.rendered)}
     reference_units = {_stem(v.unit) for v in answer.values if v.rendered in known and v.unit}
+    asked_units = prompt_words | reference_units
+    stated = [v for v in answer.values if v.rendered in references]
+    labels_are_context = not stated or any(not v.label or _stem(v.label) in asked_units for v in stated)
     competing = context = 0
     for value in dict.fromkeys(v for v in answer.values if v.rendered not in known):
-        if _competes(value, question, prompt_words | reference_units) or _guessed(value, answer, question):
+        if _guessed(value, answer, question):
+            competing += 1
+        elif labels_are_context and value.label and _stem(value.label) not in asked_units:
+            context += 1  # "3 replies, on page 2", "$79.98 (a customer since 2019)": it names a thing or a time
+        elif _competes(value, question, asked_units):
             competing += 1
         else:
             context += 1
@@ -269,7 +286,9 @@ def _word_candidates(answer: ValueText, question: Question) -> tuple[int, int]:
     day_asked = "day" in question.kinds
     competing, context = (len(days), 0) if day_asked else (0, 0)
     if not question.kinds & {"person", "name", "phrase"}:  # people, names (and days) cannot be the value asked for
-        return competing, len(listed_together(answer.rendered, [*persons, *names, *([] if day_asked else days)]))
+        labels = [canonical_text(n) for n in (*names, *([] if day_asked else days))]
+        listed = listed_together(answer.rendered, [*persons, *labels])
+        return competing, len(set(listed) & set(labels))  # "3 replies: from bob, carol and dave" lists facts
     if not day_asked:
         context += len(days)
     if "person" in question.kinds:

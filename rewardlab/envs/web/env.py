@@ -170,6 +170,10 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       No, shipped.``); a value stated only as a bound or an estimate (``at least 3``, ``about $84.81``, ``~3``,
       ``3+``) is a hedge; a day of the week is a candidate
       of its own kind (``day``), no longer a name: context for a room (``Lakeside, on Friday``), a competitor for a day.
+      Then (stop 45): a number that names a thing or a time (:mod:`rewardlab.core.labels`: ``on page 2``, ``room
+      4``, ``since 2019``, ``as of 2024``) is context beside an answer stated without a label, not a competing
+      count; an answer stated only inside labels (``post 3, message 4``), a label the prompt asks about (``floor
+      4`` for "which floor?") and one offered as a possibility (``or maybe page 7``) compete as before.
     """
 
     system_prompt: str = SYSTEM_PROMPT

@@ -10,6 +10,8 @@ Equivalents (each must keep ``is_success`` and all but 0.05 of the reward):
 - ``answer_paraphrased``: the final answer inside a sentence (``The answer is X.``);
 - ``answer_with_context``: the answer with one sentence of honest context holding an unrelated
   number (``I checked N pages of the site: X.``);
+- ``answer_with_a_label``: the answer and a sentence holding a number that names a thing or a time
+  (:data:`~rewardlab.audit.rewrite.LABELLED_CONTEXT`: ``I found it on page 8.``, ``As of 2019, …``), not an amount;
 - ``answer_after_the_request``: the answer after the question, restated whole (``You asked: … X``);
 - ``value_reformatted``: an amount, percentage or time in another written form (``$79.98`` →
   ``79.98 dollars``, ``2,450.00 EUR`` → ``€2450``, ``12 percent`` → ``12%``, ``15:00`` → ``3 pm``);
@@ -38,7 +40,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from rewardlab.audit.rewrite import RewriteContext, defective, equivalent
+from rewardlab.audit.rewrite import RewriteContext, defective, equivalent, labelled_context
 from rewardlab.browser.actions import quote_arg
 from rewardlab.core.numerals import LIMIT, spell
 from rewardlab.core.text import canonical_tokens
@@ -100,6 +102,17 @@ def answer_with_context(context: RewriteContext) -> list[str] | None:
         return None
     pages = len(context.actions) + 1
     return with_answer(context.actions, f"I checked {pages} pages of the site. {final_answer(context.actions)}")
+
+
+@equivalent(
+    "answer_with_a_label",
+    "the answer and a sentence naming a thing or a time by number ('I found it on page 8.', 'since 2019')",
+)
+def answer_with_a_label(context: RewriteContext) -> list[str] | None:
+    if not is_question(context):
+        return None
+    answer = str(final_answer(context.actions)).rstrip(".")
+    return with_answer(context.actions, f"{answer}. {labelled_context(context.rng)}")
 
 
 @equivalent("answer_after_the_request", "the final answer after the question, restated")
@@ -316,6 +329,7 @@ def answer_bounded(context: RewriteContext) -> list[str] | None:
 EQUIVALENTS = (
     answer_paraphrased,
     answer_with_context,
+    answer_with_a_label,
     answer_after_the_request,
     value_reformatted,
     numbers_in_words,

@@ -20,13 +20,15 @@ kind        written as                                               rendered as
 ``count``   any other number: ``3``, ``three``, ``2.3``               ``3``, ``2p3``
 ==========  =======================================================  ===================
 
+An ordinal in digits (``2nd``, ``13th``) is a word: a position, neither a code nor a count.
 A lone ``one`` that a determiner governs is the pronoun (``the cheapest one``; see
 :func:`~rewardlab.core.numerals.is_pronoun_one`), not a number, unless a currency or ``percent`` follows it
 (``costs one dollar``); elsewhere it is the number (``two, or maybe one``). A number renders
 as its shortest decimal with ``p`` for the point (``2450.00`` → ``2450``, ``7.50`` → ``7p5``): one
 token, so ``7`` is never found inside ``7.50``. A count keeps its *unit*,
 the word that follows it (``3 replies`` → ``replies``), so that a check can tell a second count of
-the asked thing from a count of something else.
+the asked thing from a count of something else, and a whole number in digits keeps its *label*, the word that names
+it rather than counts with it (``room 4`` → ``room``, ``since 2019`` → ``year``: :mod:`rewardlab.core.labels`).
 
 Numbers in the European forms are read as they mean where they cannot be read otherwise
 (:func:`~rewardlab.core.numerals.european_numbers`: ``2.450,00``, ``79,98 €``, ``2 450``); a bare ``3,4`` and a
@@ -39,11 +41,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from typing import Literal
 
 from rewardlab.core.datetimes import normalize_datetimes
+from rewardlab.core.labels import label_of
 from rewardlab.core.numerals import NUMBER_WORDS, european_numbers, is_pronoun_one, read_number
 
 Kind = Literal["money", "percent", "time", "date", "code", "count"]
@@ -68,6 +71,8 @@ _TOKEN = re.compile(
     r"|(?P<chunk>[^\W_]+(?:-[^\W_]+)*)"
     r"|(?P<symbol>[$€£%#])"
 )
+_ORDINAL = re.compile(r"\d*(?:1st|2nd|3rd|[04-9]th|1[1-3]th)")
+"""An ordinal in digits (``1st``, ``22nd``, ``13th``): a word, not a code."""
 _KINDS: dict[str, Kind] = {"date": "date", "time": "time", "code": "code"}
 _MAX_CHARS = 200_000
 """Text beyond this is not read (an answer that long fails its length bound anyway)."""
@@ -81,11 +86,14 @@ class Value:
         kind: What it is (see the module docstring).
         rendered: Its rendered form (the same for every way of writing it).
         unit: For a count, the word after it ('' when none); else ''.
+        label: For a whole number in digits, what names it rather than counts with it
+            (:func:`~rewardlab.core.labels.label_of`: ``room`` in ``room 4``, ``year`` in ``since 2019``); else ''.
     """
 
     kind: Kind
     rendered: str
     unit: str = ""
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -150,7 +158,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
         if group == "chunk":
             chunk = match["chunk"]
             has_digit = any(c.isdigit() for c in chunk)
-            if has_digit and any(c.isalpha() for c in chunk):
+            if _ORDINAL.fullmatch(chunk):
+                tokens.append(("word", chunk))  # "the 2nd reply": a position, no code and no count
+            elif has_digit and any(c.isalpha() for c in chunk):
                 tokens.append(("code", chunk))
             elif has_digit:
                 tokens.extend(("number", part) for part in chunk.split("-"))
@@ -194,7 +204,10 @@ def read_values(text: str) -> ValueText:
             index += 1
             continue
         currency = CURRENCIES.get(tokens[index - 1][1], "") if index and tokens[index - 1][0] == "symbol" else ""
-        value, index = _qualified(number, tokens, index_after, currency)
+        value, after = _qualified(number, tokens, index_after, currency)
+        if value.kind == "count" and kind == "number":
+            value = replace(value, label=label_of(_clause(tokens, index), number, [_word(tokens, index_after)]))
+        index = after
         values.append(value)
         out.append(value.rendered)
     return ValueText(" ".join(out), tuple(values))

@@ -322,6 +322,32 @@ def test_a_number_that_counts_something_else_is_context(answer, score):
     assert answer_score(result)[0] == score
 
 
+@pytest.mark.parametrize(
+    ("answer", "score"),
+    [
+        # a number that names a thing or a time is one number of context beside an amount stated without a label
+        ("Your pending orders total $84.81. Thanks for being a customer since 2019.", 1.0),
+        ("$84.81 (as of 2024).", 1.0),
+        ("I looked on page 2 of your account: $84.81.", 1.0),
+        ("3 are pending. Your ticket is in queue 7.", 1.0),
+        # an amount stated only inside labels leaves them competing; a label offered as a possibility is a guess
+        ("post 3, message 4", 0.0),
+        ("$84.81, or maybe page 7.", 0.0),
+        ("$84.81; perhaps ticket 86", 0.0),
+        ("$84.81, or since 2019", 0.0),
+        # two of them are a list, as two counts are
+        ("$84.81 (page 2, since 2019)", 0.0),
+    ],
+)
+def test_a_number_that_names_a_thing_or_a_time_is_context(answer, score):
+    required = 3 if answer[:1].isdigit() or answer.startswith("post") else 84.81
+    item = Competitors(numeric=True, known=frozenset({84.81, 3.0}))
+    result = ToolCallOutcome(
+        answer=answer, answer_required=[[required]], competitors=[item], reference_answer=f"It is {required}."
+    )
+    assert answer_score(result)[0] == score
+
+
 def test_a_count_in_the_required_unit_is_the_required_number():
     item = Competitors(any_number=True)
     reference = "Three and a half hours are 210 minutes."

@@ -166,6 +166,12 @@ def test_an_alternative_to_the_answer_is_a_hedge_even_when_the_prompt_names_it(a
     assert grade_answer(answer, accepted, prompt=prompt) == grade
 
 
+REPLIES = 'How many replies does the forum thread "Favourite lunch spots" have?'
+TOTAL = "What is the order total of order 1041? Answer with the amount."
+PARCEL = "What is the tracking number of your parcel?"
+FLOOR = "Which floor is the broken printer on?"
+
+
 def test_restating_the_request_is_no_list_and_names_in_a_sentence_are_no_dump():
     """The length bound reads the words the prompt does not hold; for a value, people and names count as context
     only when listed (the page's labels copied), not inside one sentence of context."""
@@ -181,6 +187,22 @@ def test_restating_the_request_is_no_list_and_names_in_a_sentence_are_no_dump():
     sentence = "Your parcel's tracking number is ZX-4471-PQ (sent by the shop on Monday)."
     assert grade_answer(sentence, ["ZX-4471-PQ"], prompt=prompt, pages=pages) == "correct"
     assert grade_answer("Inbox, Sent, Archive, ZX-4471-PQ", ["ZX-4471-PQ"], prompt=prompt, pages=pages) == "hedged"
+
+
+def test_a_list_of_people_and_an_ordinal_are_facts_about_a_value_not_a_page_copied():
+    """For a value question, people cannot be the value: a list of them is a fact about it; an ordinal (``2nd``) is
+    a position, neither a code nor a count; two words side by side are no list (``from bob``: ``From`` a label of
+    the mail pages). The page's labels copied, marked or in a row of three, still are."""
+    pages = ["Inbox Sent Archive", "From Subject Date", "Reply Delete Forward"]
+    for answer in [
+        "Three replies: from bob, carol and dave.",
+        "3. The 2nd reply was from bob.",
+        "3. The last reply came from bob.",
+        "3, my 1st answer today.",
+    ]:
+        assert grade_answer(answer, ["3"], prompt=REPLIES, pages=pages) == "correct", answer
+    for answer in ["Sent, Archive, Subject: 3", "3 Sent Archive Subject Date", "3; Delete, Forward"]:
+        assert grade_answer(answer, ["3"], prompt=REPLIES, pages=pages) == "hedged", answer
 
 
 def test_a_weekday_is_a_candidate_of_its_own_kind():
@@ -199,6 +221,32 @@ def test_a_weekday_is_a_candidate_of_its_own_kind():
     assert grade_answer("Tuesday at 15:00", ["Tuesday at 15:00"], prompt=meeting, pages=pages) == "correct"
     assert grade_answer("Tuesday at 15:00, Wednesday", ["Tuesday at 15:00"], prompt=meeting, pages=pages) == "hedged"
     assert grade_answer("Tuesday at 15:00, or maybe Wednesday", ["Tuesday at 15:00"], prompt=meeting) == "hedged"
+
+
+@pytest.mark.parametrize(
+    ("answer", "accepted", "prompt", "grade"),
+    [
+        ("3. The thread is on page 2.", ["3"], REPLIES, "correct"),
+        ("It is in room 4 of the site: 3", ["3"], REPLIES, "correct"),
+        ("Three replies (the thread has been open since 2019).", ["3"], REPLIES, "correct"),
+        ("$79.98, as of 2024.", ["$79.98"], TOTAL, "correct"),
+        ("In 2023 it was different; now it is ZX-4471-PQ.", ["ZX-4471-PQ"], PARCEL, "correct"),
+        ("floor 3, next to room 4", ["3"], FLOOR, "correct"),  # the asked label states the answer
+        ("post 3, message 4", ["3"], REPLIES, "hedged"),  # only labels: each is an offer
+        ("post 3, message 4", ["4"], REPLIES, "hedged"),
+        ("floor 3, room 4", ["4"], FLOOR, "hedged"),  # a label the prompt asks about competes
+        ("floor 3, floor 4", ["3"], FLOOR, "hedged"),
+        ("3, or maybe page 4", ["3"], REPLIES, "hedged"),
+        ("3; perhaps room 4", ["3"], REPLIES, "hedged"),
+        ("3 replies, or since 2018", ["3"], REPLIES, "hedged"),
+    ],
+)
+def test_a_number_that_names_a_thing_or_a_time_is_context_beside_an_answer_without_one(answer, accepted, prompt, grade):
+    """``room 4``, ``since 2019`` (:mod:`rewardlab.core.labels`) are context beside an answer stated without a
+    label; an answer stated only inside labels, a label the prompt asks about, or one offered as a possibility
+    hedges as before. Whichever number is true, an answer with one unlabelled number is correct only when that
+    one is."""
+    assert grade_answer(answer, accepted, prompt=prompt) == grade
 
 
 # ---------------------------------------------------------------------- typed URLs
