@@ -90,7 +90,7 @@ def label_of(before: Sequence[str], number: str, after: Sequence[str] = ()) -> s
         >>> label_of(["room"], "4.5"), label_of(["totals"], "4"), label_of(["or", "maybe", "page"], "7")
         ('', '', '')
     """
-    if not number.isdigit() or not before or not _WEIGHING.isdisjoint(before):
+    if not (number.isascii() and number.isdigit()) or not before or not _WEIGHING.isdisjoint(before):
         return ""  # "or maybe page 7": a number offered as a possibility is a guess, however labelled
     previous = before[-1]
     after_time = previous in TIME_PREPOSITIONS or tuple(before[-2:]) == ("as", "of")
