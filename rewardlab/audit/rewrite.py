@@ -108,3 +108,35 @@ def labelled_context(rng: np.random.Generator) -> str:
     """
     template = LABELLED_CONTEXT[int(rng.integers(len(LABELLED_CONTEXT)))]
     return template.format(year=int(rng.integers(2015, 2025)), page=int(rng.integers(2, 10)))
+
+
+RULINGS_OUT = (
+    "{kept} ({ruled_out} does not apply)",
+    "{kept} ({ruled_out} was ruled out)",
+    "{kept} ({ruled_out} has been excluded)",
+    "{kept} ({ruled_out} doesn't count)",
+)
+"""Ways to state ``kept`` and rule ``ruled_out`` out by a verdict on it, the subject first (:func:`ruling_out`): the
+envs' ``answer_ruled_out`` defects assert a competitor and rule the answer out."""
+
+DENIED_PREDICATES = (
+    "{kept} ({ruled_out} was never mentioned)",
+    "{kept} ({ruled_out} appears nowhere)",
+)
+"""Ways to state ``kept`` and deny a predicate of ``ruled_out``, the subject first: a denial of a property, which
+may be the one asked about (``O1046 has not shipped``), so it rules ``ruled_out`` out only beside ``kept``."""
+
+
+def ruling_out(rng: np.random.Generator, kept: str, ruled_out: str, *, verdicts_only: bool = False) -> str:
+    """One of :data:`RULINGS_OUT` and :data:`DENIED_PREDICATES` (only the first with ``verdicts_only``), drawn from
+    ``rng``, stating ``kept`` and ruling ``ruled_out`` out: the envs' ``answer_ruling_out_a_competitor``
+    equivalents keep the answer beside a competitor so ruled out.
+
+    Example:
+        >>> ruling_out(np.random.default_rng(1), "$79.98", "$32.98")
+        '$79.98 ($32.98 has been excluded)'
+        >>> ruling_out(np.random.default_rng(1), "$32.98", "$79.98", verdicts_only=True)
+        '$32.98 ($79.98 was ruled out)'
+    """
+    templates = RULINGS_OUT if verdicts_only else RULINGS_OUT + DENIED_PREDICATES
+    return templates[int(rng.integers(len(templates)))].format(kept=kept, ruled_out=ruled_out)

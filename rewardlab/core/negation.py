@@ -29,10 +29,14 @@ Idioms deny nothing either (:data:`NOT_DENIALS`, :data:`BOUNDS`): ``not only``, 
 than``, ``nothing but``, ``none other than``. :func:`denies` says whether a text denies anything at all.
 
 A verdict on what comes before it denies that too, back to the clause's start: a copula denied before an identity
-(:data:`IDENTITIES`: ``"$79.98 is not the total"``, ``"$32.98 isn't it"``, ``"O1046 can't be right"``), or a copula
-before a word of error (:data:`ERRORS`: ``"$79.98 is wrong"``):
+(:data:`IDENTITIES`: ``"$79.98 is not the total"``, ``"$32.98 isn't it"``, ``"O1046 can't be right"``), a copula
+before a word of error (:data:`ERRORS`: ``"$79.98 is wrong"``), a participle of rejection after a copula
+(:data:`REJECTED`: ``"$32.98 was ruled out"``), or a verb of fit denied (:data:`APPLIES`: ``"$32.98 does not
+apply"``). Any other denied predicate leaves its subject affirmed (``"O1046 has not shipped"`` may answer which order
+has not), but :func:`affirmed` with ``outright`` drops that subject too, for a reader of candidates:
 
     ``"$32.98 is not it; the total is $79.98"``       -> ``"; the total is 79.98"``
+    ``"$32.98 was ruled out; the total is $79.98"``   -> ``"; the total is 79.98"``
     ``"I doubt it is pending"``                       -> ``"i"``
 
 So does a lone ``no`` (:data:`ANSWERS_NO`) right after a question, which answers it: the question's clause is
@@ -129,6 +133,7 @@ DENIAL_CONTINUES = frozenset({"or", "nor"})
 """Conjunctions that do not end a denial: ``not pending or cancelled`` denies both."""
 
 _NUMBER_AND = frozenset({"hundred", *SCALES})
+_CURRENCY_SIGNS = frozenset("$€£")
 
 _TOKEN = re.compile(r"\d+(?:[:\-]\d+)+|(?<![^\W_])-?\d[\d,]*(?:\.\d+)?|[^\W_]+(?:['’][^\W_]+)*|[.,;:!?()\[\]{}/|—–\n&]")
 _MAX_CHARS = 200_000
@@ -405,6 +410,35 @@ def _subject_start(tokens: list[str], clause_start: int, previous_start: int) ->
     return clause_start
 
 
+REJECTED = frozenset({"excluded", "rejected", "eliminated", "discarded", "dismissed"})
+"""Participles that, after a copula or an auxiliary, pass a verdict on their clause's subject and deny it
+(``$32.98 was rejected``, ``checking has been excluded``); ``ruled out`` too."""
+
+APPLIES = frozenset({"apply", "applies", "count", "counts", "qualify", "qualifies"})
+"""Verbs whose denial by a verbal negator (``not``, ``never``, ``cannot``, a ``n't`` form) is a verdict on the subject
+and denies it (``$32.98 does not apply``, ``checking doesn't count``)."""
+
+_VERBAL_NEGATORS = frozenset({"not", "never", "cannot"})
+
+
+def _denies_fit(tokens: list[str], index: int) -> bool:
+    """Whether the negator ``tokens[index]`` is verbal and denies a verb of :data:`APPLIES` (``does not apply``)."""
+    token = tokens[index]
+    verbal = token in _VERBAL_NEGATORS or token.endswith(("n't", "n’t"))
+    return verbal and _verdict(tokens, index) in APPLIES
+
+_REJECTION_AUXILIARIES = COPULAS | {"being", "has", "have", "had", "got", "gets", "get"} | VERDICT_FILLERS
+
+
+def _rejects_subject(tokens: list[str], index: int) -> bool:
+    """Whether ``tokens[index]`` is a participle of :data:`REJECTED` (or ``ruled`` before ``out``) right after a
+    copula or an auxiliary (``was rejected``, ``has been ruled out``)."""
+    token = tokens[index]
+    if token not in REJECTED and not (token == "ruled" and tokens[index + 1 : index + 2] == ["out"]):
+        return False
+    return index > 0 and tokens[index - 1] in _REJECTION_AUXILIARIES
+
+
 ANSWERS_NO = frozenset({"no", "nope"})
 """Words that answer a question in the negative: alone after a ``?`` (``"Pending? No, shipped."``) they deny the
 question's clause."""
@@ -417,14 +451,17 @@ def _answers_no(tokens: list[str], index: int, clause_start: int) -> bool:
     return index + 1 == len(tokens) or not tokens[index + 1][0].isalnum()
 
 
-def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
-    """``text`` normalised (``NFKC``, case folded) and its tokens, each with whether it is kept
-    (``False`` for a negator and every word after it up to its clause's end, unless the negation is doubt;
-    and for a clause's subject that a verdict denies)."""
+def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]], list[int]]:
+    """``text`` normalised (``NFKC``, case folded), its tokens, each with whether it is kept (``False`` for a
+    negator and every word after it up to its clause's end, unless the negation is doubt; and for a clause's
+    subject that a verdict denies: ``$32.98 is not it``, ``$32.98 was ruled out``, ``$32.98 does not apply``), and
+    the indices of the kept tokens that stand before a denial in their clause (the subject of a denied predicate,
+    which may be what was asked: ``O1046`` in ``O1046 has not shipped``)."""
     normalized = unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold()
     matches = list(_TOKEN.finditer(normalized))
     tokens = [match.group() for match in matches]
     kept: list[bool] = []
+    subjects: list[int] = []
     negated = doubted = False
     previous_start = clause_start = skip = 0
     for index, token in enumerate(tokens):
@@ -445,19 +482,23 @@ def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]]]:
                 doubted = True
             else:
                 negated = True
-                if _judges_subject(tokens, index, negated):
+                if _judges_subject(tokens, index, negated) or _denies_fit(tokens, index):
                     start = _subject_start(tokens[:index], clause_start, previous_start)
                     kept[start:] = [False] * (index - start)
-        elif not (negated or doubted) and _judges_subject(tokens, index, negated):
+                else:
+                    subjects.extend(range(clause_start, index))  # "$32.98 was never charged"
+        elif not (negated or doubted) and (_judges_subject(tokens, index, negated) or _rejects_subject(tokens, index)):
             start = _subject_start(tokens[: index + 1], clause_start, previous_start)
             kept[start:] = [False] * (index - start)
             negated = True
         kept.append(not negated)
-    return normalized, list(zip(matches, kept, strict=True))
+    return normalized, list(zip(matches, kept, strict=True)), subjects
 
 
-def affirmed(text: str) -> str:
-    """``text`` without its negated parts (see the module docstring). Never raises.
+def affirmed(text: str, *, outright: bool = False) -> str:
+    """``text`` without its negated parts (see the module docstring); with ``outright``, without the subjects of
+    its denied predicates too (what the text asserts outright: ``$32.98 was never charged`` asserts nothing of
+    ``$32.98``, ``O1046 is not pending`` nothing of ``O1046``). Never raises.
 
     Example:
         >>> affirmed("Order O1046 is shipped, not pending.")
@@ -466,27 +507,42 @@ def affirmed(text: str) -> str:
         'it and it is shipped'
         >>> affirmed("$79.98, if not $32.98")
         '79.98 , if not 32.98'
+        >>> affirmed("$79.98; $32.98 was never charged"), affirmed("$79.98; $32.98 was never charged", outright=True)
+        ('79.98 ; 32.98 was', '79.98 ;')
+        >>> affirmed("$79.98; $32.98 was ruled out"), affirmed("$79.98; $32.98 does not apply")
+        ('79.98 ;', '79.98 ;')
     """
-    return " ".join(match.group() for match, kept in _walk(text)[1] if kept)
+    _, walked, subjects = _walk(text)
+    dropped = set(subjects) if outright else set()
+    return " ".join(match.group() for index, (match, kept) in enumerate(walked) if kept and index not in dropped)
 
 
-def split_negated(text: str) -> tuple[str, str]:
+def split_negated(text: str, *, outright: bool = False) -> tuple[str, str]:
     """``(affirmed, denied)``: ``text`` (``NFKC``, case folded) with each negated part (from its negator
     to its clause's end, the characters between its words included) blanked, and those parts alone,
-    joined by ``" ; "``. Never raises.
+    joined by ``" ; "``; with ``outright``, the subjects of denied predicates are blanked and listed with them
+    (as :func:`affirmed` reads them). Never raises.
 
     Example:
         >>> split_negated("$79.98, not $32.98")
         ('$79.98,  ', 'not $32.98')
         >>> split_negated("Not 3 pm but 4 pm; never on 2024-03-31.")
         ('  but 4 pm;  .', 'not 3 pm ; never on 2024-03-31')
+        >>> split_negated("$79.98; $32.98 was not charged", outright=True)
+        ('$79.98;  ', '$32.98 was not charged')
     """
-    normalized, walked = _walk(text)
+    normalized, walked, subjects = _walk(text)
+    if outright:
+        dropped = set(subjects)
+        walked = [(match, kept and index not in dropped) for index, (match, kept) in enumerate(walked)]
     parts: list[tuple[int, int]] = []  # negated parts: [first denied token's start, last one's end)
     previous_kept = True
     for match, kept in walked:
         if not kept and previous_kept:
-            parts.append((match.start(), match.end()))
+            start = match.start()
+            while start and normalized[start - 1] in _CURRENCY_SIGNS:  # "$32.98 was not charged": the sign too
+                start -= 1
+            parts.append((start, match.end()))
         elif not kept:
             parts[-1] = (parts[-1][0], match.end())
         previous_kept = kept

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewardlab.core.negation import affirmed, denies, judged_clause, verdicts
+from rewardlab.core.negation import APPLIES, REJECTED, affirmed, denies, judged_clause, split_negated, verdicts
 
 VERB = ["is", "was", "seems", "is definitely", "is really"]
 IDENTITY = ["the total", "it", "the answer", "correct", "right", "true", "accurate", "the right amount"]
@@ -114,3 +114,38 @@ def test_a_verdict_opening_the_next_sentence_judges_the_sentence_before_it(verdi
 
 def test_a_contracted_expletive_judges_the_clause_after_that():
     assert judged_clause("It's false that costs rose.") == "costs rose."
+
+
+AUXILIARY = ["was", "is", "has been", "had been", "was definitely", "got"]
+
+
+@given(st.sampled_from(AUXILIARY), st.sampled_from([*sorted(REJECTED), "ruled out"]))
+def test_a_participle_of_rejection_denies_its_subject(auxiliary, participle):
+    kept = affirmed(f"The total is $79.98; $32.98 {auxiliary} {participle}.")
+    assert "32.98" not in kept and "79.98" in kept
+
+
+@given(st.sampled_from(["does not", "doesn't", "did not", "won't", "cannot"]), st.sampled_from(sorted(APPLIES)))
+def test_a_verb_of_fit_denied_denies_its_subject(negator, verb):
+    kept = affirmed(f"$79.98 ($32.98 {negator} {verb})")
+    assert "32.98" not in kept and "79.98" in kept
+
+
+@given(
+    st.sampled_from(["was never charged", "has not shipped", "appears nowhere", "isn't pending", "did not arrive"]),
+)
+def test_any_other_denied_predicate_keeps_its_subject_but_not_outright(predicate):
+    """``O1046 has not shipped`` may answer which order has not: the subject stays affirmed; read *outright*, for
+    the candidates beside a stated answer, it is gone."""
+    text = f"The total is $79.98; $32.98 {predicate}."
+    assert "32.98" in affirmed(text) and "32.98" not in affirmed(text, outright=True)
+    assert "79.98" in affirmed(text, outright=True)
+    assert "$32.98" in split_negated(text)[0] and "32.98" not in split_negated(text, outright=True)[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["The rejected order is $32.98.", "I was not sure; $32.98 matches.", "It applies to $32.98", "$32.98 counts."],
+)
+def test_rejection_and_fit_words_elsewhere_deny_nothing(text):
+    assert "32.98" in affirmed(text, outright=True)

@@ -179,7 +179,11 @@ class ToolCallEnv(TextEnv):
       number that names a thing or a time (:mod:`rewardlab.core.labels`: ``on page 2``, ``ticket 7``, ``since
       2019``, ``as of 2024``) is one number of context beside an amount stated without a label, not a guess; an
       amount stated only inside labels (``post 3, message 4``) leaves its labels competing, and one offered as a
-      possibility (``or maybe page 7``) is no label.
+      possibility (``or maybe page 7``) is no label. A verdict after a value denies it (``$86.31 was ruled out``,
+      ``does not apply``, ``doesn't count``: :data:`~rewardlab.core.negation.REJECTED`,
+      :data:`~rewardlab.core.negation.APPLIES`), and beside required outputs stated outright the subject of any
+      other denied predicate is no candidate (``$84.81 ($86.31 was never charged)``); one stated only as such a
+      subject (``O1046 has not shipped``) still answers, beside others so stated competing.
     """
 
     cheap_calls: ClassVar[bool] = True

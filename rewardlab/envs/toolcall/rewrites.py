@@ -16,6 +16,9 @@ then the reference final answer. Equivalents (each must keep ``is_success`` and 
   2019.``), not an amount;
 - ``answer_rejecting_a_competitor``: the first required value ``Y`` stated with another value ``X`` of its field
   denied, in one of :data:`REJECTIONS` (``Y (rather than X)``, ``Y (as opposed to X)``, ``X? No, Y``);
+- ``answer_ruling_out_a_competitor``: the first required value ``Y`` stated and another value ``X`` of its field
+  ruled out in a predicate after it, in one of :data:`~rewardlab.audit.rewrite.RULINGS_OUT` (``Y (X does not
+  apply)``, ``Y (X was ruled out)``);
 - ``answer_reformatted``: the final answer with its dates written out (``March 11, 2025``), its clock times on
   the 12-hour clock (``7 pm``) and its dollar amounts in words (``42.50 dollars``).
 
@@ -32,6 +35,7 @@ Defects (each must lose ``is_success``):
   task neither requires nor names in its prompt), which asserts X and denies Y;
 - ``answer_x_denying_y_otherwise``: ``Y`` replaced by ``X`` asserted and ``Y`` denied in other words, in one of
   :data:`DENIALS` (``X rather than Y``, ``X as opposed to Y``, ``Y? No, X``);
+- ``answer_ruled_out``: ``Y`` replaced by ``X`` stated and ``Y`` ruled out after it (``X (Y was ruled out)``);
 - ``amount_bounded``: the first required amount, every time it is written, as a bound or an estimate, in one of
   :data:`BOUNDS` (``at least $84.81``, ``about 42``, ``$84.81 or more``);
 - ``answer_hedged``: ``Y`` replaced by ``Y or X``;
@@ -52,7 +56,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rewardlab.audit.rewrite import RewriteContext, defective, equivalent, labelled_context
+from rewardlab.audit.rewrite import RewriteContext, defective, equivalent, labelled_context, ruling_out
 from rewardlab.core.negation import negates
 from rewardlab.core.text import canonical_text
 from rewardlab.core.toolcalls import parse_tool_calls
@@ -286,6 +290,20 @@ def extra_write(context: RewriteContext) -> list[str] | None:
     return None
 
 
+def amount_pattern(amount: float, *, currency: bool = False) -> re.Pattern[str]:
+    """A pattern for ``amount`` as the oracle writes it (two decimals for a float; a whole number with or without
+    zero decimals: ``$100.00`` whole, never ``$100`` of it), with its currency sign when ``currency``.
+
+    Example:
+        >>> amount_pattern(100, currency=True).sub("X", "$100.00, 1000 and 100.5")
+        'X, 1000 and 100.5'
+    """
+    written = f"{amount:.2f}" if isinstance(amount, float) else str(amount)
+    decimals = "" if isinstance(amount, float) else r"(?:\.0+)?"
+    sign = "[$€£]?" if currency else ""
+    return re.compile(rf"(?<![\d.]){sign}{re.escape(written)}{decimals}(?!\.?\d)")
+
+
 def _required_mention(context: RewriteContext, answer: str) -> tuple[re.Pattern[str], Any] | None:
     """A pattern for the first required output written in ``answer``, with the value. A refusal (an output
     whose alternatives are negations: ``cannot``) has no "not Y" or competitor: ``None``."""
@@ -296,8 +314,7 @@ def _required_mention(context: RewriteContext, answer: str) -> tuple[re.Pattern[
             if isinstance(alternative, str):
                 pattern = re.compile(rf"(?<![^\W_]){re.escape(alternative)}(?![^\W_])", re.IGNORECASE)
             elif is_number(alternative):
-                written = f"{alternative:.2f}" if isinstance(alternative, float) else str(alternative)
-                pattern = re.compile(rf"(?<![\d.]){re.escape(written)}(?![\d])")
+                pattern = amount_pattern(alternative)
             else:
                 continue
             if pattern.search(answer):
@@ -370,6 +387,22 @@ def answer_rejecting_a_competitor(context: RewriteContext) -> list[str] | None:
     return _rewrite_answer(context, REJECTIONS[int(context.rng.integers(len(REJECTIONS)))])
 
 
+@equivalent(
+    "answer_ruling_out_a_competitor",
+    "the first required value Y stated and another value X ruled out after it ('Y (X does not apply)')",
+)
+def answer_ruling_out_a_competitor(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, ruling_out(context.rng, "{required}", "{other}"))
+
+
+@defective(
+    "answer_ruled_out",
+    "the first required value Y replaced by another value X stated and Y ruled out after it ('X (Y was ruled out)')",
+)
+def answer_ruled_out(context: RewriteContext) -> list[str] | None:
+    return _rewrite_answer(context, ruling_out(context.rng, "{other}", "{required}", verdicts_only=True))
+
+
 @defective(
     "answer_x_denying_y_otherwise",
     "the first required value Y replaced by X asserted and Y denied in other words ('X rather than Y', 'Y? No, X')",
@@ -389,8 +422,7 @@ def amount_bounded(context: RewriteContext) -> list[str] | None:
         return None
     for alternatives in context.env.task.data["answer_required"]:
         for amount in (a for a in alternatives if is_number(a)):
-            written = f"{amount:.2f}" if isinstance(amount, float) else str(amount)
-            pattern = re.compile(rf"(?<![\d.])[$€£]?{re.escape(written)}(?![\d])")
+            pattern = amount_pattern(amount, currency=True)
             if pattern.search(read[1]):
                 template = BOUNDS[int(context.rng.integers(len(BOUNDS)))]
                 return encode(read[0], pattern.sub(functools.partial(_bound, template), read[1]))
@@ -450,6 +482,7 @@ EQUIVALENTS = (
     answer_with_a_count,
     answer_with_a_label,
     answer_rejecting_a_competitor,
+    answer_ruling_out_a_competitor,
     answer_reformatted,
 )
 DEFECTS = (
@@ -458,6 +491,7 @@ DEFECTS = (
     answer_negated,
     answer_x_not_y,
     answer_x_denying_y_otherwise,
+    answer_ruled_out,
     amount_bounded,
     answer_hedged,
     answer_hedged_across_the_prompt,

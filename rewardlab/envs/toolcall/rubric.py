@@ -167,7 +167,9 @@ MAX_CONTEXT_NUMBERS = 1
 """Numbers of context (held by the world in another field) an answer with a numeric output may add."""
 
 
-def answer_contains(answer: str, alternatives: Sequence[Any], own_units: frozenset[str] = frozenset()) -> bool:
+def answer_contains(
+    answer: str, alternatives: Sequence[Any], own_units: frozenset[str] = frozenset(), *, outright: bool = False
+) -> bool:
     """Whether ``answer`` *affirms* one of ``alternatives``: a string as whole canonical tokens
     (:func:`~rewardlab.core.answers.mentions`), a number as any number written in the answer
     (thousands separators allowed) within a cent that does not count something else
@@ -177,7 +179,8 @@ def answer_contains(answer: str, alternatives: Sequence[Any], own_units: frozens
     (``cannot``, ``not enough``) is read in the whole answer. A group of refusal phrasings (every one a negation or
     a word of refusal: :func:`~rewardlab.core.refusal.is_refusal`) is affirmed only by an answer that declines
     (:func:`~rewardlab.core.refusal.declines`: the speaker cannot act, and claims nothing done), not by its words
-    anywhere (``"Done! Sorry they annoy you."``)."""
+    anywhere (``"Done! Sorry they annoy you."``). With ``outright``, the subject of a denied predicate affirms nothing
+    either (``O1046 is not pending`` holds no ``O1046``: :func:`~rewardlab.core.negation.affirmed`)."""
     if is_refusal(alternatives):
         return declines(answer)
     numbers = None
@@ -190,12 +193,12 @@ def answer_contains(answer: str, alternatives: Sequence[Any], own_units: frozens
                 if mentions(plain, str(alternative)):
                     return True
                 continue
-            words = canonical_text(affirmed(answer)) if words is None else words
+            words = canonical_text(affirmed(answer, outright=outright)) if words is None else words
             if mentions(words, str(alternative)):
                 return True
             continue
         if numbers is None:
-            numbers = [n.value for n in affirmed_numbers(answer, own_units) if not n.counts]
+            numbers = [n.value for n in affirmed_numbers(answer, own_units, outright=outright) if not n.counts]
         if any(abs(n - alternative) <= TOLERANCE for n in numbers):
             return True
     return False
@@ -211,10 +214,10 @@ class AffirmedNumber(NamedTuple):
     label: str
 
 
-def affirmed_numbers(answer: str, own_units: frozenset[str]) -> list[AffirmedNumber]:
-    """The numbers ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`), each with whether it counts
-    something else than the required outputs and its label, both read in the whole answer too: the affirmed text
-    has lost the currency signs that make ``$500 transfer`` money (and ``$2019`` no year)."""
+def affirmed_numbers(answer: str, own_units: frozenset[str], *, outright: bool = False) -> list[AffirmedNumber]:
+    """The numbers ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`, ``outright`` or not), each with
+    whether it counts something else than the required outputs and its label, both read in the whole answer too:
+    the affirmed text has lost the currency signs that make ``$500 transfer`` money (and ``$2019`` no year)."""
     whole = numbers_with_units(answer)
     counting = {round(m.value, 2) for m in whole if counts_something_else(m.unit, own_units)}
     labels = {round(m.value, 2): m.label for m in whole if m.label}
@@ -225,7 +228,7 @@ def affirmed_numbers(answer: str, own_units: frozenset[str]) -> list[AffirmedNum
             round(m.value, 2) in counting and counts_something_else(m.unit, own_units),
             labels.get(round(m.value, 2), "") if m.label and round(m.value, 2) not in unlabelled else "",
         )
-        for m in numbers_with_units(affirmed(answer))
+        for m in numbers_with_units(affirmed(answer, outright=outright))
     ]
 
 
@@ -236,19 +239,22 @@ def hedges(
     own_units: frozenset[str] = frozenset(),
     reference_numbers: Sequence[float] = (),
 ) -> bool:
-    """Whether what ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`) writes a required amount only as a
-    bound or an estimate (``at least $80``, ``about $84.81``, ``84.81 or more``), mentions a value
-    competing with a required output, offers a value the prompt names as an alternative to it, or, with a
-    numeric output, more than :data:`MAX_CONTEXT_NUMBERS`
-    numbers of context (numbers the world holds in another field, not in the prompt, numbers that count something
-    else than the required outputs: ``3 tool calls``, ``2 items``, whose units are not ``own_units``, and numbers that
-    name a thing or a time beside a required amount stated without a label: ``on page 2``, ``since 2019``,
-    :mod:`rewardlab.core.labels`); numbers the
-    reference answer itself holds (``reference_numbers``) are neither guesses nor context, but still compete when
-    they are of the required output's field."""
+    """Whether what ``answer`` affirms (:func:`~rewardlab.core.negation.affirmed`; *outright*, without the subjects
+    of denied predicates such as ``$86.31 was never charged``, when it states every required output outside one)
+    writes a required amount only as a bound or an estimate (``at least $80``, ``about $84.81``, ``84.81 or more``),
+    mentions a value competing with a required output, offers a value the prompt names as an alternative to it, or,
+    with a numeric output, more than :data:`MAX_CONTEXT_NUMBERS` numbers of context (numbers the world holds in
+    another field, not in the prompt, numbers that count something else than the required outputs: ``3 tool calls``,
+    ``2 items``, whose units are not ``own_units``, and numbers that name a thing or a time beside a required amount
+    stated without a label: ``on page 2``, ``since 2019``, :mod:`rewardlab.core.labels`); numbers the reference
+    answer itself holds (``reference_numbers``) are neither guesses nor context, but still compete when they are of
+    the required output's field."""
     references = [str(a) for alternatives in required for a in alternatives if not is_number(a)]
     amounts = [float(a) for alternatives in required for a in alternatives if is_number(a)]
-    stated = affirmed(answer)
+    # "$84.81 ($86.31 was never charged)": beside required outputs stated outright, the subject of a denied predicate
+    # is no candidate; where a required output is stated only as one ("O1046 has not shipped"), such subjects compete
+    outright = all(answer_contains(answer, alternatives, own_units, outright=True) for alternatives in required)
+    stated = affirmed(answer, outright=outright)
     written = written_amounts(stated)
     for amount in amounts:  # "at least $80", "84.81 or more": a bound or an estimate, not the amount
         mentions = [bound for n, bound in written if abs(n - amount) <= TOLERANCE]
@@ -263,7 +269,7 @@ def hedges(
         if item.named and offered_as_alternatives(stated, references, item.named, whole=answer):
             return True
         if item.numbers or item.any_number or item.numeric:
-            numbers = affirmed_numbers(answer, own_units) if numbers is None else numbers
+            numbers = affirmed_numbers(answer, own_units, outright=outright) if numbers is None else numbers
             counted = [m.value for m in numbers if m.counts or m.label]
             if counted and offered_as_alternatives(
                 stated, _written(amounts), _written(counted), whole=answer, lists=False

@@ -10,7 +10,9 @@ An answer is read as ToolCall reads one, for what it *affirms*
 not compete (``$79.98, not $32.98`` is honest context), and a denied accepted answer is not stated
 (``not $79.98 but $32.98`` is not an answer of ``$79.98``): an accepted answer is stated when the
 affirmed text mentions it and the denied text does not (one that is itself a negation, such as
-``not listed``, is looked for in the whole answer).
+``not listed``, is looked for in the whole answer). The subject of a denied predicate (``$32.98 was never
+charged``, ``alice did not post``, ``checking was ruled out``) is no candidate beside an accepted answer stated
+outside one; where the answer is stated only as such a subject, the others compete as before.
 
 The *kind* of the question is read from its accepted answers: the kinds of the values they state
 (``money``, ``percent``, ``time``, ``date``, ``code``, ``count``), ``person`` when they name one of the
@@ -324,17 +326,21 @@ def grade_answer(answer: str, accepted: Iterable[str], *, prompt: str = "", page
 
 @dataclass(frozen=True)
 class ReadAnswer:
-    """An answer read whole, for what it affirms and for what it denies (each by :func:`read_values`)."""
+    """An answer read whole, for what it affirms, for what it denies and for what it affirms *outright*, without the
+    subjects of its denied predicates (``$32.98 was never charged``: :func:`~rewardlab.core.negation.split_negated`),
+    each by :func:`read_values`."""
 
     whole: ValueText
     affirmed: ValueText
     denied: ValueText
+    outright: ValueText
 
     @classmethod
     def read(cls, answer: str) -> ReadAnswer:
         answer = spelled_bounds(answer[:_MAX_ANSWER])
         affirmed, denied = split_negated(join_codes(answer))
-        return cls(read_values(answer), read_values(affirmed), read_values(denied))
+        outright, _ = split_negated(join_codes(answer), outright=True)
+        return cls(read_values(answer), read_values(affirmed), read_values(denied), read_values(outright))
 
 
 CONNECTIVES = frozenset({"at", "on", "in", "the", "a", "an", "of", "by", "for"})
@@ -376,8 +382,12 @@ def grade(answer: ReadAnswer, question: Question) -> Grade:
         return "hedged"
     if any(bounded_mentions(answer.affirmed.rendered, r) for r in stated):  # "at least 3", "about $80": a range
         return "hedged"
-    competing, context = _value_candidates(answer.affirmed, question)
-    words_competing, words_context = _word_candidates(answer.affirmed, question)
+    # "$79.98; $32.98 was never charged": beside an answer stated outright, the subject of a denied predicate is no
+    # candidate; where the answer is stated only as one ("bob has not replied"), such subjects compete
+    outright = any(_states(answer.outright, r) for r in question.references if r.rendered in stated)
+    read = answer.outright if outright else answer.affirmed
+    competing, context = _value_candidates(read, question)
+    words_competing, words_context = _word_candidates(read, question)
     competing += words_competing
     context += words_context
     if competing + bool(stated) >= 2 or context > MAX_CONTEXT or _offers_alternatives(answer, stated, question):

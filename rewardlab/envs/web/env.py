@@ -173,7 +173,11 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       Then (stop 45): a number that names a thing or a time (:mod:`rewardlab.core.labels`: ``on page 2``, ``room
       4``, ``since 2019``, ``as of 2024``) is context beside an answer stated without a label, not a competing
       count; an answer stated only inside labels (``post 3, message 4``), a label the prompt asks about (``floor
-      4`` for "which floor?") and one offered as a possibility (``or maybe page 7``) compete as before.
+      4`` for "which floor?") and one offered as a possibility (``or maybe page 7``) compete as before. A verdict
+      after a value denies it (``$32.98 was ruled out``, ``does not apply``), and beside an answer stated outright
+      the subject of any other denied predicate is no candidate (``$79.98 ($32.98 was never charged)``); ordinals
+      in digits (``2nd``) are words, a list of people is a fact about a value (``Three replies: from bob, carol and
+      dave.``), and two words side by side are no list (``from bob``).
     """
 
     system_prompt: str = SYSTEM_PROMPT

@@ -13,6 +13,8 @@ Equivalents (each must keep ``is_success`` and all but 0.05 of the reward):
 - ``answer_with_a_label``: the answer and a sentence holding a number that names a thing or a time
   (:data:`~rewardlab.audit.rewrite.LABELLED_CONTEXT`: ``I found it on page 8.``, ``As of 2019, …``), not an amount;
 - ``answer_after_the_request``: the answer after the question, restated whole (``You asked: … X``);
+- ``answer_ruling_out_a_candidate``: the answer and a second candidate of the asked kind ruled out in a predicate
+  after it, in one of :data:`~rewardlab.audit.rewrite.RULINGS_OUT` (``$79.98 ($32.98 does not apply)``);
 - ``value_reformatted``: an amount, percentage or time in another written form (``$79.98`` →
   ``79.98 dollars``, ``2,450.00 EUR`` → ``€2450``, ``12 percent`` → ``12%``, ``15:00`` → ``3 pm``);
 - ``numbers_in_words``: every number of the answer written in words (``3`` → ``three``,
@@ -25,6 +27,8 @@ Defects (each must lose ``is_success``):
   with one word changed;
 - ``collateral_change``: an extra state-changing action before answering: starring a mail the
   task does not touch;
+- ``answer_ruled_out``: a second candidate of the asked kind stated and the answer ruled out after it (``$32.98
+  ($79.98 was ruled out)``);
 - ``answer_bounded``: a numeric answer (a count, an amount, a percentage) written as a bound or an estimate, in one
   of :data:`BOUNDS` (``at least 3``, ``about $79.98``, ``12 percent or more``);
 - ``hedged_in_words``: the answer followed by a second candidate of the asked kind in words or in
@@ -36,11 +40,11 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from rewardlab.audit.rewrite import RewriteContext, defective, equivalent, labelled_context
+from rewardlab.audit.rewrite import RewriteContext, defective, equivalent, labelled_context, ruling_out
 from rewardlab.browser.actions import quote_arg
 from rewardlab.core.numerals import LIMIT, spell
 from rewardlab.core.text import canonical_tokens
@@ -299,16 +303,40 @@ def _later_time(rendered: str, kind: str) -> str | None:
     return f"at {(hours + 1) % 12 or 12} {'pm' if hours + 1 >= 12 else 'am'}"
 
 
-@defective(
-    "hedged_in_words", "the answer and a second candidate of its kind in words or lower case ('3, or maybe four')"
+@equivalent(
+    "answer_ruling_out_a_candidate",
+    "the answer and a second candidate of its kind ruled out after it ('$79.98 ($32.98 does not apply)')",
 )
-def hedged_in_words(context: RewriteContext) -> list[str] | None:
+def answer_ruling_out_a_candidate(context: RewriteContext) -> list[str] | None:
+    return _with_candidate(context, lambda answer, candidate: ruling_out(context.rng, answer.rstrip("."), candidate))
+
+
+@defective(
+    "answer_ruled_out",
+    "a second candidate of the answer's kind stated and the answer ruled out after it ('$32.98 ($79.98 is not)')",
+)
+def answer_ruled_out(context: RewriteContext) -> list[str] | None:
+    return _with_candidate(
+        context, lambda answer, candidate: ruling_out(context.rng, candidate, answer.rstrip("."), verdicts_only=True)
+    )
+
+
+def _with_candidate(context: RewriteContext, write: Callable[[str, str], str]) -> list[str] | None:
+    """The actions with the final answer rewritten by ``write(answer, candidate)``, ``candidate`` a second
+    candidate of the answer's kind that the pages showed (:func:`second_candidate`); ``None`` without one."""
     answer = final_answer(context.actions)
     if answer is None or not is_question(context):
         return None
     _, env = replay(context, context.actions[:-1])
     candidate = second_candidate(answer, context.env.task.prompt, sorted(env.pages))
-    return with_answer(context.actions, f"{answer}, or maybe {candidate}") if candidate else None
+    return with_answer(context.actions, write(answer, candidate)) if candidate else None
+
+
+@defective(
+    "hedged_in_words", "the answer and a second candidate of its kind in words or lower case ('3, or maybe four')"
+)
+def hedged_in_words(context: RewriteContext) -> list[str] | None:
+    return _with_candidate(context, lambda answer, candidate: f"{answer}, or maybe {candidate}")
 
 
 BOUNDS = ("at least {answer}", "about {answer}", "{answer} or more", "~{answer}")
@@ -331,8 +359,9 @@ EQUIVALENTS = (
     answer_with_context,
     answer_with_a_label,
     answer_after_the_request,
+    answer_ruling_out_a_candidate,
     value_reformatted,
     numbers_in_words,
     extra_navigation,
 )
-DEFECTS = (wrong_form_value, collateral_change, hedged_in_words, answer_bounded)
+DEFECTS = (wrong_form_value, collateral_change, hedged_in_words, answer_ruled_out, answer_bounded)

@@ -348,6 +348,37 @@ def test_a_number_that_names_a_thing_or_a_time_is_context(answer, score):
     assert answer_score(result)[0] == score
 
 
+@pytest.mark.parametrize(
+    ("answer", "score"),
+    [
+        # beside the amount stated outright, a competitor ruled out or the subject of a denied predicate is no guess
+        ("$84.81 ($86.31 was never charged).", 1.0),
+        ("$84.81; $86.31 does not apply.", 1.0),
+        ("$84.81. $86.31 was ruled out.", 1.0),
+        ("$84.81, while $86.31 appears nowhere.", 1.0),
+        # the amount ruled out, or stated only as the subject of a denial beside another: no answer, or a hedge
+        ("$86.31 ($84.81 was ruled out).", 0.0),
+        ("$84.81 does not apply.", 0.0),
+        ("$86.31 was never charged. $84.81 was never charged.", 0.0),
+        ("$86.31; $84.81 was never charged.", 0.0),
+    ],
+)
+def test_a_competitor_ruled_out_after_it_is_no_candidate(answer, score):
+    item = Competitors(numeric=True, known=frozenset({84.81}))
+    result = ToolCallOutcome(
+        answer=answer, answer_required=[[84.81]], competitors=[item], reference_answer="It comes to $84.81."
+    )
+    assert answer_score(result)[0] == score
+
+
+def test_a_required_value_may_be_the_subject_of_a_denial():
+    """``O1046 has not shipped`` answers which order has not: its subject stays stated."""
+    item = Competitors(strings=("o1046", "o1047"))
+    for answer, score in [("O1046 has not shipped yet.", 1.0), ("O1046 has not shipped; O1047 has not shipped.", 0.0)]:
+        result = ToolCallOutcome(answer=answer, answer_required=[["O1046"]], competitors=[item])
+        assert answer_score(result)[0] == score, answer
+
+
 def test_a_count_in_the_required_unit_is_the_required_number():
     item = Competitors(any_number=True)
     reference = "Three and a half hours are 210 minutes."

@@ -205,6 +205,23 @@ def test_a_list_of_people_and_an_ordinal_are_facts_about_a_value_not_a_page_copi
         assert grade_answer(answer, ["3"], prompt=REPLIES, pages=pages) == "hedged", answer
 
 
+@pytest.mark.parametrize(
+    ("answer", "grade"),
+    [
+        ("$79.98 ($32.98 was never charged).", "correct"),
+        ("$79.98; $32.98 does not apply.", "correct"),
+        ("$79.98. $32.98 has been excluded.", "correct"),
+        ("$79.98, while $32.98 appears nowhere.", "correct"),
+        ("$32.98 ($79.98 was ruled out).", "wrong"),  # the answer ruled out: not stated
+        ("$79.98 doesn't count.", "wrong"),
+        ("$32.98 was never charged; $79.98 was never charged.", "hedged"),  # only subjects of denials: they compete
+        ("$32.98; $79.98 was never charged.", "hedged"),
+    ],
+)
+def test_a_candidate_ruled_out_after_it_is_no_candidate_beside_an_answer_stated_outright(answer, grade):
+    assert grade_answer(answer, ["$79.98"], prompt=TOTAL) == grade
+
+
 def test_a_weekday_is_a_candidate_of_its_own_kind():
     """A day of the week is no room and no person: context for a name question, a competitor for a day question."""
     pages = ["I booked the Lakeside room for Friday 14:00.", "The Aurora room is free on Monday."]
