@@ -427,6 +427,7 @@ def _denies_fit(tokens: list[str], index: int) -> bool:
     verbal = token in _VERBAL_NEGATORS or token.endswith(("n't", "n’t"))
     return verbal and _verdict(tokens, index) in APPLIES
 
+
 _REJECTION_AUXILIARIES = COPULAS | {"being", "has", "have", "had", "got", "gets", "get"} | VERDICT_FILLERS
 
 
