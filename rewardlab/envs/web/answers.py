@@ -71,6 +71,7 @@ pays more than an honest wrong answer.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -333,14 +334,19 @@ class ReadAnswer:
     whole: ValueText
     affirmed: ValueText
     denied: ValueText
-    outright: ValueText
+    text: str
+    """The answer as read (bounds spelled, codes joined): what :attr:`outright` is read from."""
 
     @classmethod
     def read(cls, answer: str) -> ReadAnswer:
         answer = spelled_bounds(answer[:_MAX_ANSWER])
         affirmed, denied = split_negated(join_codes(answer))
-        outright, _ = split_negated(join_codes(answer), outright=True)
-        return cls(read_values(answer), read_values(affirmed), read_values(denied), read_values(outright))
+        return cls(read_values(answer), read_values(affirmed), read_values(denied), join_codes(answer))
+
+    @functools.cached_property
+    def outright(self) -> ValueText:
+        """What the answer affirms outright (read only when a check needs it)."""
+        return read_values(split_negated(self.text, outright=True)[0])
 
 
 CONNECTIVES = frozenset({"at", "on", "in", "the", "a", "an", "of", "by", "for"})

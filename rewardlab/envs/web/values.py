@@ -73,6 +73,8 @@ _TOKEN = re.compile(
 )
 _ORDINAL = re.compile(r"\d*(?:1st|2nd|3rd|[04-9]th|1[1-3]th)")
 """An ordinal in digits (``1st``, ``22nd``, ``13th``): a word, not a code."""
+_LABEL_WORDS = 12
+"""Words before a number read for its label (:func:`~rewardlab.core.labels.label_of`): a clause's last twelve."""
 _KINDS: dict[str, Kind] = {"date": "date", "time": "time", "code": "code"}
 _MAX_CHARS = 200_000
 """Text beyond this is not read (an answer that long fails its length bound anyway)."""
@@ -206,7 +208,8 @@ def read_values(text: str) -> ValueText:
         currency = CURRENCIES.get(tokens[index - 1][1], "") if index and tokens[index - 1][0] == "symbol" else ""
         value, after = _qualified(number, tokens, index_after, currency)
         if value.kind == "count" and kind == "number":
-            value = replace(value, label=label_of(_clause(tokens, index), number, [_word(tokens, index_after)]))
+            before = _clause(tokens, index, most=_LABEL_WORDS)
+            value = replace(value, label=label_of(before, number, [_word(tokens, index_after)]))
         index = after
         values.append(value)
         out.append(value.rendered)
@@ -233,10 +236,10 @@ def _number_at(tokens: list[tuple[str, str]], index: int) -> tuple[str | None, i
     return str(found[0]), index + found[1]
 
 
-def _clause(tokens: list[tuple[str, str]], index: int) -> list[str]:
-    """The words right before ``tokens[index]``, back to the last punctuation or value."""
+def _clause(tokens: list[tuple[str, str]], index: int, most: int = _MAX_CHARS) -> list[str]:
+    """The words right before ``tokens[index]``, back to the last punctuation or value (at most ``most`` of them)."""
     start = index
-    while start and tokens[start - 1][0] == "word":
+    while start and tokens[start - 1][0] == "word" and index - start < most:
         start -= 1
     return [token for _, token in tokens[start:index]]
 
