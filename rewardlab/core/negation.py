@@ -160,9 +160,12 @@ CONTRASTS: tuple[tuple[str, ...], ...] = (
     ("in", "lieu", "of"),
     ("except",),
     ("excluding",),
+    ("unlike",),
+    ("far", "from"),
 )
 """Phrases that set what follows against what precedes and deny it, as ``instead of`` and ``rather than`` do
-(``shipped as opposed to pending``, ``every order except O1046``)."""
+(``shipped as opposed to pending``, ``every order except O1046``, ``checking, unlike savings``, ``far from
+$32.98``)."""
 
 
 _CONTRAST_STARTS = frozenset(phrase[0] for phrase in CONTRASTS)

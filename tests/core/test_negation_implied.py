@@ -83,6 +83,9 @@ def test_an_answer_check_reads_an_implied_denial_as_a_denial(answer, grade):
         ("Every order other than O1046 shipped.", "o1046", "every"),
         ("Every order shipped except O1046.", "o1046", "shipped"),
         ("All accounts, excluding savings, were charged.", "savings", "charged"),
+        ("Paid from checking, unlike savings.", "savings", "checking"),
+        ("Unlike savings, checking had enough.", "savings", "checking"),
+        ("The total is $79.98, far from $32.98.", "32.98", "79.98"),
         # a lone "no" after a question denies the question
         ("Order O1046 is pending? No, shipped.", "pending", "shipped"),
         ("Is it pending? No. It shipped.", "pending", "shipped"),

@@ -183,7 +183,8 @@ class ToolCallEnv(TextEnv):
       ``does not apply``, ``doesn't count``: :data:`~rewardlab.core.negation.REJECTED`,
       :data:`~rewardlab.core.negation.APPLIES`), and beside required outputs stated outright the subject of any
       other denied predicate is no candidate (``$84.81 ($86.31 was never charged)``); one stated only as such a
-      subject (``O1046 has not shipped``) still answers, beside others so stated competing.
+      subject (``O1046 has not shipped``) still answers, beside others so stated competing; ``unlike`` and ``far
+      from`` deny what follows them, as ``as opposed to`` does.
     """
 
     cheap_calls: ClassVar[bool] = True

@@ -177,7 +177,8 @@ class WebEnv(BrowserTextEnv[SiteServer]):
       after a value denies it (``$32.98 was ruled out``, ``does not apply``), and beside an answer stated outright
       the subject of any other denied predicate is no candidate (``$79.98 ($32.98 was never charged)``); ordinals
       in digits (``2nd``) are words, a list of people is a fact about a value (``Three replies: from bob, carol and
-      dave.``), and two words side by side are no list (``from bob``).
+      dave.``), and two words side by side are no list (``from bob``); ``unlike`` and ``far from`` deny what
+      follows them, as ``as opposed to`` does.
     """
 
     system_prompt: str = SYSTEM_PROMPT
