@@ -12,7 +12,12 @@ written as                                                      rewritten as
 ``9:05`` (24-hour, one digit of hours)                          ``09:05``
 ``March 11, 2025``, ``Mar 11th 2025``, ``11 March 2025``        ``2025-03-11``
 ``2025/03/11``, ``11.03.2025``, ``31/03/2025``, ``03/31/2025``   ``2025-03-11``, ``2025-03-31``
+``Tue 15:00``, ``Tues. at 3 pm``, ``Wed, 2025-03-12``           ``Tuesday 15:00`` …
 ==============================================================  ==============
+
+A day of the week is written out when abbreviated (``Mon``, ``Tue``, ``Tues``, ``Wed``, ``Thu``, ``Thur``,
+``Thurs``, ``Fri``, ``Sat``, ``Sun``, a dot or not, in any case) right before a time or a date (``Sun`` alone, or
+``the Sun rose at dawn``, stays).
 
 An hour outside 1–12 before ``am``/``pm``, a minute past 59 or a day that the month does not have is left as
 written (it is no clock time or date). A date without a year stays as written: the year cannot be guessed; so does
@@ -93,11 +98,29 @@ def _numeric_date(match: re.Match[str]) -> str:
 
 
 def normalize_datetimes(text: str) -> str:
-    """``text`` with its clock times as ``HH:MM`` (24-hour) and its dates as ``YYYY-MM-DD`` (module docstring).
-    Never raises; reads the first 200,000 characters."""
+    """``text`` with its clock times as ``HH:MM`` (24-hour), its dates as ``YYYY-MM-DD`` and the days of the week
+    abbreviated before them written out (module docstring). Never raises; reads the first 200,000 characters.
+
+    Example:
+        >>> normalize_datetimes("Tue 15:00, Tues. at 3 pm, Fri, 2025-03-14; Sun, no time")
+        'Tuesday 15:00, Tuesday at 15:00, Friday, 2025-03-14; Sun, no time'
+    """
     text = text[:_MAX_CHARS]
     text = _DATE_NUMERIC.sub(_numeric_date, text)
     text = _DATE_MDY.sub(_date, text)
     text = _DATE_DMY.sub(_date, text)
     text = _CLOCK_12.sub(_clock_12, text)
-    return _CLOCK_24.sub(lambda m: f"0{m['hour']}:{m['minute']}", text)
+    text = _CLOCK_24.sub(lambda m: f"0{m['hour']}:{m['minute']}", text)
+    return _WEEKDAY_SHORT.sub(lambda m: _WEEKDAYS[m["day"].capitalize()], text)
+
+
+_WEEKDAYS = {
+    "Mon": "Monday", "Tue": "Tuesday", "Tues": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday", "Thur": "Thursday",
+    "Thurs": "Thursday", "Fri": "Friday", "Sat": "Saturday", "Sun": "Sunday",
+}  # fmt: skip
+_WEEKDAY_SHORT = re.compile(
+    r"\b(?P<day>" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")\b\.?"
+    r"(?=,?\s+(?:at\s+|on\s+)?(?:\d{2}:\d{2}|\d{4}-\d{2}-\d{2})(?!\d))",
+    re.IGNORECASE,
+)
+"""A day of the week abbreviated (``Tue``, ``Tues.``) right before a time or a date, read after those are."""

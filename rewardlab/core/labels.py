@@ -63,11 +63,12 @@ QUANTITY_LEADS = (
             "under", "after", "before", "since", "until", "till", "during", "through", "around", "about",
             "like", "unlike", "whereas", "while", "because", "though", "although", "if", "when", "where", "why",
             "how", "i", "me", "my", "mine", "us", "ours", "yours", "itself", "here", "ago", "again", "once", "twice",
+            "usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "pound", "pounds", "cent", "cents",
         }
     )
 )  # fmt: skip
 """Words after which a number is an amount, not an identifier: the words that weigh, bound, deny, link or determine
-it, verbs of having and telling, pronouns and prepositions."""
+it, verbs of having and telling, pronouns, prepositions and currencies (``USD 80``)."""
 
 _WEIGHING = DISJUNCTIONS | MODALS
 """Words that offer what follows them in their clause as a possibility: no number after one is a label."""

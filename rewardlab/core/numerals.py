@@ -175,7 +175,8 @@ def is_pronoun_one(previous: Sequence[str]) -> bool:
 _CURRENCY = r"(?:[€$£%]|eur\b|euros?\b|usd\b|dollars?\b|gbp\b|pounds?\b|percent\b|per\s?cent\b)"
 _GROUPED_DECIMAL = re.compile(r"(?<![\d.,])(?P<whole>\d{1,3}(?:\.\d{3})+),(?P<decimals>\d{1,2})(?!\d|,\d)")
 _AMOUNT_DECIMAL = re.compile(
-    rf"(?<![\d.,])(?P<whole>\d+),(?P<decimals>\d{{1,2}})(?=\s?{_CURRENCY})|(?<=[€$£])(?P<w2>\d+),(?P<d2>\d{{1,2}})(?!\d|,\d)",
+    rf"(?<![\d.,])(?P<whole>\d+),(?P<decimals>\d{{1,2}})(?=\s?{_CURRENCY})"
+    r"|(?:(?<=[€$£])|(?<=[€$£] )|(?<=\beur )|(?<=\busd )|(?<=\bgbp ))(?P<w2>\d+),(?P<d2>\d{1,2})(?!\d|,\d)",
     re.IGNORECASE,
 )
 _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3})+(?![\d]|[.,]\d{3})")
@@ -184,14 +185,17 @@ _SPACED_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:[ \u00a0\u202f\u2009]\d{3}
 def european_numbers(text: str) -> str:
     """Numbers in the European forms rewritten with a decimal point and no group separators, where they cannot
     be read otherwise: dots grouping thousands before a decimal comma (``2.450,00`` → ``2450.00``), a decimal
-    comma next to a currency or percent sign (``79,98 €``, ``€79,98``, ``12,5 %``), and thousands grouped by
+    comma next to a currency or percent sign or after a currency code (``79,98 €``, ``€79,98``, ``€ 79,98``, ``EUR
+    79,98``, ``12,5 %``), and thousands grouped by
     spaces (``2 450`` → ``2450``). A bare ``3,4`` stays as written (a list as often as a decimal), as does
     ``2.450`` (a decimal point in English).
 
     Example:
         >>> european_numbers("2.450,00 EUR, 79,98 €, €5,5, 1 234 567 items, 3,4 and 5")
         '2450.00 EUR, 79.98 €, €5.5, 1234567 items, 3,4 and 5'
+        >>> european_numbers("€ 2 450,00, EUR 79,98, 2 450,00 €")
+        '€ 2450.00, EUR 79.98, 2450.00 €'
     """
     text = _GROUPED_DECIMAL.sub(lambda m: m["whole"].replace(".", "") + "." + m["decimals"], text)
-    text = _AMOUNT_DECIMAL.sub(lambda m: f"{m['whole'] or m['w2']}.{m['decimals'] or m['d2']}", text)
-    return _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group()), text)
+    text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group()), text)
+    return _AMOUNT_DECIMAL.sub(lambda m: f"{m['whole'] or m['w2']}.{m['decimals'] or m['d2']}", text)

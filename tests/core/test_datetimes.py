@@ -75,3 +75,18 @@ def test_numeric_dates_that_read_one_way_are_iso(written, iso):
 @pytest.mark.parametrize("written", ["11/03/2025", "2/30/2024", "31/13/2024", "v1.2.3", "3.14", "10/10/10"])
 def test_ambiguous_or_impossible_numeric_dates_stay_as_written(written):
     assert normalize_datetimes(written) == written
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("Tue 15:00", "Tuesday 15:00"),
+        ("tues. at 3 pm", "Tuesday at 15:00"),
+        ("Thurs, 2025-03-13", "Thursday, 2025-03-13"),
+        ("Sat on 11 March 2025", "Saturday on 2025-03-11"),
+        ("Sun 3 apples", "Sun 3 apples"),  # no time, no date: no day of the week
+        ("The sun rose at dawn", "The sun rose at dawn"),
+    ],
+)
+def test_a_day_of_the_week_abbreviated_before_a_time_or_a_date_is_written_out(written, read):
+    assert normalize_datetimes(written) == read

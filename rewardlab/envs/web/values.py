@@ -11,8 +11,10 @@ kind        written as                                               rendered as
 ==========  =======================================================  ===================
 ``money``   ``$79.98``, ``79.98 USD``, ``79.98 dollars``,             ``79p98 usd``
             ``seventy-nine dollars and ninety-eight cents``,
-            ``€2,450``, ``2450.00 euros``, ``2.450,00 €``, ``2 450 €``
-``percent`` ``12%``, ``12 percent``, ``twelve per cent``              ``12 percent``
+            ``€2,450``, ``2450.00 euros``, ``2.450,00 €``, ``2 450 €``,
+            ``USD 79.98``, ``79.98USD``, ``EUR 2,450``
+``percent`` ``12%``, ``12 percent``, ``twelve per cent``,             ``12 percent``
+            ``12 pct``, ``12-percent``
 ``time``    ``15:00``, ``3 pm``, ``3:00 p.m.``, ``three pm``          ``15h00``
 ``date``    ``2024-03-31``, ``March 31, 2024``, ``31 March 2024``     ``2024-03-31``
 ``code``    a word holding letters and digits (``E42``, ``E-42``,       its letters and digits
@@ -58,7 +60,16 @@ CURRENCIES: dict[str, str] = {
 }  # fmt: skip
 """Currency symbols, codes and names, by ISO code."""
 
-_AMOUNT_WORDS = frozenset([*CURRENCIES, "%", "percent", "per"])
+PERCENT_WORDS = frozenset({"%", "percent", "pct"})
+"""Signs and words of a percentage (``12%``, ``12 percent``, ``12 pct``; ``per cent`` too)."""
+
+_AMOUNT_WORDS = frozenset([*CURRENCIES, *PERCENT_WORDS, "per"])
+_CODES = "usd|eur|gbp"
+_UNIT_AFTER_HYPHEN = re.compile(r"[^\W\d_]{3,}")
+"""A word of three letters or more after a number and a hyphen: its unit (``12-percent``, ``3-day``), no code."""
+_GLUED_CODE_AFTER = re.compile(rf"(\d)({_CODES})\b")
+_GLUED_CODE_BEFORE = re.compile(rf"\b({_CODES})(\d)")
+"""A currency code written against its amount (``79.98usd``, ``eur2450``, after case folding)."""
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _DASHES = re.compile(r"(?<=[^\W_])[\u2010\u2011\u2012\u2013\u2212](?=[^\W_])")
 """Dashes between letters or digits, read as hyphens (``ZX–4471–PQ``)."""
@@ -124,6 +135,7 @@ def prepare(text: str) -> str:
     thousands separators dropped."""
     text = normalize_datetimes(unicodedata.normalize("NFKC", text[:_MAX_CHARS]))
     text = join_codes("".join(ch for ch in text if unicodedata.category(ch) != "Cf")).casefold()
+    text = _GLUED_CODE_AFTER.sub(r"\1 \2", _GLUED_CODE_BEFORE.sub(r"\1 \2", text))  # "79.98usd", "eur2450"
     return _THOUSANDS.sub("", european_numbers(text))
 
 
@@ -153,7 +165,14 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     tokens: list[tuple[str, str]] = []
     position = 0
     for match in _TOKEN.finditer(text):
-        if text[position : match.start()].strip():
+        gap = text[position : match.start()]
+        unit_after_hyphen = (
+            gap == "-"
+            and tokens
+            and tokens[-1][0] == "number"
+            and _UNIT_AFTER_HYPHEN.fullmatch(match.group()) is not None
+        )
+        if gap.strip() and not unit_after_hyphen:  # "12-percent", "3-day": the number and its unit
             tokens.append(("stop", ","))
         position = match.end()
         group = match.lastgroup
@@ -205,7 +224,9 @@ def read_values(text: str) -> ValueText:
                 out.append("," if kind == "stop" else token)
             index += 1
             continue
-        currency = CURRENCIES.get(tokens[index - 1][1], "") if index and tokens[index - 1][0] == "symbol" else ""
+        currency = _currency_before(tokens, index)
+        if currency and tokens[index - 1][0] == "word" and out and out[-1] == tokens[index - 1][1]:
+            out.pop()  # "EUR 2,450.00": the code is rendered with the amount
         value, after = _qualified(number, tokens, index_after, currency)
         if value.kind == "count" and kind == "number":
             before = _clause(tokens, index, most=_LABEL_WORDS)
@@ -214,6 +235,16 @@ def read_values(text: str) -> ValueText:
         values.append(value)
         out.append(value.rendered)
     return ValueText(" ".join(out), tuple(values))
+
+
+def _currency_before(tokens: list[tuple[str, str]], index: int) -> str:
+    """The ISO code of a currency sign or code right before ``tokens[index]`` (``$7``, ``EUR 2,450``), or ``""``."""
+    if not index:
+        return ""
+    kind, token = tokens[index - 1]
+    if kind == "symbol" or (kind == "word" and token in _CODES.split("|")):
+        return CURRENCIES.get(token, "")
+    return ""
 
 
 def _number_at(tokens: list[tuple[str, str]], index: int) -> tuple[str | None, int]:
@@ -260,7 +291,7 @@ def _qualified(number: str, tokens: list[tuple[str, str]], index: int, currency:
                 number, index = f"{number}.{int(cents):02d}" if int(cents) < 100 else number, after + 1
     if currency:
         return Value("money", f"{render_number(number)} {currency}"), index
-    if following == "%" or following == "percent":
+    if following in PERCENT_WORDS:
         return Value("percent", f"{render_number(number)} percent"), index + 1
     if following == "per" and _word(tokens, index + 1) == "cent":
         return Value("percent", f"{render_number(number)} percent"), index + 2

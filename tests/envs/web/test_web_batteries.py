@@ -84,6 +84,15 @@ def test_digits_and_words_render_alike(n, symbol):
         ("3 pm", "15h00"),
         ("15:00", "15h00"),
         ("$7.50", "7p5 usd"),
+        ("USD 79.98", "79p98 usd"),
+        ("79.98USD", "79p98 usd"),
+        ("EUR 2,450.00", "2450 eur"),
+        ("EUR2450", "2450 eur"),
+        ("12 pct", "12 percent"),
+        ("12-percent", "12 percent"),
+        ("3-day", "3 day"),
+        ("Tue 15:00", "tuesday 15h00"),
+        ("Tues. at 3 pm", "tuesday at 15h00"),
     ],
 )
 def test_values_render_the_same_however_written(written, rendered):
@@ -114,6 +123,8 @@ def test_a_code_renders_alike_with_any_separator(pieces, separator):
         ("79,98 $", "79p98 usd"),
         ("1 234 567 EUR", "1234567 eur"),
         ("12,5 %", "12p5 percent"),
+        ("€ 2 450,00", "2450 eur"),
+        ("EUR 79,98", "79p98 eur"),
     ],
 )
 def test_european_number_forms_read_as_they_mean(written, rendered):
