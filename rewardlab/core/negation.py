@@ -456,13 +456,13 @@ def _answers_no(tokens: list[str], index: int, clause_start: int) -> bool:
     return index + 1 == len(tokens) or not tokens[index + 1][0].isalnum()
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=4)
 def _walk(text: str) -> tuple[str, list[tuple[re.Match[str], bool]], list[int]]:
     """``text`` normalised (``NFKC``, case folded), its tokens, each with whether it is kept (``False`` for a
     negator and every word after it up to its clause's end, unless the negation is doubt; and for a clause's
     subject that a verdict denies: ``$32.98 is not it``, ``$32.98 was ruled out``, ``$32.98 does not apply``), and
     the indices of the kept tokens that stand before a denial in their clause (the subject of a denied predicate,
-    which may be what was asked: ``O1046`` in ``O1046 has not shipped``). Cached for the last 32 texts: a check
+    which may be what was asked: ``O1046`` in ``O1046 has not shipped``). Cached for the last 4 texts: a check
     reads one answer several ways (affirmed, outright, split); callers do not change what it returns."""
     normalized = unicodedata.normalize("NFKC", text[:_MAX_CHARS]).casefold()
     matches = list(_TOKEN.finditer(normalized))
