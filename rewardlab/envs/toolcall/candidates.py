@@ -155,8 +155,9 @@ def counts_something_else(unit: str, own: frozenset[str]) -> bool:
     return unit not in FUNCTION_WORDS and unit not in CURRENCIES and unit not in NOT_UNITS
 
 
-UNITS = frozenset({"dollar", "dollars", "usd", "euro", "euros", "eur", "pound", "pounds", "gbp", "percent", "minutes"})
-"""Words of a unit that may stand between a number and a phrase that bounds it (``$80 dollars or more``)."""
+UNITS = CURRENCIES | {"percent", "minutes"}
+"""Words of a unit that may stand between a number and a phrase that bounds it (``$80 dollars or more``, ``80 cents
+or more``)."""
 
 
 _CLAUSE_MARK = re.compile(r"[,;:!?()\[\]]|\.(?!\d)")

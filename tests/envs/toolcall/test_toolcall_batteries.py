@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rewardlab.audit import audit_env
 from rewardlab.core.negation import CLAUSE_BREAKS, DOUBTS, NEGATORS, UNCERTAIN, affirmed, negates
 from rewardlab.core.numerals import spell
-from rewardlab.envs.toolcall.candidates import Competitors, numbers_in
+from rewardlab.envs.toolcall.candidates import CURRENCIES, Competitors, numbers_in, written_amounts
 from rewardlab.envs.toolcall.rewrites import DEFECTS, EQUIVALENTS
 from rewardlab.envs.toolcall.rubric import ToolCallOutcome, answer_contains, answer_score
 from rewardlab.envs.toolcall.worlds.base import number_form
@@ -298,6 +298,13 @@ def test_restating_the_request_does_not_count_toward_the_length_bound():
 def test_an_amount_written_only_as_a_bound_or_an_estimate_is_a_hedge(answer, score):
     item = Competitors(numeric=True, known=frozenset({84.81, 12.0}))
     assert answer_score(outcome(answer, [[84.81]], [item]))[0] == score
+
+
+@pytest.mark.parametrize("unit", sorted(CURRENCIES | {"percent", "minutes"}))
+def test_a_bound_reads_past_the_amounts_unit(unit):
+    """``80 cents or more``, ``12 bucks at least``: a word of money or a unit between a number and its bound."""
+    assert written_amounts(f"80 {unit} or more") == [(80.0, True)]
+    assert written_amounts(f"80 {unit}, more than the rest") == [(80.0, False)]
 
 
 @pytest.mark.parametrize(
