@@ -7,7 +7,8 @@ apart from the words around a number written in digits:
 - a *year*: four digits from 1900 to 2100 after a preposition of time (:data:`TIME_PREPOSITIONS`: ``since 2019``,
   ``in 2023``, ``as of 2024``);
 - an *identifier*: a whole number right after a noun that labels it (``room 4``, ``page 2``, ``order 1041``,
-  ``floor 3``), and not followed by a word it would count (``wrote 3 replies`` counts replies).
+  ``floor 3``), and not followed by a word it would count (``wrote 3 replies`` counts replies), or right after a
+  sign of numbering (``#4521``, ``No. 5``).
 
 Neither is read after a word that weighs what follows in its clause (:data:`~rewardlab.core.answers.DISJUNCTIONS`,
 :data:`~rewardlab.core.answers.MODALS`): ``or maybe page 7`` offers a guess, however labelled. A word is taken
@@ -23,6 +24,7 @@ asks about (``floor 4`` when asked "which floor?") is a candidate like any other
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rewardlab.core.answers import BOUNDS_BEFORE, DISJUNCTIONS, LINKS, MODALS
@@ -78,10 +80,27 @@ _NOT_THIRD_PERSON = ("ss", "us", "is")
 """Endings in ``-s`` of nouns (``class``, ``bus``, ``analysis``), not of a verb's third person (``totals``)."""
 
 
-def label_of(before: Sequence[str], number: str, after: Sequence[str] = ()) -> str:
+NUMBER_SIGN = "#"
+"""The label :func:`label_of` gives a number after a sign of numbering (``#4521``, ``No. 5``: :func:`numbered`)."""
+
+_NUMBERED = re.compile(r"(?:#|\b(?:no|nr|num)\.)\s*\Z", re.IGNORECASE)
+
+
+def numbered(text_before: str) -> bool:
+    """Whether the text right before a number ends with a sign of numbering: ``#``, ``No.``, ``Nr.``, ``Num.``.
+
+    Example:
+        >>> numbered("ticket #"), numbered("order No. "), numbered("there were no "), numbered("cost $")
+        (True, True, False, False)
+    """
+    return _NUMBERED.search(text_before[-8:]) is not None
+
+
+def label_of(before: Sequence[str], number: str, after: Sequence[str] = (), *, sign: bool = False) -> str:
     """The label of a number written in digits (``number`` as written, ``before`` and ``after`` the canonical words
-    around it within its clause, nearest last and nearest first): :data:`YEAR` for a year, the labelling noun for
-    an identifier, ``""`` for an amount (see the module docstring).
+    around it within its clause, nearest last and nearest first; ``sign`` when a sign of numbering stands right before
+    it, :func:`numbered`): :data:`YEAR` for a year, :data:`NUMBER_SIGN` after a sign of numbering, the labelling
+    noun for an identifier, ``""`` for an amount (see the module docstring).
 
     Example:
         >>> label_of(["customer", "since"], "2019"), label_of(["in", "room"], "4", ["of", "the", "site"])
@@ -91,8 +110,10 @@ def label_of(before: Sequence[str], number: str, after: Sequence[str] = ()) -> s
         >>> label_of(["room"], "4.5"), label_of(["totals"], "4"), label_of(["or", "maybe", "page"], "7")
         ('', '', '')
     """
-    if not (number.isascii() and number.isdigit()) or not before or not _WEIGHING.isdisjoint(before):
+    if not (number.isascii() and number.isdigit()) or not (before or sign) or not _WEIGHING.isdisjoint(before):
         return ""  # "or maybe page 7": a number offered as a possibility is a guess, however labelled
+    if sign:
+        return NUMBER_SIGN  # "ticket #4521", "order No. 5": it names a thing
     previous = before[-1]
     after_time = previous in TIME_PREPOSITIONS or tuple(before[-2:]) == ("as", "of")
     if after_time and len(number) == 4 and FIRST_YEAR <= int(number) <= LAST_YEAR:

@@ -231,10 +231,12 @@ def _doubts(tokens: list[str], index: int) -> bool:
 
 def _idiom(tokens: list[str], index: int) -> bool:
     """Whether the negator ``tokens[index]`` starts an idiom that denies nothing (:data:`NOT_DENIALS`,
-    :data:`BOUNDS`)."""
+    :data:`BOUNDS`, or ``No.`` before a number: ``order No. 5`` numbers it)."""
     following = tokens[index + 1] if index + 1 < len(tokens) else ""
     if following in NOT_DENIALS.get(tokens[index], ()):
         return True
+    if tokens[index] == "no" and following == "." and index + 2 < len(tokens):
+        return tokens[index + 2][0].isdigit()
     return tokens[index] in ("no", "nothing") and following in BOUNDS and tokens[index + 2 : index + 3] == ["than"]
 
 

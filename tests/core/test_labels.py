@@ -7,7 +7,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewardlab.core.answers import DISJUNCTIONS, MODALS
-from rewardlab.core.labels import FIRST_YEAR, LAST_YEAR, QUANTITY_LEADS, TIME_PREPOSITIONS, YEAR, label_of
+from rewardlab.core.labels import (
+    FIRST_YEAR,
+    LAST_YEAR,
+    NUMBER_SIGN,
+    QUANTITY_LEADS,
+    TIME_PREPOSITIONS,
+    YEAR,
+    label_of,
+    numbered,
+)
 
 NOUNS = ["room", "page", "floor", "order", "invoice", "ticket", "gate", "class", "bus", "chapter", "queue"]
 
@@ -55,3 +64,16 @@ def test_a_number_offered_as_a_possibility_is_no_label_however_it_is_named(weigh
 )
 def test_amounts_are_not_labelled(before, number, after):
     assert label_of(before, number, after) == ""
+
+
+@given(st.sampled_from(["#", "# ", "No. ", "no.", "Nr. ", "num. "]), st.integers(0, 99_999))
+def test_a_number_after_a_sign_of_numbering_names_a_thing(sign, number):
+    text = f"your ticket {sign}"
+    assert numbered(text)
+    assert label_of(["your", "ticket"], str(number), sign=numbered(text)) == NUMBER_SIGN
+    assert label_of(["or", "maybe"], str(number), sign=True) == ""  # offered as a possibility: no label
+
+
+@pytest.mark.parametrize("text", ["there were no ", "cost $", "page ", "No ", "casino."])
+def test_other_text_before_a_number_is_no_sign_of_numbering(text):
+    assert not numbered(text)

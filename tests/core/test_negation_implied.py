@@ -110,3 +110,14 @@ def test_an_answer_that_rejects_the_reading_it_offers_is_correct():
     assert grade_answer("Order O1046 is pending? No, shipped.", ["shipped"], prompt="Is O1046 pending?") == "correct"
     assert grade_answer("Shipped as opposed to pending.", ["shipped"], prompt="Is O1046 pending?") == "correct"
     assert grade_answer("Pending as opposed to shipped.", ["shipped"], prompt="Is O1046 pending?") == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [("It was order No. 5.", "5"), ("Ticket no. 4521 is open.", "4521"), ("No. It is 5.", "5")],
+)
+def test_no_with_a_dot_before_a_number_numbers_it_and_denies_nothing(text, kept):
+    """``order No. 5`` numbers the order (the ``No.`` is kept, as ``#`` would be); ``No. It is 5.`` answers no."""
+    words = affirmed(text).split()
+    assert kept in words
+    assert ("no" in words) == (not text.startswith("No. It"))

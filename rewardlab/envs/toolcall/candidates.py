@@ -31,7 +31,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from rewardlab.core.answers import DISJUNCTIONS, MODALS, bounded
-from rewardlab.core.labels import label_of
+from rewardlab.core.labels import label_of, numbered
 from rewardlab.core.numerals import NUMBER_WORDS, european_numbers, is_pronoun_one, read_number
 from rewardlab.core.text import canonical_text
 from rewardlab.envs.toolcall.worlds import make_world
@@ -82,8 +82,8 @@ def numbers_with_units(text: str) -> list[Mention]:
     Example:
         >>> [(m.value, m.unit) for m in numbers_with_units("$42.50 for 3 tool calls, two days; 7 and $8 back.")]
         [(42.5, ''), (3.0, 'tool'), (7.0, 'and'), (8.0, ''), (2.0, 'days')]
-        >>> [m.label for m in numbers_with_units("$80 in room 4, a customer since 2019")]
-        ['', 'room', 'year']
+        >>> [m.label for m in numbers_with_units("$80 in room 4, a customer since 2019, ticket No. 7")]
+        ['', 'room', 'year', '#']
     """
     text = european_numbers(text[:100_000])
     found = []
@@ -91,7 +91,9 @@ def numbers_with_units(text: str) -> list[Mention]:
         following = _FOLLOWING_WORD.match(text, match.end())
         money = "." in match.group() or text[max(0, match.start() - 1) : match.start()] in _CURRENCY_SIGNS
         unit = following.group(1).casefold() if following and not money else ""
-        label = "" if money else label_of(_words_before(text, match.start()), match.group(), [unit] if unit else [])
+        before = _words_before(text, match.start())
+        sign = numbered(text[: match.start()])
+        label = "" if money else label_of(before, match.group(), [unit] if unit else [], sign=sign)
         found.append(Mention(value, unit, label))
     for run in _WORD_RUN.findall(text.casefold()):
         words = run.replace("-", " ").split()

@@ -226,7 +226,7 @@ def affirmed_numbers(answer: str, own_units: frozenset[str], *, outright: bool =
         AffirmedNumber(
             m.value,
             round(m.value, 2) in counting and counts_something_else(m.unit, own_units),
-            labels.get(round(m.value, 2), "") if m.label and round(m.value, 2) not in unlabelled else "",
+            labels.get(round(m.value, 2), "") if round(m.value, 2) not in unlabelled else "",
         )
         for m in numbers_with_units(affirmed(answer, outright=outright))
     ]

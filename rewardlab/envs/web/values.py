@@ -48,7 +48,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Literal
 
 from rewardlab.core.datetimes import normalize_datetimes
-from rewardlab.core.labels import label_of
+from rewardlab.core.labels import NUMBER_SIGN, label_of
 from rewardlab.core.numerals import NUMBER_WORDS, european_numbers, is_pronoun_one, read_number
 
 Kind = Literal["money", "percent", "time", "date", "code", "count"]
@@ -64,6 +64,8 @@ PERCENT_WORDS = frozenset({"%", "percent", "pct"})
 """Signs and words of a percentage (``12%``, ``12 percent``, ``12 pct``; ``per cent`` too)."""
 
 _AMOUNT_WORDS = frozenset([*CURRENCIES, *PERCENT_WORDS, "per"])
+_NUMBER_ABBREVIATION = re.compile(r"\b(?:no|nr|num)\.\s*(?=\d)")
+"""``No.``, ``Nr.``, ``Num.`` before a number (after case folding): read as ``#``, a sign of numbering."""
 _CODES = "usd|eur|gbp"
 _UNIT_AFTER_HYPHEN = re.compile(r"[^\W\d_]{3,}")
 """A word of three letters or more after a number and a hyphen: its unit (``12-percent``, ``3-day``), no code."""
@@ -136,6 +138,7 @@ def prepare(text: str) -> str:
     text = normalize_datetimes(unicodedata.normalize("NFKC", text[:_MAX_CHARS]))
     text = join_codes("".join(ch for ch in text if unicodedata.category(ch) != "Cf")).casefold()
     text = _GLUED_CODE_AFTER.sub(r"\1 \2", _GLUED_CODE_BEFORE.sub(r"\1 \2", text))  # "79.98usd", "eur2450"
+    text = _NUMBER_ABBREVIATION.sub(NUMBER_SIGN, text)  # "no. 5": "#5"
     return _THOUSANDS.sub("", european_numbers(text))
 
 
@@ -230,7 +233,8 @@ def read_values(text: str) -> ValueText:
         value, after = _qualified(number, tokens, index_after, currency)
         if value.kind == "count" and kind == "number":
             before = _clause(tokens, index, most=_LABEL_WORDS)
-            value = replace(value, label=label_of(before, number, [_word(tokens, index_after)]))
+            sign = index > 0 and tokens[index - 1] == ("symbol", NUMBER_SIGN)
+            value = replace(value, label=label_of(before, number, [_word(tokens, index_after)], sign=sign))
         index = after
         values.append(value)
         out.append(value.rendered)

@@ -337,6 +337,8 @@ def test_a_number_that_counts_something_else_is_context(answer, score):
         ("$84.81 (as of 2024).", 1.0),
         ("I looked on page 2 of your account: $84.81.", 1.0),
         ("3 are pending. Your ticket is in queue 7.", 1.0),
+        ("$84.81. Your ticket #4521 is open.", 1.0),
+        ("$84.81 (order No. 5)", 1.0),
         # an amount stated only inside labels leaves them competing; a label offered as a possibility is a guess
         ("post 3, message 4", 0.0),
         ("$84.81, or maybe page 7.", 0.0),

@@ -256,6 +256,10 @@ def test_a_weekday_is_a_candidate_of_its_own_kind():
         ("3, or maybe page 4", ["3"], REPLIES, "hedged"),
         ("3; perhaps room 4", ["3"], REPLIES, "hedged"),
         ("3 replies, or since 2018", ["3"], REPLIES, "hedged"),
+        ("$79.98. Your ticket #4521 is open.", ["$79.98"], TOTAL, "correct"),
+        ("$79.98 (order No. 5)", ["$79.98"], TOTAL, "correct"),
+        ("#3, #4", ["3"], REPLIES, "hedged"),
+        ("3, or maybe #4", ["3"], REPLIES, "hedged"),
     ],
 )
 def test_a_number_that_names_a_thing_or_a_time_is_context_beside_an_answer_without_one(answer, accepted, prompt, grade):
