@@ -51,21 +51,18 @@ QUANTITY_LEADS = (
     | {word for phrase in BOUNDS_BEFORE for word in phrase}
     | frozenset(
         {
-            "all", "any", "some", "only", "just", "nearly", "almost", "least", "most", "more", "less", "fewer", "than",
-            "exactly", "precisely", "total", "sum", "count", "number", "amount", "value", "answer", "result",
-            "figure", "score", "tally", "balance", "price", "cost", "am", "being", "has", "have", "had", "got", "get",
-            "give", "gave", "show", "say", "said", "read", "list", "make", "made", "see", "saw", "seen", "find",
-            "found", "there", "but", "yet", "yes", "with", "of", "to", "for", "from", "by", "at", "on", "in",
-            "into", "onto", "per", "each", "plus", "minus", "times", "equal", "it", "its", "them", "they", "their",
-            "our", "we", "you", "your", "he", "his", "she", "her", "him", "who", "whom", "whose", "what", "which",
-            "now", "then", "still", "also", "too", "another", "other", "so", "as", "up", "down", "out", "off",
-            "above", "below", "hit", "reach", "near", "between", "among", "within", "without", "except", "via",
-            "pay", "paid", "owe", "due", "spend", "spent", "send", "sent", "buy", "bought", "sell", "sold", "cut",
-            "put", "set", "let", "left", "took", "take", "came", "come", "went", "go", "new", "old", "top", "over",
-            "under", "after", "before", "since", "until", "till", "during", "through", "around", "about",
-            "like", "unlike", "whereas", "while", "because", "though", "although", "if", "when", "where", "why",
-            "how", "i", "me", "my", "mine", "us", "ours", "yours", "itself", "here", "ago", "again", "once", "twice",
-            "usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "pound", "pounds", "cent", "cents",
+            "all", "some", "only", "just", "exactly", "precisely", "total", "sum", "count", "number", "amount", "value",
+            "answer", "result", "figure", "score", "tally", "balance", "price", "cost", "am", "being", "has", "have",
+            "had", "got", "get", "give", "gave", "show", "say", "said", "read", "list", "make", "made", "see", "saw",
+            "seen", "find", "found", "there", "but", "yet", "yes", "with", "of", "for", "from", "by", "on", "in",
+            "into", "onto", "per", "minus", "times", "equal", "it", "them", "they", "we", "you", "he", "she", "him",
+            "who", "whom", "now", "then", "still", "other", "so", "down", "out", "off", "above", "below", "hit",
+            "reach", "near", "between", "among", "within", "except", "via", "pay", "paid", "owe", "due", "spend",
+            "spent", "send", "sent", "buy", "bought", "sell", "sold", "cut", "put", "set", "let", "left", "took",
+            "take", "came", "come", "went", "go", "new", "old", "top", "after", "before", "since", "until", "till",
+            "during", "through", "like", "unlike", "whereas", "while", "because", "though", "although", "if", "when",
+            "where", "why", "how", "i", "me", "mine", "us", "ours", "yours", "itself", "here", "ago", "again", "once",
+            "twice", "usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "pound", "pounds", "cent", "cents",
         }
     )
 )  # fmt: skip

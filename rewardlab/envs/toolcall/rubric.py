@@ -262,6 +262,7 @@ def hedges(
             return True
     words = canonical_text(stated)  # canonical once: the checks below re-read it in linear time
     numbers = None
+    labels_are_context = True
     context: set[float] = set()
     for item in competitors:
         if item.strings and competing_candidates(words, references, item.strings):
@@ -269,16 +270,17 @@ def hedges(
         if item.named and offered_as_alternatives(stated, references, item.named, whole=answer):
             return True
         if item.numbers or item.any_number or item.numeric:
-            numbers = affirmed_numbers(answer, own_units, outright=outright) if numbers is None else numbers
+            if numbers is None:
+                numbers = affirmed_numbers(answer, own_units, outright=outright)
+                # "3, on page 2": a label names a thing beside an amount stated without one; "post 3, message 4"
+                labels_are_context = not amounts or any(
+                    not m.label and any(abs(m.value - r) <= TOLERANCE for r in amounts) for m in numbers
+                )
             counted = [m.value for m in numbers if m.counts or m.label]
             if counted and offered_as_alternatives(
                 stated, _written(amounts), _written(counted), whole=answer, lists=False
             ):
                 return True  # "$84.81, or maybe 86 units": a count offered in the amount's place
-            # "3, on page 2": a label names a thing beside an amount stated without one; "post 3, message 4" offers
-            labels_are_context = not amounts or any(
-                not m.label and any(abs(m.value - r) <= TOLERANCE for r in amounts) for m in numbers
-            )
             for number in numbers:
                 n = number.value
                 if any(abs(n - r) <= TOLERANCE for r in amounts):

@@ -67,6 +67,7 @@ _AMOUNT_WORDS = frozenset([*CURRENCIES, *PERCENT_WORDS, "per"])
 _NUMBER_ABBREVIATION = re.compile(r"\b(?:no|nr|num)\.\s*(?=\d)")
 """``No.``, ``Nr.``, ``Num.`` before a number (after case folding): read as ``#``, a sign of numbering."""
 _CODES = "usd|eur|gbp"
+_CODE_WORDS = frozenset(_CODES.split("|"))
 _UNIT_AFTER_HYPHEN = re.compile(r"[^\W\d_]{3,}")
 """A word of three letters or more after a number and a hyphen: its unit (``12-percent``, ``3-day``), no code."""
 _GLUED_CODE_AFTER = re.compile(rf"(\d)({_CODES})\b")
@@ -246,7 +247,7 @@ def _currency_before(tokens: list[tuple[str, str]], index: int) -> str:
     if not index:
         return ""
     kind, token = tokens[index - 1]
-    if kind == "symbol" or (kind == "word" and token in _CODES.split("|")):
+    if kind == "symbol" or (kind == "word" and token in _CODE_WORDS):
         return CURRENCIES.get(token, "")
     return ""
 
